@@ -13,7 +13,7 @@
 //!
 //! let mut plays = PlayList::new();
 //! Position::START.legal_plays("31".parse::<Roll>()?, &mut plays);
-//! assert!(plays.plays().iter().any(|p| p.to_string() == "8/5 6/5"));
+//! assert!(plays.plays().any(|p| p.to_string() == "8/5 6/5"));
 //! # Ok::<(), tavla_core::ParseDiceError>(())
 //! ```
 #![warn(missing_docs)]

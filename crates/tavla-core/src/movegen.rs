@@ -10,12 +10,19 @@
 //!
 //! * Doubles: checker moves are generated with non-increasing source points. Every legal set of
 //!   checker moves can be played in that order (moving the back checkers first never blocks a
-//!   later move, and it is the only order that allows bearing off from the highest point), and
-//!   different sets of equal steps always give different positions, so each play is met once.
+//!   later move, and it is the only order that allows bearing off from the highest point), so
+//!   each set of sources is met once. Different sets of equal steps always give different
+//!   positions: if two source multisets `M1`, `M2` moved the checkers alike, the difference
+//!   `f = M1 - M2` would satisfy `f(q) = f(q + d)` at every point `q`, hence `f = 0`. So doubles
+//!   need no de-duplication at all.
 //! * Non-doubles: both orders of the dice are walked.
 //! * Plays using the most dice are kept (a game-ending play counts as using them all); when only
 //!   one die of a non-double can be played, plays of the larger die are kept if there are any.
-//! * Plays are de-duplicated by resulting position, through a small open-addressing table keyed
+//! * Non-doubles can reach one position in several ways (`13/9 9/8` and `13/12 12/8` when a
+//!   checker was already on 12, or two bear-offs with the dice swapped). Candidates from the
+//!   smaller-die-first order whose two checker moves are independent, and whose larger die could
+//!   move first, are skipped before hashing (the other order produced them); the rest are
+//!   de-duplicated by resulting position, through a small open-addressing table keyed
 //!   by the hash and confirmed by comparing positions.
 //!
 //! Nothing is allocated per call: the [`PlayList`] is owned by the caller and reused.
@@ -52,15 +59,38 @@ impl Rules {
 /// Reuse one list across calls: after the first few calls it no longer allocates.
 #[derive(Debug, Clone)]
 pub struct PlayList {
-    plays: Vec<Play>,
+    /// Resulting positions, one per play.
     positions: Vec<Position>,
-    keys: Vec<u64>,
-    /// Open-addressing table: `(generation, index into plays)`; a slot is empty when its
-    /// generation is not the current one, so clearing is a counter increment.
-    table: Vec<(u32, u32)>,
+    /// The plays, packed as paths (see [`Path`]).
+    paths: Vec<Path>,
+    /// Open-addressing table of `(key, generation, index)`; a slot is empty when its generation
+    /// is not the current one, so clearing is a counter increment.
+    table: Vec<Slot>,
     generation: u32,
     /// Dice used by the plays in the list.
     best_len: u8,
+    /// The position and roll the plays belong to, to unpack paths into [`Play`]s.
+    origin: Position,
+    roll: Roll,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Slot {
+    key: u64,
+    generation: u32,
+    index: u32,
+}
+
+/// A play packed in 32 bits: bits 0..3 the number of checker moves, bit 3 set when the smaller
+/// die of a non-double was played first, then 5 bits per checker move holding its source point
+/// (25 for the bar), first move lowest. Destinations and hits follow from the position and dice.
+type Path = u32;
+
+const PATH_LOW_FIRST: u32 = 1 << 3;
+
+#[inline(always)]
+const fn path_push(path: Path, depth: usize, src: u32) -> Path {
+    path | src << (4 + 5 * depth)
 }
 
 impl Default for PlayList {
@@ -77,121 +107,161 @@ impl PlayList {
     #[must_use]
     pub fn new() -> PlayList {
         PlayList {
-            plays: Vec::with_capacity(64),
-            positions: Vec::with_capacity(64),
-            keys: Vec::with_capacity(64),
-            table: vec![(0, 0); INITIAL_TABLE],
+            positions: Vec::with_capacity(INITIAL_TABLE / 2),
+            paths: Vec::with_capacity(INITIAL_TABLE / 2),
+            table: vec![Slot::default(); INITIAL_TABLE],
             generation: 1,
             best_len: 0,
+            origin: Position::START,
+            roll: Roll::from_values(1, 1),
         }
     }
 
     /// Number of distinct legal plays (the pass counts as one).
     #[must_use]
     pub fn len(&self) -> usize {
-        self.plays.len()
+        self.positions.len()
     }
 
     /// Whether the list is empty (only before the first generation).
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.plays.is_empty()
+        self.positions.is_empty()
     }
 
-    /// The plays.
-    #[must_use]
-    pub fn plays(&self) -> &[Play] {
-        &self.plays
-    }
-
-    /// The resulting positions, seen from the mover, in the order of [`PlayList::plays`].
+    /// The resulting positions, seen from the mover, one per play.
     #[must_use]
     pub fn positions(&self) -> &[Position] {
         &self.positions
     }
 
+    /// The play at `index`, with its checker moves in playing order.
+    ///
+    /// # Panics
+    /// When `index >= self.len()`.
+    #[must_use]
+    pub fn play(&self, index: usize) -> Play {
+        let path = self.paths[index];
+        let len = (path & 7) as usize;
+        let (high, low) = (
+            u32::from(self.roll.high().value()),
+            u32::from(self.roll.low().value()),
+        );
+        let dice = if path & PATH_LOW_FIRST != 0 {
+            [low, high, low, high]
+        } else {
+            [high, low, high, low]
+        };
+        let double = high == low;
+        let mut moves = [CheckerMove::default(); 4];
+        let mut board = self.origin.board;
+        for (depth, mv) in moves.iter_mut().enumerate().take(len) {
+            let from = (path >> (4 + 5 * depth)) & 31;
+            let die = if double { high } else { dice[depth] };
+            let to = from.saturating_sub(die);
+            let hit = to > 0 && board[to as usize] == -1;
+            board[from as usize] -= 1;
+            if to > 0 {
+                if hit {
+                    board[OPPONENT_BAR] -= 1;
+                    board[to as usize] = 0;
+                }
+                board[to as usize] += 1;
+            }
+            *mv = CheckerMove::raw(from as u8, to as u8, hit);
+        }
+        Play::from_parts(moves, len as u8)
+    }
+
+    /// The plays, in the order of [`PlayList::positions`].
+    pub fn plays(&self) -> impl ExactSizeIterator<Item = Play> + '_ {
+        (0..self.len()).map(|i| self.play(i))
+    }
+
     /// Plays with their resulting positions.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&Play, &Position)> {
-        self.plays.iter().zip(&self.positions)
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (Play, &Position)> + '_ {
+        self.plays().zip(&self.positions)
     }
 
     /// Whether the only legal play is the pass.
     #[must_use]
     pub fn is_pass(&self) -> bool {
-        self.plays.len() == 1 && self.plays[0].is_empty()
+        self.paths.len() == 1 && self.paths[0] & 7 == 0
     }
 
-    fn clear(&mut self) {
-        self.plays.clear();
+    fn reset(&mut self) {
         self.positions.clear();
-        self.keys.clear();
-        self.best_len = 0;
-        self.next_generation();
-    }
-
-    fn next_generation(&mut self) {
+        self.paths.clear();
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {
-            self.table.fill((0, 0));
+            self.table.fill(Slot::default());
             self.generation = 1;
         }
     }
 
-    /// Adds a play unless a play with the same resulting position is already in the list.
-    /// Returns whether it was added.
-    #[inline]
-    fn insert(&mut self, play: Play, pos: &Position, key: u64) -> bool {
-        if 2 * (self.plays.len() + 1) > self.table.len() {
-            self.grow();
-        }
-        let mask = self.table.len() - 1;
-        let mut slot = (key >> 40) as usize & mask;
-        loop {
-            let (gen, idx) = self.table[slot];
-            if gen != self.generation {
-                self.table[slot] = (self.generation, self.plays.len() as u32);
-                self.plays.push(play);
-                self.positions.push(*pos);
-                self.keys.push(key);
-                return true;
-            }
-            let idx = idx as usize;
-            if self.keys[idx] == key && self.positions[idx] == *pos {
-                return false;
-            }
-            slot = (slot + 1) & mask;
-        }
-    }
-
     #[cold]
+    #[inline(never)]
     fn grow(&mut self) {
         let size = self.table.len() * 2;
-        self.table = vec![(0, 0); size];
-        self.generation = 1;
+        let old = std::mem::replace(&mut self.table, vec![Slot::default(); size]);
         let mask = size - 1;
-        for (i, &key) in self.keys.iter().enumerate() {
-            let mut slot = (key >> 40) as usize & mask;
-            while self.table[slot].0 == self.generation {
-                slot = (slot + 1) & mask;
+        for slot in old.into_iter().filter(|s| s.generation == self.generation) {
+            let mut i = (slot.key >> 40) as usize & mask;
+            while self.table[i].generation == self.generation {
+                i = (i + 1) & mask;
             }
-            self.table[slot] = (self.generation, i as u32);
+            self.table[i] = slot;
         }
     }
 
-    /// Records a candidate play that used `len` dice.
-    #[inline]
-    fn record(&mut self, moves: &[CheckerMove; 4], len: u8, pos: &Position, key: u64) -> bool {
+    /// Records a candidate play that used `len` dice and is known to lead to a position no other
+    /// candidate leads to.
+    #[inline(always)]
+    fn record_unique(&mut self, path: Path, len: u8, pos: &Position) {
+        if len < self.best_len {
+            return;
+        }
+        if len > self.best_len {
+            self.reset();
+            self.best_len = len;
+        }
+        self.positions.push(*pos);
+        self.paths.push(path | u32::from(len));
+    }
+
+    /// Records a candidate play that used `len` dice, unless a play with the same resulting
+    /// position is already in the list. Returns whether it was added.
+    #[inline(always)]
+    fn record(&mut self, path: Path, len: u8, pos: &Position, key: u64) -> bool {
         if len < self.best_len {
             return false;
         }
         if len > self.best_len {
-            self.plays.clear();
-            self.positions.clear();
-            self.keys.clear();
-            self.next_generation();
+            self.reset();
             self.best_len = len;
         }
-        self.insert(Play::from_parts(*moves, len), pos, key)
+        if 2 * (self.positions.len() + 1) > self.table.len() {
+            self.grow();
+        }
+        let mask = self.table.len() - 1;
+        let mut i = (key >> 40) as usize & mask;
+        loop {
+            let slot = self.table[i];
+            if slot.generation != self.generation {
+                self.table[i] = Slot {
+                    key,
+                    generation: self.generation,
+                    index: self.positions.len() as u32,
+                };
+                self.positions.push(*pos);
+                self.paths.push(path | u32::from(len));
+                return true;
+            }
+            if slot.key == key && self.positions[slot.index as usize] == *pos {
+                return false;
+            }
+            i = (i + 1) & mask;
+        }
     }
 }
 
@@ -199,6 +269,7 @@ impl PlayList {
 #[derive(Clone, Copy)]
 struct State {
     pos: Position,
+    /// Hash key of `pos` relative to the root (the root has key 0: only differences matter).
     key: u64,
     /// Bit `p` set when the mover has checkers on point `p` (1..=24) or the bar (25).
     occ: u32,
@@ -208,20 +279,6 @@ struct State {
 const OUTSIDE: u32 = !0x7f;
 
 impl State {
-    fn new(pos: &Position) -> State {
-        let mut occ = 0u32;
-        for p in 1..=25 {
-            if pos.board[p] > 0 {
-                occ |= 1 << p;
-            }
-        }
-        State {
-            pos: *pos,
-            key: pos.key(),
-            occ,
-        }
-    }
-
     /// Mask of sources that can legally move `die` pips now. `blocked` has bit `p` set for the
     /// points the opponent holds.
     #[inline(always)]
@@ -246,104 +303,160 @@ impl State {
 
     /// Moves one checker from `src` by `die`; `src` must be in `sources(die, ..)`.
     #[inline(always)]
-    fn step(&self, src: u32, die: u32) -> (State, CheckerMove) {
+    fn step(&self, src: u32, die: u32) -> State {
         let mut s = *self;
         let from = src as usize;
         let b = &mut s.pos.board;
         b[from] -= 1;
-        s.key = s.key.wrapping_sub(KEYS[from]);
+        let mut key = s.key.wrapping_sub(KEYS[from]);
         if b[from] == 0 {
             s.occ &= !(1 << src);
         }
-        let mut hit = false;
-        let to = if src > die {
+        if src > die {
             let to = (src - die) as usize;
             if b[to] == -1 {
-                hit = true;
                 b[to] = 1;
                 b[OPPONENT_BAR] -= 1;
-                s.key = s
-                    .key
+                key = key
                     .wrapping_add(KEYS[to].wrapping_mul(2))
                     .wrapping_sub(KEYS[OPPONENT_BAR]);
             } else {
                 b[to] += 1;
-                s.key = s.key.wrapping_add(KEYS[to]);
+                key = key.wrapping_add(KEYS[to]);
             }
             s.occ |= 1 << to;
-            to as u8
         } else {
             s.pos.off[0] += 1;
-            s.key = s.key.wrapping_add(KEY_OFF);
-            0
-        };
-        (s, CheckerMove::raw(src as u8, to, hit))
+            key = key.wrapping_add(KEY_OFF);
+        }
+        s.key = key;
+        s
     }
+}
+
+/// Bit masks of a signed board: `(occupied, blocked)`, bit `i` set when `board[i] > 0`,
+/// respectively `board[i] <= -2`. Eight bytes at a time (SWAR): a byte is non-zero when adding
+/// 0x7f to its low seven bits or its own top bit sets bit 7; the top bit is the sign.
+#[inline(always)]
+fn masks(board: &[i8; 26]) -> (u32, u32) {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Gathers bit 7 of each byte into the low 8 bits (multiplication puts bit 8k+7 at 56+k).
+    #[inline(always)]
+    fn gather(v: u64) -> u32 {
+        (((v >> 7) & 0x0101_0101_0101_0101).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32
+    }
+    #[inline(always)]
+    fn nonzero(x: u64) -> u64 {
+        (((x & LOW7) + LOW7) | x) & HIGH
+    }
+    let mut bytes = [0u8; 32];
+    for (b, &n) in bytes.iter_mut().zip(board) {
+        *b = n as u8;
+    }
+    let mut occ = 0u32;
+    let mut blocked = 0u32;
+    for k in 0..4 {
+        let mut chunk = [0u8; 8];
+        chunk.copy_from_slice(&bytes[8 * k..8 * k + 8]);
+        let x = u64::from_le_bytes(chunk);
+        let sign = x & HIGH;
+        occ |= gather(nonzero(x) & !sign) << (8 * k);
+        blocked |= gather(nonzero(!x) & sign) << (8 * k);
+    }
+    (occ, blocked & 0x01ff_fffe)
+}
+
+/// Highest set bit of a non-zero mask.
+#[inline(always)]
+fn top(m: u32) -> u32 {
+    31 - m.leading_zeros()
 }
 
 struct Gen<'a> {
     list: &'a mut PlayList,
-    moves: [CheckerMove; 4],
     blocked: u32,
 }
 
 impl Gen<'_> {
-    fn doubles(&mut self, s: &State, die: u32, depth: usize, max_depth: usize, max_src: u32) {
-        if depth == max_depth || s.pos.off[0] == 15 {
-            self.list
-                .record(&self.moves, max_depth as u8, &s.pos, s.key);
-            return;
-        }
+    fn doubles<const MAX: usize>(
+        &mut self,
+        s: &State,
+        die: u32,
+        path: Path,
+        depth: usize,
+        max_src: u32,
+    ) {
+        let max = MAX;
         // Non-increasing sources: only points at or below `max_src`.
         let mut m = s.sources(die, self.blocked) & ((2u32 << max_src) - 1);
         if m == 0 {
-            self.list.record(&self.moves, depth as u8, &s.pos, s.key);
+            self.list.record_unique(path, depth as u8, &s.pos);
             return;
         }
         while m != 0 {
-            let src = 31 - m.leading_zeros();
+            let src = top(m);
             m &= !(1 << src);
-            let (next, mv) = s.step(src, die);
-            self.moves[depth] = mv;
-            self.doubles(&next, die, depth + 1, max_depth, src);
+            let next = s.step(src, die);
+            let path = path_push(path, depth, src);
+            if depth + 1 == max || next.pos.off[0] == 15 {
+                // A game-ending play counts as using every die.
+                self.list.record_unique(path, max as u8, &next.pos);
+            } else {
+                self.doubles::<MAX>(&next, die, path, depth + 1, src);
+            }
         }
     }
 
     fn non_double(&mut self, s: &State, high: u32, low: u32) {
+        let blocked = self.blocked;
+        let root_high = s.sources(high, blocked);
         let mut singles_high = 0usize;
-        for (first, second) in [(high, low), (low, high)] {
-            let mut m1 = s.sources(first, self.blocked);
+        for (first, second, flag) in [(high, low, 0), (low, high, PATH_LOW_FIRST)] {
+            let mut m1 = s.sources(first, blocked);
             while m1 != 0 {
-                let src1 = 31 - m1.leading_zeros();
+                let src1 = top(m1);
                 m1 &= !(1 << src1);
-                let (s1, mv1) = s.step(src1, first);
-                self.moves[0] = mv1;
+                let s1 = s.step(src1, first);
+                let path1 = path_push(flag, 0, src1);
                 if s1.pos.off[0] == 15 {
-                    self.list.record(&self.moves, 2, &s1.pos, s1.key);
+                    self.list.record(path1, 2, &s1.pos, s1.key);
                     continue;
                 }
-                let mut m2 = s1.sources(second, self.blocked);
+                let mut m2 = s1.sources(second, blocked);
                 if m2 == 0 {
-                    let added = self.list.record(&self.moves, 1, &s1.pos, s1.key);
+                    let added = self.list.record(path1, 1, &s1.pos, s1.key);
                     if added && first == high {
                         singles_high += 1;
                     }
                     continue;
                 }
+                if flag != 0 {
+                    // Smaller die first, then the larger from `src2`. When the two checker moves
+                    // are independent (the second checker was not brought there by the first),
+                    // and the larger die could move `src2` at the start, the same play was
+                    // generated in the larger-first order: skip it before hashing.
+                    let continued = if src1 > low { 1u32 << (src1 - low) } else { 0 };
+                    let own_there = if continued != 0 && s.pos.board[(src1 - low) as usize] > 0 {
+                        continued
+                    } else {
+                        0
+                    };
+                    m2 &= !(root_high & !(continued & !own_there));
+                }
                 while m2 != 0 {
-                    let src2 = 31 - m2.leading_zeros();
+                    let src2 = top(m2);
                     m2 &= !(1 << src2);
-                    let (s2, mv2) = s1.step(src2, second);
-                    self.moves[1] = mv2;
-                    self.list.record(&self.moves, 2, &s2.pos, s2.key);
+                    let s2 = s1.step(src2, second);
+                    self.list
+                        .record(path_push(path1, 1, src2), 2, &s2.pos, s2.key);
                 }
             }
         }
         // Only one die can be played: the larger one if it can.
         if self.list.best_len == 1 && singles_high > 0 {
-            self.list.plays.truncate(singles_high);
             self.list.positions.truncate(singles_high);
-            self.list.keys.truncate(singles_high);
+            self.list.paths.truncate(singles_high);
         }
     }
 }
@@ -365,32 +478,33 @@ impl Position {
 
     /// As [`Position::legal_plays`], under a rule variant.
     pub fn legal_plays_with(&self, roll: Roll, rules: Rules, list: &mut PlayList) {
-        list.clear();
-        let state = State::new(self);
-        let mut blocked = 0u32;
-        for p in 1..=24 {
-            if self.board[p] <= -2 {
-                blocked |= 1 << p;
-            }
-        }
-        let mut gen = Gen {
-            list,
-            moves: [CheckerMove::default(); 4],
-            blocked,
+        list.reset();
+        list.best_len = 0;
+        list.origin = *self;
+        list.roll = roll;
+        let (occ, blocked) = masks(&self.board);
+        let state = State {
+            pos: *self,
+            key: 0,
+            occ,
         };
+        let mut gen = Gen { list, blocked };
         let high = u32::from(roll.high().value());
         let low = u32::from(roll.low().value());
         if !self.is_game_over() {
             if high == low {
-                gen.doubles(&state, high, 0, rules.double_moves(), BAR as u32);
+                match rules {
+                    Rules::Standard => gen.doubles::<4>(&state, high, 0, 0, BAR as u32),
+                    Rules::DoublesTwice => gen.doubles::<2>(&state, high, 0, 0, BAR as u32),
+                }
             } else {
                 gen.non_double(&state, high, low);
             }
         }
         if list.best_len == 0 {
             // Nothing moves: the single legal play is the pass.
-            list.clear();
-            list.insert(Play::PASS, self, state.key);
+            list.reset();
+            list.record(0, 0, self, 0);
         }
     }
 
@@ -400,20 +514,21 @@ impl Position {
         self.play(roll, play).is_ok()
     }
 
-    /// The position after `play` for `roll`, still seen from the mover; the play must be legal.
+    /// The position after `play` for `roll`, still seen from the mover.
+    ///
+    /// A play is identified by the position it leads to, so sub-moves may come in any order.
     ///
     /// # Errors
-    /// [`crate::IllegalPlayError`] when no legal play for the roll gives the position `play`
-    /// leads to (sub-moves in any order are accepted).
+    /// [`crate::IllegalPlayError`] when no legal play for the roll leads to that position.
     pub fn play(&self, roll: Roll, play: &Play) -> Result<Position, crate::IllegalPlayError> {
         let illegal = || crate::IllegalPlayError {
             play: play.to_string(),
             roll,
         };
+        let target = self.apply_moves(play).ok_or_else(illegal)?;
         let mut list = PlayList::new();
         self.legal_plays(roll, &mut list);
-        let target = self.apply_moves(play).ok_or_else(illegal)?;
-        if list.positions().contains(&target) && list.plays()[0].len() == play.len() {
+        if list.positions().contains(&target) {
             Ok(target)
         } else {
             Err(illegal())
@@ -455,7 +570,7 @@ mod tests {
     fn plays(p: &Position, roll: (u8, u8)) -> Vec<String> {
         let mut list = PlayList::new();
         p.legal_plays(Roll::from_values(roll.0, roll.1), &mut list);
-        let mut v: Vec<String> = list.plays().iter().map(ToString::to_string).collect();
+        let mut v: Vec<String> = list.plays().map(|p| p.to_string()).collect();
         v.sort();
         v
     }
@@ -466,6 +581,26 @@ mod tests {
         // a + b + c = 4 checker moves with a <= 2 from the 24 and c <= 3 from the 8 gives 11
         // distinct plays.
         assert_eq!(plays(&Position::START, (6, 6)).len(), 11);
+    }
+
+    #[test]
+    fn swar_masks_match_a_plain_loop() {
+        let mut seed = 0x1234_5678_u64;
+        for _ in 0..2000 {
+            let mut board = [0i8; 26];
+            for b in &mut board {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                *b = ((seed >> 33) % 31) as i8 - 15;
+            }
+            let (occ, blocked) = masks(&board);
+            for (i, &n) in board.iter().enumerate() {
+                assert_eq!(occ >> i & 1 == 1, n > 0, "{board:?} occ {i}");
+                let expect = n <= -2 && (1..=24).contains(&i);
+                assert_eq!(blocked >> i & 1 == 1, expect, "{board:?} blocked {i}");
+            }
+        }
     }
 
     #[test]
@@ -502,7 +637,7 @@ mod tests {
     fn doubles_twice_variant_uses_two_moves() {
         let mut list = PlayList::new();
         Position::START.legal_plays_with(Roll::from_values(6, 6), Rules::DoublesTwice, &mut list);
-        assert!(list.plays().iter().all(|p| p.len() == 2));
+        assert!(list.plays().all(|p| p.len() == 2));
     }
 
     #[test]

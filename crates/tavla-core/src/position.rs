@@ -3,7 +3,6 @@
 use std::fmt;
 
 use crate::error::{PositionError, PositionProblem};
-use crate::hash::{KEYS, KEY_OFF};
 
 /// Index of the side on roll's bar in the signed board array.
 pub const BAR: usize = 25;
@@ -185,16 +184,6 @@ impl Position {
         b.on_roll[24] = self.bar();
         b.opponent[24] = self.opponent_bar();
         b
-    }
-
-    /// The additive hash key of the layout (see `hash.rs`); equal layouts have equal keys.
-    #[must_use]
-    pub(crate) fn key(&self) -> u64 {
-        let mut k = 0u64;
-        for (i, &n) in self.board.iter().enumerate() {
-            k = k.wrapping_add(KEYS[i].wrapping_mul(n as i64 as u64));
-        }
-        k.wrapping_add(KEY_OFF.wrapping_mul(u64::from(self.off[0])))
     }
 
     /// Recomputes the cached borne-off counts; used by constructors.
