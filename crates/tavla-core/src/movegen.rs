@@ -214,10 +214,11 @@ impl PlayList {
         }
     }
 
-    /// Records a candidate play that used `len` dice and is known to lead to a position no other
+    /// Records a candidate play of `moves` checker moves that used `len` dice (a game-ending
+    /// play counts as using them all) and is known to lead to a position no other
     /// candidate leads to.
     #[inline(always)]
-    fn record_unique(&mut self, path: Path, len: u8, pos: &Position) {
+    fn record_unique(&mut self, path: Path, len: u8, moves: u32, pos: &Position) {
         if len < self.best_len {
             return;
         }
@@ -226,13 +227,13 @@ impl PlayList {
             self.best_len = len;
         }
         self.positions.push(*pos);
-        self.paths.push(path | u32::from(len));
+        self.paths.push(path | moves);
     }
 
-    /// Records a candidate play that used `len` dice, unless a play with the same resulting
+    /// Records a candidate play of `moves` checker moves that used `len` dice, unless a play with the same resulting
     /// position is already in the list. Returns whether it was added.
     #[inline(always)]
-    fn record(&mut self, path: Path, len: u8, pos: &Position, key: u64) -> bool {
+    fn record(&mut self, path: Path, len: u8, moves: u32, pos: &Position, key: u64) -> bool {
         if len < self.best_len {
             return false;
         }
@@ -254,7 +255,7 @@ impl PlayList {
                     index: self.positions.len() as u32,
                 };
                 self.positions.push(*pos);
-                self.paths.push(path | u32::from(len));
+                self.paths.push(path | moves);
                 return true;
             }
             if slot.key == key && self.positions[slot.index as usize] == *pos {
@@ -391,7 +392,8 @@ impl Gen<'_> {
         // Non-increasing sources: only points at or below `max_src`.
         let mut m = s.sources(die, self.blocked) & ((2u32 << max_src) - 1);
         if m == 0 {
-            self.list.record_unique(path, depth as u8, &s.pos);
+            self.list
+                .record_unique(path, depth as u8, depth as u32, &s.pos);
             return;
         }
         while m != 0 {
@@ -401,7 +403,8 @@ impl Gen<'_> {
             let path = path_push(path, depth, src);
             if depth + 1 == max || next.pos.off[0] == 15 {
                 // A game-ending play counts as using every die.
-                self.list.record_unique(path, max as u8, &next.pos);
+                self.list
+                    .record_unique(path, max as u8, depth as u32 + 1, &next.pos);
             } else {
                 self.doubles::<MAX>(&next, die, path, depth + 1, src);
             }
@@ -420,12 +423,12 @@ impl Gen<'_> {
                 let s1 = s.step(src1, first);
                 let path1 = path_push(flag, 0, src1);
                 if s1.pos.off[0] == 15 {
-                    self.list.record(path1, 2, &s1.pos, s1.key);
+                    self.list.record(path1, 2, 1, &s1.pos, s1.key);
                     continue;
                 }
                 let mut m2 = s1.sources(second, blocked);
                 if m2 == 0 {
-                    let added = self.list.record(path1, 1, &s1.pos, s1.key);
+                    let added = self.list.record(path1, 1, 1, &s1.pos, s1.key);
                     if added && first == high {
                         singles_high += 1;
                     }
@@ -449,7 +452,7 @@ impl Gen<'_> {
                     m2 &= !(1 << src2);
                     let s2 = s1.step(src2, second);
                     self.list
-                        .record(path_push(path1, 1, src2), 2, &s2.pos, s2.key);
+                        .record(path_push(path1, 1, src2), 2, 2, &s2.pos, s2.key);
                 }
             }
         }
@@ -504,7 +507,7 @@ impl Position {
         if list.best_len == 0 {
             // Nothing moves: the single legal play is the pass.
             list.reset();
-            list.record(0, 0, self, 0);
+            list.record(0, 0, 0, self, 0);
         }
     }
 
