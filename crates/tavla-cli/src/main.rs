@@ -1,1 +1,64 @@
-fn main() {}
+//! `tavla`: the one command-line program of the tavla backgammon engine.
+
+mod board;
+mod cmd;
+mod input;
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::input::InputError;
+
+/// tavla: a backgammon engine. Positions are accepted in any notation: BPN, XGID, gnubg
+/// `PositionID:MatchID`, a bare gnubg Position ID, or a FIBS board string.
+#[derive(Parser)]
+#[command(name = "tavla", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Draw a position with pip counts, dice, cube and score, and write it in every notation.
+    Show(cmd::ShowArgs),
+    /// Write a position in another notation, on one line.
+    Convert(cmd::ConvertArgs),
+    /// List every legal play for a roll, one per line, with the resulting position.
+    Moves(cmd::MovesArgs),
+    /// Count plays to a depth (verification of the move generator).
+    Perft(cmd::PerftArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let result = match cli.command {
+        Command::Show(args) => cmd::show(&args, &mut out),
+        Command::Convert(args) => cmd::convert(&args, &mut out),
+        Command::Moves(args) => cmd::moves(&args, &mut out),
+        Command::Perft(args) => cmd::perft(&args, &mut out),
+    }
+    .and_then(|()| out.flush().map_err(anyhow::Error::from));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            // A closed pipe (`tavla moves ... | head`) is not a failure.
+            if err.chain().any(|e| {
+                e.downcast_ref::<io::Error>().map(io::Error::kind)
+                    == Some(io::ErrorKind::BrokenPipe)
+            }) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("tavla: {err:#}");
+            if err.downcast_ref::<InputError>().is_some() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+    }
+}

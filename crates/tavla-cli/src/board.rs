@@ -1,0 +1,142 @@
+//! The ASCII board of `tavla show`.
+
+use std::fmt::Write as _;
+
+use tavla_core::{CubeOwner, Dice, GameState, Side};
+
+/// Checkers shown per point before the count is written as a number.
+const ROWS: usize = 5;
+
+/// Draws the board from X's side: X's home board is bottom right and X moves from the top
+/// right (its 24-point) round to the bottom right (its 1-point). O's checkers are `O`.
+pub fn draw(state: &GameState) -> String {
+    let x = state.checkers_of(Side::X);
+    let o = state.checkers_of(Side::O);
+    // Signed count on X's point p (1..=24): positive X, negative O.
+    let at = |p: usize| -> i32 { i32::from(x[p - 1]) - i32::from(o[24 - p]) };
+    let pips = |c: &[u8; 25]| -> u32 {
+        c.iter()
+            .enumerate()
+            .map(|(i, &n)| u32::from(n) * (i as u32 + 1))
+            .sum()
+    };
+    let off = |c: &[u8; 25]| 15 - c.iter().map(|&n| u32::from(n)).sum::<u32>();
+    let mut out = String::new();
+    let top: Vec<usize> = (13..=24).collect();
+    let bottom: Vec<usize> = (1..=12).rev().collect();
+    let header = |points: &[usize]| -> String {
+        let mut s = String::from(" +");
+        for (i, p) in points.iter().enumerate() {
+            if i == 6 {
+                s.push_str("-----");
+            }
+            let _ = write!(s, "{p:->2}-");
+        }
+        s.push('+');
+        s
+    };
+    let cell = |count: i32, row: usize| -> String {
+        let n = count.unsigned_abs() as usize;
+        let ch = if count > 0 { 'X' } else { 'O' };
+        if n == 0 || row >= n.min(ROWS) {
+            " ".into()
+        } else if row == ROWS - 1 && n > ROWS {
+            format!("{n}")
+        } else {
+            ch.to_string()
+        }
+    };
+    let _ = writeln!(
+        out,
+        "{}   O: {} pips, {} off",
+        header(&top),
+        pips(&o),
+        off(&o)
+    );
+    for row in 0..ROWS {
+        let mut line = String::from(" |");
+        for (i, &p) in top.iter().enumerate() {
+            if i == 6 {
+                let bar = if row == 0 && o[24] > 0 {
+                    format!("{:^3}", format!("{}O", o[24]))
+                } else {
+                    "   ".into()
+                };
+                let _ = write!(line, "|{bar}|");
+            }
+            let _ = write!(line, "{:^3}", cell(at(p), row));
+        }
+        line.push('|');
+        out.push_str(&line);
+        out.push('\n');
+    }
+    let _ = writeln!(out, " |                  |BAR|                  |");
+    for row in (0..ROWS).rev() {
+        let mut line = String::from(" |");
+        for (i, &p) in bottom.iter().enumerate() {
+            if i == 6 {
+                let bar = if row == 0 && x[24] > 0 {
+                    format!("{:^3}", format!("{}X", x[24]))
+                } else {
+                    "   ".into()
+                };
+                let _ = write!(line, "|{bar}|");
+            }
+            let _ = write!(line, "{:^3}", cell(at(p), row));
+        }
+        line.push('|');
+        out.push_str(&line);
+        out.push('\n');
+    }
+    let _ = writeln!(
+        out,
+        "{}   X: {} pips, {} off",
+        header(&bottom),
+        pips(&x),
+        off(&x)
+    );
+    let dice = match state.dice {
+        Dice::NotRolled => "not rolled".to_string(),
+        Dice::Rolled(r) => r.to_string(),
+        Dice::DoubleOffered => "double offered".to_string(),
+    };
+    let owner = match state.cube.owner {
+        CubeOwner::Centre => "centred".to_string(),
+        CubeOwner::Side(s) => format!("owned by {s}"),
+    };
+    let _ = writeln!(
+        out,
+        "On roll: {}   Dice: {dice}   Cube: {} ({owner})",
+        state.turn,
+        state.cube.value()
+    );
+    if state.is_money() {
+        let mut rules = vec![];
+        if state.jacoby {
+            rules.push("Jacoby");
+        }
+        if state.beavers {
+            rules.push("beavers");
+        }
+        let rules = if rules.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", rules.join(", "))
+        };
+        let _ = writeln!(out, "Money game{rules}");
+    } else {
+        let crawford = if state.crawford {
+            " (Crawford game)"
+        } else if state.is_post_crawford() {
+            " (post-Crawford)"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            "Match to {}: X {} - O {}{crawford}",
+            state.match_length, state.score.x, state.score.o
+        );
+    }
+    out
+}

@@ -1,0 +1,249 @@
+//! The subcommands that read and write positions and plays.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Write};
+
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+use serde_json::{json, Value};
+use tavla_core::perft::{divide, perft as count_perft};
+use tavla_core::{Dice, GameState, PlayList, Roll, Rules};
+use tavla_notation::{format, format_pretty, format_ubgi, Notation};
+
+use crate::board;
+use crate::input::{self, InputError};
+
+/// Rule variants, on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum RulesArg {
+    /// Standard backgammon.
+    #[default]
+    Standard,
+    /// Doubles are played twice, not four times.
+    DoublesTwice,
+}
+
+impl From<RulesArg> for Rules {
+    fn from(r: RulesArg) -> Rules {
+        match r {
+            RulesArg::Standard => Rules::Standard,
+            RulesArg::DoublesTwice => Rules::DoublesTwice,
+        }
+    }
+}
+
+/// A notation, on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum NotationArg {
+    /// Backgammon Position Notation.
+    Bpn,
+    /// gnubg `PositionID:MatchID`.
+    Gnubg,
+    /// eXtreme Gammon's XGID.
+    Xgid,
+    /// FIBS board string.
+    Fibs,
+}
+
+impl From<NotationArg> for Notation {
+    fn from(n: NotationArg) -> Notation {
+        match n {
+            NotationArg::Bpn => Notation::Bpn,
+            NotationArg::Gnubg => Notation::Gnubg,
+            NotationArg::Xgid => Notation::Xgid,
+            NotationArg::Fibs => Notation::Fibs,
+        }
+    }
+}
+
+/// `tavla show`.
+#[derive(Args)]
+pub struct ShowArgs {
+    /// The position, in any notation.
+    position: String,
+}
+
+/// `tavla convert`.
+#[derive(Args)]
+pub struct ConvertArgs {
+    /// The position, in any notation.
+    position: String,
+    /// The notation to write.
+    #[arg(long, value_enum)]
+    to: NotationArg,
+}
+
+/// `tavla moves`.
+#[derive(Args)]
+pub struct MovesArgs {
+    /// The position, in any notation (not with --batch).
+    #[arg(required_unless_present = "batch", conflicts_with = "batch")]
+    position: Option<String>,
+    /// The dice (`31`, `3-1` or `3 1`); else the position's own dice.
+    dice: Vec<String>,
+    /// Print one JSON array of objects with `play`, `ubgi` and `result`.
+    #[arg(long)]
+    json: bool,
+    /// Read lines `POSITION DICE` from FILE (`-` for stdin) and write one JSON line each.
+    #[arg(long, value_name = "FILE")]
+    batch: Option<String>,
+    /// Rule variant.
+    #[arg(long, value_enum, default_value_t)]
+    rules: RulesArg,
+}
+
+/// `tavla perft`.
+#[derive(Args)]
+pub struct PerftArgs {
+    /// The position, in any notation.
+    position: String,
+    /// Depth in plies.
+    depth: u32,
+    /// Print the count of every roll and every play at the root.
+    #[arg(long)]
+    divide: bool,
+    /// Rule variant.
+    #[arg(long, value_enum, default_value_t)]
+    rules: RulesArg,
+}
+
+pub fn show(args: &ShowArgs, out: &mut impl Write) -> Result<()> {
+    let state = input::position(&args.position)?;
+    write!(out, "{}", board::draw(&state))?;
+    for (label, n) in [
+        ("BPN:  ", Notation::Bpn),
+        ("gnubg:", Notation::Gnubg),
+        ("XGID: ", Notation::Xgid),
+        ("FIBS: ", Notation::Fibs),
+    ] {
+        writeln!(out, "{label} {}", format(&state, n))?;
+    }
+    Ok(())
+}
+
+pub fn convert(args: &ConvertArgs, out: &mut impl Write) -> Result<()> {
+    let state = input::position(&args.position)?;
+    writeln!(out, "{}", format(&state, args.to.into()))?;
+    Ok(())
+}
+
+/// The game state after a play: the opponent on roll, dice not rolled.
+fn after(state: &GameState, result: &tavla_core::Position) -> GameState {
+    GameState {
+        position: result.flip(),
+        turn: !state.turn,
+        dice: Dice::NotRolled,
+        ..*state
+    }
+}
+
+fn play_objects(state: &GameState, roll: Roll, rules: Rules, list: &mut PlayList) -> Vec<Value> {
+    state.position.legal_plays_with(roll, rules, list);
+    list.iter()
+        .map(|(play, result)| {
+            let next = after(state, result);
+            json!({
+                "play": pretty(state, &play),
+                "ubgi": if play.is_empty() { "pass".to_string() } else { format_ubgi(&play) },
+                "result": {
+                    "gnubg": format(&next, Notation::Gnubg),
+                    "bpn": format(&next, Notation::Bpn),
+                    "xgid": format(&next, Notation::Xgid),
+                },
+            })
+        })
+        .collect()
+}
+
+fn pretty(state: &GameState, play: &tavla_core::Play) -> String {
+    if play.is_empty() {
+        "pass".into()
+    } else {
+        format_pretty(&state.position, play)
+    }
+}
+
+pub fn moves(args: &MovesArgs, out: &mut impl Write) -> Result<()> {
+    let rules = Rules::from(args.rules);
+    let mut list = PlayList::new();
+    if let Some(path) = &args.batch {
+        let reader: Box<dyn BufRead> = if path == "-" {
+            Box::new(BufReader::new(io::stdin()))
+        } else {
+            Box::new(BufReader::new(
+                File::open(path).with_context(|| format!("cannot open {path}"))?,
+            ))
+        };
+        for (i, line) in reader.lines().enumerate() {
+            let line = line.with_context(|| format!("reading {path} line {}", i + 1))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let value = match batch_case(&line) {
+                Ok((state, roll)) => {
+                    json!({ "moves": play_objects(&state, roll, rules, &mut list) })
+                }
+                Err(e) => json!({ "error": format!("line {}: {e}", i + 1) }),
+            };
+            writeln!(out, "{value}")?;
+        }
+        return Ok(());
+    }
+    let text = args.position.as_deref().unwrap_or_default();
+    let state = input::position(text)?;
+    let roll = input::roll_for(&state, &args.dice)?;
+    if args.json {
+        let objects = play_objects(&state, roll, rules, &mut list);
+        writeln!(out, "{}", Value::Array(objects))?;
+        return Ok(());
+    }
+    state.position.legal_plays_with(roll, rules, &mut list);
+    for (play, result) in list.iter() {
+        writeln!(
+            out,
+            "{}\t{}",
+            pretty(&state, &play),
+            result.flip().position_id()
+        )?;
+    }
+    Ok(())
+}
+
+/// One `--batch` line: a position, then the dice (`31`, `3-1` or `3 1`), which may be left out
+/// when the position has a roll.
+fn batch_case(line: &str) -> Result<(GameState, Roll), InputError> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let is_die = |w: &str| w.len() == 1 && w.chars().all(|c| ('1'..='6').contains(&c));
+    let is_dice = |w: &str| w.parse::<Roll>().is_ok() && w.len() <= 3;
+    let (pos_words, dice_words): (&[&str], &[&str]) = match words.as_slice() {
+        [rest @ .., a, b] if !rest.is_empty() && is_die(a) && is_die(b) => {
+            (rest, &words[words.len() - 2..])
+        }
+        [rest @ .., d] if !rest.is_empty() && is_dice(d) => (rest, &words[words.len() - 1..]),
+        _ => (&words[..], &[]),
+    };
+    let state = input::position(&pos_words.join(" "))?;
+    let dice: Vec<String> = dice_words.iter().map(|s| s.to_string()).collect();
+    let roll = input::roll_for(&state, &dice)?;
+    Ok((state, roll))
+}
+
+pub fn perft(args: &PerftArgs, out: &mut impl Write) -> Result<()> {
+    let state = input::position(&args.position)?;
+    let rules = Rules::from(args.rules);
+    let start = std::time::Instant::now();
+    let total = if args.divide {
+        let (report, total) = divide(&state.position, args.depth, rules);
+        write!(out, "{report}")?;
+        total
+    } else {
+        count_perft(&state.position, args.depth, rules)
+    };
+    let secs = start.elapsed().as_secs_f64();
+    writeln!(out, "perft {} {total}", args.depth)?;
+    eprintln!(
+        "{total} nodes in {secs:.3} s ({:.0} nodes/s)",
+        total as f64 / secs.max(1e-9)
+    );
+    Ok(())
+}

@@ -1,0 +1,46 @@
+//! Reading positions and dice from the command line.
+
+use std::fmt;
+
+use tavla_core::{Dice, GameState, Roll};
+use tavla_notation::parse_position;
+
+/// A position or dice the user gave that cannot be read; the program exits with code 2.
+#[derive(Debug)]
+pub struct InputError(pub String);
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// Reads a position in any notation.
+pub fn position(text: &str) -> Result<GameState, InputError> {
+    parse_position(text).map_err(|e| InputError(format!("invalid position: {e}")))
+}
+
+/// Reads dice written `31`, `3-1` or `3 1` (the words of `parts` joined).
+pub fn dice(parts: &[String]) -> Result<Roll, InputError> {
+    let text = parts.join(" ");
+    text.parse::<Roll>()
+        .map_err(|e| InputError(format!("invalid dice: {e}")))
+}
+
+/// The roll to play: the one given, else the position's own dice.
+pub fn roll_for(state: &GameState, given: &[String]) -> Result<Roll, InputError> {
+    if !given.is_empty() {
+        return dice(given);
+    }
+    match state.dice {
+        Dice::Rolled(r) => Ok(r),
+        Dice::NotRolled => Err(InputError(
+            "no dice: give them (for example 31) or use a position with a roll".into(),
+        )),
+        Dice::DoubleOffered => Err(InputError(
+            "no dice: a double is pending in this position; give the dice to play".into(),
+        )),
+    }
+}

@@ -1,0 +1,137 @@
+//! End-to-end tests of the `tavla` binary: output shapes other tools rely on, and exit codes.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn tavla(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tavla"))
+        .args(args)
+        .output()
+        .expect("tavla runs")
+}
+
+fn tavla_stdin(args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tavla"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tavla runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+const START: &str = "4HPwATDgc/ABMA";
+
+#[test]
+fn moves_lists_plays_with_the_opponents_position_id() {
+    let out = stdout(&tavla(&["moves", START, "31"]));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 16);
+    // The ID after 8/5 6/5 is one of gnubg's results for this case (tests/data/gnubg-moves.txt).
+    assert!(lines.contains(&"8/5 6/5\tsGfwATDgc/ABMA"));
+    for line in &lines {
+        let (play, id) = line.split_once('\t').expect("tab");
+        assert!(!play.is_empty());
+        assert_eq!(id.len(), 14);
+    }
+    // All three dice spellings.
+    assert_eq!(stdout(&tavla(&["moves", START, "3-1"])), out);
+    assert_eq!(stdout(&tavla(&["moves", START, "3", "1"])), out);
+}
+
+#[test]
+fn moves_json_has_play_ubgi_and_result() {
+    let out = stdout(&tavla(&["moves", START, "66", "--json"]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let arr = v.as_array().unwrap();
+    assert_eq!(arr.len(), 11);
+    for o in arr {
+        assert!(o["play"].is_string());
+        assert!(o["ubgi"].as_str().unwrap().contains('/'));
+        for k in ["gnubg", "bpn", "xgid"] {
+            assert!(o["result"][k].is_string(), "{k}");
+        }
+    }
+}
+
+#[test]
+fn batch_writes_one_line_per_input_line_with_errors_in_place() {
+    let input = format!("{START} 31\nnot-a-position 31\n{START} 6-6\n{START} 7 1\n");
+    let out = tavla_stdin(&["moves", "--batch", "-"], &input);
+    let text = stdout(&out);
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[0]["moves"].as_array().unwrap().len(), 16);
+    assert!(lines[1]["error"].as_str().unwrap().contains("line 2"));
+    assert_eq!(lines[2]["moves"].as_array().unwrap().len(), 11);
+    assert!(lines[3]["error"].is_string());
+}
+
+#[test]
+fn perft_prints_the_count() {
+    let out = stdout(&tavla(&["perft", START, "2"]));
+    assert_eq!(out.trim(), "perft 2 202782");
+    let out = stdout(&tavla(&["perft", START, "1", "--divide"]));
+    assert!(out.contains("66 11\n"));
+    assert!(out.ends_with("perft 1 447\n"));
+}
+
+#[test]
+fn convert_writes_each_notation_on_one_line() {
+    let bpn = stdout(&tavla(&["convert", START, "--to", "bpn"]));
+    assert_eq!(bpn, "b4E1C3eE3c1e4B-w0b0-b00-n1-0:0:0\n");
+    let gnubg = stdout(&tavla(&["convert", bpn.trim(), "--to", "gnubg"]));
+    assert_eq!(gnubg, "4HPwATDgc/ABMA:cAkAAAAAAAAE\n");
+    let xgid = stdout(&tavla(&["convert", gnubg.trim(), "--to", "xgid"]));
+    assert!(xgid.starts_with("XGID=-b----E-C---eE---c-e----B-:"));
+    let fibs = stdout(&tavla(&["convert", xgid.trim(), "--to", "fibs"]));
+    assert!(fibs.starts_with("board:"));
+    let back = stdout(&tavla(&["convert", fibs.trim(), "--to", "gnubg"]));
+    assert_eq!(back, gnubg);
+}
+
+#[test]
+fn show_draws_the_board_and_every_notation() {
+    let out = stdout(&tavla(&["show", START]));
+    assert!(out.contains("+13-14-15-16-17-18------19-20-21-22-23-24-+"));
+    assert!(out.contains("X: 167 pips"));
+    for label in ["BPN:", "gnubg:", "XGID:", "FIBS:"] {
+        assert!(out.contains(label), "{label}");
+    }
+}
+
+#[test]
+fn bad_input_exits_2_with_one_line() {
+    for args in [
+        vec!["moves", "xyz", "31"],
+        vec!["moves", START, "71"],
+        vec!["moves", START],
+        vec!["show", "4HPwATDgc/ABM"],
+        vec!["perft", "b4E1C3eE3c1e4B-w0b0-w31-n3-0:0:7", "1"],
+    ] {
+        let o = tavla(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("tavla: "), "{err}");
+    }
+}

@@ -1,0 +1,318 @@
+//! The position and move notations tavla reads and writes, on top of [`tavla_core`].
+//!
+//! Every position notation is parsed into a [`GameState`] (the checkers seen from the side on
+//! roll, plus dice, cube, score and match rules) and written back from one:
+//!
+//! * [`MatchId`] and [`GnubgId`]: gnubg's Match ID and its `PositionID:MatchID` form, byte for
+//!   byte as gnubg writes them (the Position ID itself is [`tavla_core::PositionId`]);
+//! * [`Bpn`]: the Backgammon Position Notation, as SPEC-bpn.md resolves it;
+//! * [`Xgid`]: eXtreme Gammon's XGID, with or without the `XGID=` prefix;
+//! * [`FibsBoard`]: FIBS `board:` strings, in the FIBS server's and gnubg's dialects.
+//!
+//! [`parse_position`] recognises any of them (and a bare Position ID); [`format`] writes a
+//! [`GameState`] in the [`Notation`] asked for.
+//!
+//! Moves are read in two steps: [`PlayText`] checks the syntax (`8/5 6/5`, `bar/22*`,
+//! `24/18*/14`, `13/7(2)`), then [`PlayText::resolve`] finds the legal [`tavla_core::Play`] it
+//! describes. [`format_pretty`] writes gnubg's hint-list form, [`format_plain`] the `.mat`
+//! form and [`format_ubgi`] the engine-protocol form.
+//!
+//! Parsers never panic; their errors name the field and the byte offset at fault and carry a
+//! [`Problem`].
+//!
+//! # What each notation loses
+//!
+//! A [`GameState`] read from one notation and written in another keeps everything the target
+//! can hold. What a notation cannot hold:
+//!
+//! | notation | not representable |
+//! |---|---|
+//! | BPN | nothing in a [`GameState`]; not: resignations, cube limits, beaver/raccoon pending |
+//! | XGID | nothing in a [`GameState`]; beaver/raccoon pending (`B`/`R`) is refused on reading |
+//! | gnubg ID | beavers (read as off); the Jacoby rule in match play; values above 15 bits |
+//! | FIBS board | the Jacoby rule and beavers (read as off); money-session scores (read as 0:0) |
+//! | Position ID | everything but the checkers (read as X on roll, money, centred cube, no dice) |
+//!
+//! Readers refuse states no notation should hold: a money game with a score, a score not below
+//! the match length, a Crawford game with no side at 1-away (or in money play), the Jacoby or
+//! beaver flag in match play (BPN), and a pending double by a side that may not double.
+//!
+//! # Feature flags
+//!
+//! * `proptest`: the [`testing`] module, with proptest strategies for random legal game
+//!   states.
+//!
+//! # Example
+//!
+//! ```
+//! use tavla_notation::{format, parse_position, Notation, PlayText, format_pretty};
+//! use tavla_core::{Position, Roll, Side};
+//!
+//! let state = parse_position("XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:7:10")?;
+//! assert_eq!(state.position, Position::START);
+//! assert_eq!(state.turn, Side::X);
+//! assert_eq!(format(&state, Notation::Bpn), "b4E1C3eE3c1e4B-w0b0-b31-n1-0:0:7");
+//! assert_eq!(format(&state, Notation::Gnubg), "4HPwATDgc/ABMA:cInlAAAAAAAE");
+//!
+//! let roll = state.roll().expect("rolled");
+//! let play = "6/5 8/5".parse::<PlayText>()?.resolve(&state.position, roll)?;
+//! assert_eq!(format_pretty(&state.position, &play), "8/5 6/5");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![warn(missing_docs)]
+
+mod bpn;
+mod error;
+mod fibs;
+mod match_id;
+mod moves;
+mod state;
+#[cfg(feature = "proptest")]
+pub mod testing;
+mod xgid;
+
+use std::fmt;
+use std::str::FromStr;
+
+use tavla_core::{GameState, ParsePositionIdError, Position};
+
+pub use bpn::{Bpn, BpnField, ParseBpnError};
+pub use error::Problem;
+pub use fibs::{FibsBoard, FibsDialect, FibsField, ParseFibsError, FIBS_TOKEN_NAMES};
+pub use match_id::{
+    GameStatus, GnubgId, MatchId, MatchIdField, ParseGnubgIdError, ParseMatchIdError, Resignation,
+};
+pub use moves::{
+    format_plain, format_pretty, format_ubgi, ParsePlayTextError, PlayText, ResolvePlayError,
+    TextMove, TextPoint,
+};
+pub use xgid::{ParseXgidError, Xgid, XgidField};
+
+/// The position notations [`format`] can write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Notation {
+    /// BPN, canonical form ([`Bpn`]).
+    Bpn,
+    /// gnubg's `PositionID:MatchID` ([`GnubgId`]).
+    Gnubg,
+    /// XGID with the `XGID=` prefix and max cube 10 ([`Xgid`]).
+    Xgid,
+    /// A FIBS board string in gnubg's dialect, players named `X` and `O` ([`FibsBoard`]).
+    Fibs,
+}
+
+impl Notation {
+    /// All notations.
+    pub const ALL: [Notation; 4] = [
+        Notation::Bpn,
+        Notation::Gnubg,
+        Notation::Xgid,
+        Notation::Fibs,
+    ];
+
+    /// The notation `s` looks like, from its shape alone (nothing is validated);
+    /// `None` for a bare Position ID or unrecognisable text.
+    #[must_use]
+    pub fn detect(s: &str) -> Option<Notation> {
+        match detect(s) {
+            Detected::Bpn => Some(Notation::Bpn),
+            Detected::Gnubg => Some(Notation::Gnubg),
+            Detected::Xgid => Some(Notation::Xgid),
+            Detected::Fibs => Some(Notation::Fibs),
+            Detected::PositionId | Detected::Unknown => None,
+        }
+    }
+}
+
+impl fmt::Display for Notation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Notation::Bpn => "bpn",
+            Notation::Gnubg => "gnubg",
+            Notation::Xgid => "xgid",
+            Notation::Fibs => "fibs",
+        })
+    }
+}
+
+/// A notation name that is not one of `bpn`, `gnubg`, `xgid`, `fibs`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown notation {0:?}, expected bpn, gnubg, xgid or fibs")]
+pub struct ParseNotationError(pub String);
+
+impl FromStr for Notation {
+    type Err = ParseNotationError;
+
+    /// `bpn`, `gnubg` (or `gnubgid`), `xgid`, `fibs`, in any case.
+    fn from_str(s: &str) -> Result<Notation, ParseNotationError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "bpn" => Ok(Notation::Bpn),
+            "gnubg" | "gnubgid" => Ok(Notation::Gnubg),
+            "xgid" => Ok(Notation::Xgid),
+            "fibs" => Ok(Notation::Fibs),
+            _ => Err(ParseNotationError(s.to_string())),
+        }
+    }
+}
+
+/// Text that [`parse_position`] could not read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    /// Nothing but whitespace.
+    #[error("empty position text")]
+    Empty,
+    /// The text has the shape of none of the notations.
+    #[error("{input:?} is not BPN, XGID, a gnubg ID, a Position ID or a FIBS board")]
+    Unrecognized {
+        /// The text.
+        input: String,
+    },
+    /// The text looks like BPN and is not valid BPN.
+    #[error(transparent)]
+    Bpn(#[from] ParseBpnError),
+    /// The text looks like an XGID and is not a valid one.
+    #[error(transparent)]
+    Xgid(#[from] ParseXgidError),
+    /// The text looks like a gnubg ID and is not a valid one.
+    #[error(transparent)]
+    Gnubg(#[from] ParseGnubgIdError),
+    /// The text looks like a Position ID and is not a valid one.
+    #[error(transparent)]
+    PositionId(#[from] ParsePositionIdError),
+    /// The text looks like a FIBS board and is not a valid one.
+    #[error(transparent)]
+    Fibs(#[from] ParseFibsError),
+}
+
+/// What the shape of a text suggests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Detected {
+    Bpn,
+    Gnubg,
+    Xgid,
+    Fibs,
+    PositionId,
+    Unknown,
+}
+
+fn is_base64(s: &str) -> bool {
+    s.bytes().all(|c| match_id::base64_value(c).is_some())
+}
+
+fn detect(s: &str) -> Detected {
+    let t = s.trim();
+    if t.starts_with("board:") {
+        return Detected::Fibs;
+    }
+    if t.starts_with("XGID=") {
+        return Detected::Xgid;
+    }
+    let first = t.split(':').next().unwrap_or("");
+    // XGID's position field has only `-` and letters; BPN always has digits (its bar field).
+    if t.contains(':')
+        && first.len() == 26
+        && first.bytes().all(|c| c == b'-' || c.is_ascii_alphabetic())
+    {
+        return Detected::Xgid;
+    }
+    if let Some((pos, mid)) = t.split_once(':') {
+        if pos.len() == 14 && is_base64(pos) && is_base64(mid) {
+            return Detected::Gnubg;
+        }
+    }
+    if t.len() == 14 && is_base64(t) {
+        return Detected::PositionId;
+    }
+    if t.contains('-') {
+        return Detected::Bpn;
+    }
+    Detected::Unknown
+}
+
+/// Reads a game state from any notation: BPN, XGID (with or without `XGID=`), gnubg's
+/// `PositionID:MatchID`, a bare Position ID, or a FIBS board. The notation is chosen by the
+/// shape of the text; the error is that notation's.
+///
+/// A bare Position ID gives [`GameState::money`]: X on roll (the position seen from X), money
+/// play, centred cube, dice not rolled.
+///
+/// # Errors
+/// [`ParseError::Empty`] or [`ParseError::Unrecognized`] when no notation fits the shape, else
+/// the error of the notation it has the shape of.
+pub fn parse_position(s: &str) -> Result<GameState, ParseError> {
+    if s.trim().is_empty() {
+        return Err(ParseError::Empty);
+    }
+    match detect(s) {
+        Detected::Bpn => Ok(s.parse::<Bpn>()?.0),
+        Detected::Xgid => Ok(s.parse::<Xgid>()?.state),
+        Detected::Gnubg => Ok(s.parse::<GnubgId>()?.to_game_state()?),
+        Detected::Fibs => Ok(s.parse::<FibsBoard>()?.state),
+        Detected::PositionId => Ok(GameState::money(Position::from_position_id(s.trim())?)),
+        Detected::Unknown => Err(ParseError::Unrecognized {
+            input: s.to_string(),
+        }),
+    }
+}
+
+/// Writes `state` in `notation`: canonical BPN, gnubg's ID byte for byte, XGID with the
+/// prefix and max cube 10, or a FIBS board in gnubg's dialect with players `X` and `O`.
+///
+/// What a notation cannot hold is dropped (see the crate docs). Values too wide for gnubg's
+/// Match ID (a score or match length above 32767) saturate.
+#[must_use]
+pub fn format(state: &GameState, notation: Notation) -> String {
+    match notation {
+        Notation::Bpn => Bpn(*state).to_string(),
+        Notation::Gnubg => GnubgId::from_game_state(state).to_string(),
+        Notation::Xgid => Xgid::new(*state).to_string(),
+        Notation::Fibs => FibsBoard::new(*state).to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detects_each_notation_by_shape() {
+        let cases = [
+            ("b4E1C3eE3c1e4B-w0b0-w31-n1-0:0:7", Detected::Bpn),
+            ("b4E1C3eE3c1e4B-1:n-w-0:0:7", Detected::Bpn),
+            (
+                "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10",
+                Detected::Xgid,
+            ),
+            (
+                "-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10",
+                Detected::Xgid,
+            ),
+            ("4HPwATDgc/ABMA:cAkAAAAAAAAE", Detected::Gnubg),
+            (" 4HPwATDgc/ABMA ", Detected::PositionId),
+            ("board:a:b:1", Detected::Fibs),
+            ("hello", Detected::Unknown),
+        ];
+        for (s, d) in cases {
+            assert_eq!(detect(s), d, "{s}");
+        }
+        assert_eq!(parse_position("  "), Err(ParseError::Empty));
+        assert!(matches!(
+            parse_position("hello"),
+            Err(ParseError::Unrecognized { .. })
+        ));
+    }
+
+    #[test]
+    fn bare_position_id_is_a_money_state_with_x_on_roll() {
+        let g = parse_position("4HPwATDgc/ABMA").unwrap();
+        assert_eq!(g, GameState::money(Position::START));
+    }
+
+    #[test]
+    fn notation_names() {
+        for n in Notation::ALL {
+            assert_eq!(n.to_string().parse::<Notation>().unwrap(), n);
+        }
+        assert!("sgf".parse::<Notation>().is_err());
+    }
+}
