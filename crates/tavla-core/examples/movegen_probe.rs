@@ -23,14 +23,7 @@ fn main() {
         }
     }
     let secs = t.elapsed().as_secs_f64();
-    let mut dbl = 0usize;
-    for pos in &positions {
-        for &(roll, _) in Roll::ALL_21.iter().filter(|(r, _)| r.is_double()) {
-            pos.legal_plays(roll, &mut list);
-            dbl += list.len();
-        }
-    }
-    println!("plays from doubles: {dbl}");
+
     println!(
         "{plays} plays, {:.0} expansions/s",
         (reps * positions.len() * 21) as f64 / secs

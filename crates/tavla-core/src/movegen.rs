@@ -16,7 +16,9 @@
 //!   `f = M1 - M2` would satisfy `f(q) = f(q + d)` at every point `q`, hence `f = 0`. So doubles
 //!   need no de-duplication at all.
 //! * Non-doubles: both orders of the dice are walked.
-//! * Plays using the most dice are kept (a game-ending play counts as using them all); when only
+//! * Plays using the most dice are kept, even when a shorter play bears off the last checker
+//!   (gnubg agrees: with one checker on the 3-point and a blot on the 2-point, 31 must be
+//!   played `3/2*/off`); when only
 //!   one die of a non-double can be played, plays of the larger die are kept if there are any.
 //! * Non-doubles can reach one position in several ways (`13/9 9/8` and `13/12 12/8` when a
 //!   checker was already on 12, or two bear-offs with the dice swapped). Candidates from the
@@ -218,9 +220,9 @@ impl PlayList {
     /// play counts as using them all) and is known to lead to a position no other
     /// candidate leads to.
     #[inline(always)]
-    fn record_unique(&mut self, path: Path, len: u8, moves: u32, pos: &Position) {
+    fn record_unique(&mut self, path: Path, len: u8, moves: u32, pos: &Position) -> bool {
         if len < self.best_len {
-            return;
+            return false;
         }
         if len > self.best_len {
             self.reset();
@@ -228,6 +230,7 @@ impl PlayList {
         }
         self.positions.push(*pos);
         self.paths.push(path | moves);
+        true
     }
 
     /// Records a candidate play of `moves` checker moves that used `len` dice, unless a play with the same resulting
@@ -401,8 +404,7 @@ impl Gen<'_> {
             m &= !(1 << src);
             let next = s.step(src, die);
             let path = path_push(path, depth, src);
-            if depth + 1 == max || next.pos.off[0] == 15 {
-                // A game-ending play counts as using every die.
+            if depth + 1 == max {
                 self.list
                     .record_unique(path, max as u8, depth as u32 + 1, &next.pos);
             } else {
@@ -422,13 +424,15 @@ impl Gen<'_> {
                 m1 &= !(1 << src1);
                 let s1 = s.step(src1, first);
                 let path1 = path_push(flag, 0, src1);
-                if s1.pos.off[0] == 15 {
-                    self.list.record(path1, 2, 1, &s1.pos, s1.key);
-                    continue;
-                }
                 let mut m2 = s1.sources(second, blocked);
                 if m2 == 0 {
-                    let added = self.list.record(path1, 1, 1, &s1.pos, s1.key);
+                    // A single checker move can only meet another with the same result when
+                    // both bear off.
+                    let added = if src1 <= first {
+                        self.list.record(path1, 1, 1, &s1.pos, s1.key)
+                    } else {
+                        self.list.record_unique(path1, 1, 1, &s1.pos)
+                    };
                     if added && first == high {
                         singles_high += 1;
                     }
@@ -447,12 +451,26 @@ impl Gen<'_> {
                     };
                     m2 &= !(root_high & !(continued & !own_there));
                 }
+                // Two checker moves `p` by one die and `q` by the other have another
+                // decomposition (and so may meet another candidate) only when they are chained
+                // (one lands where the other starts) or bear off; the rest are unique.
+                let may_repeat = if src1 <= first {
+                    !0
+                } else {
+                    (1u32 << (src1 - first))
+                        | ((1u32 << (src1 + second)) & ((1 << 26) - 1))
+                        | ((2u32 << second) - 2)
+                };
                 while m2 != 0 {
                     let src2 = top(m2);
                     m2 &= !(1 << src2);
                     let s2 = s1.step(src2, second);
-                    self.list
-                        .record(path_push(path1, 1, src2), 2, 2, &s2.pos, s2.key);
+                    let path2 = path_push(path1, 1, src2);
+                    if may_repeat & (1 << src2) != 0 {
+                        self.list.record(path2, 2, 2, &s2.pos, s2.key);
+                    } else {
+                        self.list.record_unique(path2, 2, 2, &s2.pos);
+                    }
                 }
             }
         }

@@ -16,7 +16,18 @@ fn data_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
 
 #[test]
 fn every_case_gives_gnubgs_set_of_resulting_positions() {
-    let text = include_str!("data/gnubg-moves.txt");
+    let cases = check_file(include_str!("data/gnubg-moves.txt"));
+    assert!(cases >= 6000, "only {cases} cases");
+}
+
+#[test]
+fn last_checkers_with_hits_use_the_most_dice_like_gnubg() {
+    let cases = check_file(include_str!("data/gnubg-moves-endgame.txt"));
+    assert_eq!(cases, 2520);
+}
+
+/// Checks every case of a file; returns how many there were.
+fn check_file(text: &str) -> usize {
     let mut list = PlayList::new();
     let mut cases = 0;
     let mut failures = Vec::new();
@@ -48,13 +59,13 @@ fn every_case_gives_gnubgs_set_of_resulting_positions() {
         }
         cases += 1;
     }
-    assert!(cases >= 6000, "only {cases} cases");
     assert!(
         failures.is_empty(),
         "{} of {cases} cases differ from gnubg:\n{}",
         failures.len(),
         failures[..failures.len().min(20)].join("\n")
     );
+    cases
 }
 
 #[test]

@@ -92,6 +92,9 @@ fn totals(p: &Position) -> (u32, u32) {
 /// The reference generator: every sequence of single-die moves under the written rules, longest
 /// sequences only, the larger die when only one die can be played, distinct by result.
 fn reference_plays(pos: &Position, roll: Roll, rules: Rules) -> BTreeSet<PositionId> {
+    if pos.is_game_over() {
+        return BTreeSet::from([pos.position_id()]);
+    }
     let dice: Vec<Vec<u8>> = if roll.is_double() {
         vec![vec![roll.high().value(); rules.double_moves()]]
     } else {
@@ -109,8 +112,8 @@ fn reference_plays(pos: &Position, roll: Roll, rules: Rules) -> BTreeSet<Positio
         first: u8,
         out: &mut Vec<(usize, u8, Position)>,
     ) {
-        if used == dice.len() || p.is_game_over() {
-            out.push((if p.is_game_over() { dice.len() } else { used }, first, p));
+        if used == dice.len() {
+            out.push((used, first, p));
             return;
         }
         let die = dice[used];
