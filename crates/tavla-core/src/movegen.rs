@@ -371,6 +371,26 @@ fn masks(board: &[i8; 26]) -> (u32, u32) {
     (occ, blocked & 0x01ff_fffe)
 }
 
+impl Position {
+    /// The position after one checker moves from `src` by `die` (a legal single step).
+    #[inline(always)]
+    fn after_step(&self, src: u32, die: u32) -> Position {
+        let mut p = *self;
+        p.board[src as usize] -= 1;
+        if src > die {
+            let to = (src - die) as usize;
+            if p.board[to] == -1 {
+                p.board[to] = 0;
+                p.board[OPPONENT_BAR] -= 1;
+            }
+            p.board[to] += 1;
+        } else {
+            p.off[0] += 1;
+        }
+        p
+    }
+}
+
 /// Highest set bit of a non-zero mask.
 #[inline(always)]
 fn top(m: u32) -> u32 {
@@ -391,7 +411,6 @@ impl Gen<'_> {
         depth: usize,
         max_src: u32,
     ) {
-        let max = MAX;
         // Non-increasing sources: only points at or below `max_src`.
         let mut m = s.sources(die, self.blocked) & ((2u32 << max_src) - 1);
         if m == 0 {
@@ -399,17 +418,28 @@ impl Gen<'_> {
                 .record_unique(path, depth as u8, depth as u32, &s.pos);
             return;
         }
+        if depth + 1 == MAX {
+            // The last die: the leaves, written straight into the list. They use every die, so
+            // they replace any shorter play found before.
+            let list = &mut *self.list;
+            if list.best_len < MAX as u8 {
+                list.reset();
+                list.best_len = MAX as u8;
+            }
+            let len_bits = MAX as u32;
+            while m != 0 {
+                let src = top(m);
+                m &= !(1 << src);
+                list.positions.push(s.pos.after_step(src, die));
+                list.paths.push(path_push(path, depth, src) | len_bits);
+            }
+            return;
+        }
         while m != 0 {
             let src = top(m);
             m &= !(1 << src);
             let next = s.step(src, die);
-            let path = path_push(path, depth, src);
-            if depth + 1 == max {
-                self.list
-                    .record_unique(path, max as u8, depth as u32 + 1, &next.pos);
-            } else {
-                self.doubles::<MAX>(&next, die, path, depth + 1, src);
-            }
+            self.doubles::<MAX>(&next, die, path_push(path, depth, src), depth + 1, src);
         }
     }
 
@@ -461,15 +491,21 @@ impl Gen<'_> {
                         | ((1u32 << (src1 + second)) & ((1 << 26) - 1))
                         | ((2u32 << second) - 2)
                 };
+                let list = &mut *self.list;
+                if list.best_len < 2 {
+                    list.reset();
+                    list.best_len = 2;
+                }
                 while m2 != 0 {
                     let src2 = top(m2);
                     m2 &= !(1 << src2);
-                    let s2 = s1.step(src2, second);
                     let path2 = path_push(path1, 1, src2);
                     if may_repeat & (1 << src2) != 0 {
-                        self.list.record(path2, 2, 2, &s2.pos, s2.key);
+                        let s2 = s1.step(src2, second);
+                        list.record(path2, 2, 2, &s2.pos, s2.key);
                     } else {
-                        self.list.record_unique(path2, 2, 2, &s2.pos);
+                        list.positions.push(s1.pos.after_step(src2, second));
+                        list.paths.push(path2 | 2);
                     }
                 }
             }
