@@ -1,0 +1,116 @@
+//! The [`Player`] interface: anything that chooses plays (and, later, cube actions) for tavla:
+//! the random player here, the heuristic players, the neural engine, or an external engine
+//! driven over UBGI. Arenas, the engine protocol and the terminal game all talk to players
+//! through this trait only.
+//!
+//! ```
+//! use tavla_core::{GameState, PlayList, Position, Roll};
+//! use tavla_player::{Player, RandomPlayer};
+//!
+//! let mut player = RandomPlayer::new(7);
+//! let state = GameState::money(Position::START);
+//! let mut plays = PlayList::new();
+//! let roll = Roll::from_values(3, 1);
+//! state.position.legal_plays(roll, &mut plays);
+//! let choice = player.choose_play(&state, roll, &plays);
+//! assert!(choice < plays.len());
+//! ```
+#![warn(missing_docs)]
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use tavla_core::{GameState, PlayList, Roll};
+
+/// A decision maker.
+///
+/// `state.position` is always seen from the side to act. Implementations may keep state between
+/// calls (caches, an external process); [`Player::new_game`] is called before every game.
+pub trait Player: Send {
+    /// A short name for reports (`random`, `heuristic`, `ubgi:gnubg`...).
+    fn name(&self) -> String;
+
+    /// Called before each game.
+    fn new_game(&mut self) {}
+
+    /// Chooses one of `plays`, the legal plays of `state.position` for `roll` (generated under
+    /// the rules in force; never empty, the pass is a play). Returns its index.
+    fn choose_play(&mut self, state: &GameState, roll: Roll, plays: &PlayList) -> usize;
+
+    /// Whether to double before rolling (only asked when doubling is allowed). Cubeless players
+    /// never double.
+    fn wants_to_double(&mut self, _state: &GameState) -> bool {
+        false
+    }
+
+    /// Whether to take a double offered by the opponent (`state.position` seen from the side
+    /// that must answer). Cubeless players always take.
+    fn accepts_double(&mut self, _state: &GameState) -> bool {
+        true
+    }
+}
+
+impl<P: Player + ?Sized> Player for Box<P> {
+    fn name(&self) -> String {
+        (**self).name()
+    }
+    fn new_game(&mut self) {
+        (**self).new_game();
+    }
+    fn choose_play(&mut self, state: &GameState, roll: Roll, plays: &PlayList) -> usize {
+        (**self).choose_play(state, roll, plays)
+    }
+    fn wants_to_double(&mut self, state: &GameState) -> bool {
+        (**self).wants_to_double(state)
+    }
+    fn accepts_double(&mut self, state: &GameState) -> bool {
+        (**self).accepts_double(state)
+    }
+}
+
+/// Chooses uniformly among the legal plays, from a seeded generator (ChaCha8, pinned, so a seed
+/// gives the same choices on every machine).
+#[derive(Debug, Clone)]
+pub struct RandomPlayer {
+    rng: ChaCha8Rng,
+}
+
+impl RandomPlayer {
+    /// A random player seeded with `seed`.
+    #[must_use]
+    pub fn new(seed: u64) -> RandomPlayer {
+        RandomPlayer {
+            rng: ChaCha8Rng::seed_from_u64(seed),
+        }
+    }
+}
+
+impl Player for RandomPlayer {
+    fn name(&self) -> String {
+        "random".into()
+    }
+
+    fn choose_play(&mut self, _state: &GameState, _roll: Roll, plays: &PlayList) -> usize {
+        self.rng.gen_range(0..plays.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tavla_core::Position;
+
+    #[test]
+    fn random_player_is_reproducible_and_in_range() {
+        let state = GameState::money(Position::START);
+        let mut plays = PlayList::new();
+        let roll = Roll::from_values(5, 2);
+        state.position.legal_plays(roll, &mut plays);
+        let picks = |seed| {
+            let mut p = RandomPlayer::new(seed);
+            (0..50).map(|_| p.choose_play(&state, roll, &plays)).collect::<Vec<_>>()
+        };
+        assert_eq!(picks(3), picks(3));
+        assert_ne!(picks(3), picks(4));
+        assert!(picks(5).iter().all(|&i| i < plays.len()));
+    }
+}
