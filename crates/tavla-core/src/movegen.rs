@@ -306,6 +306,9 @@ impl State {
     }
 
     /// Moves one checker from `src` by `die`; `src` must be in `sources(die, ..)`.
+    ///
+    /// Branch-free except for bearing off: whether a blot is hit and whether the source empties
+    /// are data the branch predictor cannot guess.
     #[inline(always)]
     fn step(&self, src: u32, die: u32) -> State {
         let mut s = *self;
@@ -313,21 +316,17 @@ impl State {
         let b = &mut s.pos.board;
         b[from] -= 1;
         let mut key = s.key.wrapping_sub(KEYS[from]);
-        if b[from] == 0 {
-            s.occ &= !(1 << src);
-        }
+        s.occ ^= u32::from(b[from] == 0) << src;
         if src > die {
             let to = (src - die) as usize;
-            if b[to] == -1 {
-                b[to] = 1;
-                b[OPPONENT_BAR] -= 1;
-                key = key
-                    .wrapping_add(KEYS[to].wrapping_mul(2))
-                    .wrapping_sub(KEYS[OPPONENT_BAR]);
-            } else {
-                b[to] += 1;
-                key = key.wrapping_add(KEYS[to]);
-            }
+            let hit = i8::from(b[to] == -1);
+            // -1 becomes 1 on a hit; otherwise one more checker.
+            b[to] += 1 + hit;
+            b[OPPONENT_BAR] -= hit;
+            let h = hit as u64;
+            key = key
+                .wrapping_add(KEYS[to].wrapping_mul(1 + h))
+                .wrapping_sub(KEYS[OPPONENT_BAR].wrapping_mul(h));
             s.occ |= 1 << to;
         } else {
             s.pos.off[0] += 1;
@@ -379,16 +378,20 @@ impl Position {
         p.board[src as usize] -= 1;
         if src > die {
             let to = (src - die) as usize;
-            if p.board[to] == -1 {
-                p.board[to] = 0;
-                p.board[OPPONENT_BAR] -= 1;
-            }
-            p.board[to] += 1;
+            let hit = i8::from(p.board[to] == -1);
+            p.board[to] += 1 + hit;
+            p.board[OPPONENT_BAR] -= hit;
         } else {
             p.off[0] += 1;
         }
         p
     }
+}
+
+/// Mask of the points at or below `p` (sources allowed after a move from `p`).
+#[inline(always)]
+fn below(p: u32) -> u32 {
+    (2u32 << p) - 1
 }
 
 /// Highest set bit of a non-zero mask.
@@ -403,118 +406,152 @@ struct Gen<'a> {
 }
 
 impl Gen<'_> {
-    fn doubles<const MAX: usize>(
-        &mut self,
-        s: &State,
-        die: u32,
-        path: Path,
-        depth: usize,
-        max_src: u32,
-    ) {
-        // Non-increasing sources: only points at or below `max_src`.
-        let mut m = s.sources(die, self.blocked) & ((2u32 << max_src) - 1);
-        if m == 0 {
-            self.list
-                .record_unique(path, depth as u8, depth as u32, &s.pos);
-            return;
-        }
-        if depth + 1 == MAX {
-            // The last die: the leaves, written straight into the list. They use every die, so
-            // they replace any shorter play found before.
-            let list = &mut *self.list;
-            if list.best_len < MAX as u8 {
-                list.reset();
-                list.best_len = MAX as u8;
-            }
-            let len_bits = MAX as u32;
-            while m != 0 {
-                let src = top(m);
-                m &= !(1 << src);
-                list.positions.push(s.pos.after_step(src, die));
-                list.paths.push(path_push(path, depth, src) | len_bits);
-            }
-            return;
-        }
-        while m != 0 {
-            let src = top(m);
-            m &= !(1 << src);
-            let next = s.step(src, die);
-            self.doubles::<MAX>(&next, die, path_push(path, depth, src), depth + 1, src);
-        }
-    }
-
-    fn non_double(&mut self, s: &State, high: u32, low: u32) {
+    /// A double played `MAX` times (4, or 2 under [`Rules::DoublesTwice`]), one level per die,
+    /// with non-increasing sources. Unrolled by hand: a recursive walk spends its time
+    /// mispredicting its own depth test.
+    fn doubles<const MAX: usize>(&mut self, s0: &State, die: u32) {
         let blocked = self.blocked;
-        let root_high = s.sources(high, blocked);
-        let mut singles_high = 0usize;
-        for (first, second, flag) in [(high, low, 0), (low, high, PATH_LOW_FIRST)] {
-            let mut m1 = s.sources(first, blocked);
+        let mut m0 = s0.sources(die, blocked);
+        while m0 != 0 {
+            let src0 = top(m0);
+            m0 &= !(1 << src0);
+            let s1 = s0.step(src0, die);
+            let p1 = path_push(0, 0, src0);
+            let mut m1 = s1.sources(die, blocked) & below(src0);
+            if m1 == 0 {
+                self.list.record_unique(p1, 1, 1, &s1.pos);
+                continue;
+            }
+            if MAX == 2 {
+                self.leaves(&s1, m1, die, p1, 1);
+                continue;
+            }
             while m1 != 0 {
                 let src1 = top(m1);
                 m1 &= !(1 << src1);
-                let s1 = s.step(src1, first);
-                let path1 = path_push(flag, 0, src1);
-                let mut m2 = s1.sources(second, blocked);
+                let s2 = s1.step(src1, die);
+                let p2 = path_push(p1, 1, src1);
+                let mut m2 = s2.sources(die, blocked) & below(src1);
                 if m2 == 0 {
-                    // A single checker move can only meet another with the same result when
-                    // both bear off.
-                    let added = if src1 <= first {
-                        self.list.record(path1, 1, 1, &s1.pos, s1.key)
-                    } else {
-                        self.list.record_unique(path1, 1, 1, &s1.pos)
-                    };
-                    if added && first == high {
-                        singles_high += 1;
-                    }
+                    self.list.record_unique(p2, 2, 2, &s2.pos);
                     continue;
-                }
-                if flag != 0 {
-                    // Smaller die first, then the larger from `src2`. When the two checker moves
-                    // are independent (the second checker was not brought there by the first),
-                    // and the larger die could move `src2` at the start, the same play was
-                    // generated in the larger-first order: skip it before hashing.
-                    let continued = if src1 > low { 1u32 << (src1 - low) } else { 0 };
-                    let own_there = if continued != 0 && s.pos.board[(src1 - low) as usize] > 0 {
-                        continued
-                    } else {
-                        0
-                    };
-                    m2 &= !(root_high & !(continued & !own_there));
-                }
-                // Two checker moves `p` by one die and `q` by the other have another
-                // decomposition (and so may meet another candidate) only when they are chained
-                // (one lands where the other starts) or bear off; the rest are unique.
-                let may_repeat = if src1 <= first {
-                    !0
-                } else {
-                    (1u32 << (src1 - first))
-                        | ((1u32 << (src1 + second)) & ((1 << 26) - 1))
-                        | ((2u32 << second) - 2)
-                };
-                let list = &mut *self.list;
-                if list.best_len < 2 {
-                    list.reset();
-                    list.best_len = 2;
                 }
                 while m2 != 0 {
                     let src2 = top(m2);
                     m2 &= !(1 << src2);
-                    let path2 = path_push(path1, 1, src2);
-                    if may_repeat & (1 << src2) != 0 {
-                        let s2 = s1.step(src2, second);
-                        list.record(path2, 2, 2, &s2.pos, s2.key);
-                    } else {
-                        list.positions.push(s1.pos.after_step(src2, second));
-                        list.paths.push(path2 | 2);
+                    let s3 = s2.step(src2, die);
+                    let p3 = path_push(p2, 2, src2);
+                    let m3 = s3.sources(die, blocked) & below(src2);
+                    if m3 == 0 {
+                        self.list.record_unique(p3, 3, 3, &s3.pos);
+                        continue;
                     }
+                    self.leaves(&s3, m3, die, p3, 3);
                 }
             }
         }
+    }
+
+    /// The last die of a double: every source in `m` gives a play using all the dice, written
+    /// straight into the list (it replaces any shorter play found before).
+    #[inline(always)]
+    fn leaves(&mut self, s: &State, mut m: u32, die: u32, path: Path, depth: usize) {
+        let len = depth as u8 + 1;
+        let list = &mut *self.list;
+        if list.best_len < len {
+            list.reset();
+            list.best_len = len;
+        }
+        while m != 0 {
+            let src = top(m);
+            m &= !(1 << src);
+            list.positions.push(s.pos.after_step(src, die));
+            list.paths
+                .push(path_push(path, depth, src) | u32::from(len));
+        }
+    }
+
+    fn non_double(&mut self, s: &State, high: u32, low: u32) {
+        let singles_high = self.one_order::<false>(s, high, low);
+        self.one_order::<true>(s, high, low);
         // Only one die can be played: the larger one if it can.
         if self.list.best_len == 1 && singles_high > 0 {
             self.list.positions.truncate(singles_high);
             self.list.paths.truncate(singles_high);
         }
+    }
+
+    /// The plays of a non-double that start with the larger die (`LOW_FIRST == false`) or with
+    /// the smaller one. Returns how many one-move plays it added.
+    #[inline(always)]
+    fn one_order<const LOW_FIRST: bool>(&mut self, s: &State, high: u32, low: u32) -> usize {
+        let blocked = self.blocked;
+        let (first, second, flag) = if LOW_FIRST {
+            (low, high, PATH_LOW_FIRST)
+        } else {
+            (high, low, 0)
+        };
+        let root_high = s.sources(high, blocked);
+        let mut singles = 0;
+        let mut m1 = s.sources(first, blocked);
+        while m1 != 0 {
+            let src1 = top(m1);
+            m1 &= !(1 << src1);
+            let s1 = s.step(src1, first);
+            let path1 = path_push(flag, 0, src1);
+            let mut m2 = s1.sources(second, blocked);
+            if m2 == 0 {
+                // A single checker move can only meet another with the same result when both
+                // bear off.
+                let added = if src1 <= first {
+                    self.list.record(path1, 1, 1, &s1.pos, s1.key)
+                } else {
+                    self.list.record_unique(path1, 1, 1, &s1.pos)
+                };
+                singles += usize::from(added);
+                continue;
+            }
+            if LOW_FIRST {
+                // Smaller die first, then the larger from `src2`. When the two checker moves are
+                // independent (the second checker was not brought there by the first) and the
+                // larger die could move `src2` at the start, the larger-first order generated
+                // the same play: skip it before hashing.
+                let landing = src1.saturating_sub(low);
+                let continued = (1u32 << landing) & !1;
+                let own_there = continued * u32::from(s.pos.board[landing as usize] > 0);
+                m2 &= !(root_high & !(continued & !own_there));
+            }
+            // Two checker moves, `p` by one die and `q` by the other, have another
+            // decomposition (and so may meet another candidate) only when they are chained (one
+            // lands where the other starts) or bear off; the rest are unique.
+            let may_repeat = if src1 <= first {
+                !0
+            } else {
+                (1u32 << (src1 - first))
+                    | ((1u32 << (src1 + second)) & ((1 << 26) - 1))
+                    | ((2u32 << second) - 2)
+            };
+            let list = &mut *self.list;
+            if list.best_len < 2 {
+                list.reset();
+                list.best_len = 2;
+            }
+            let mut unique = m2 & !may_repeat;
+            while unique != 0 {
+                let src2 = top(unique);
+                unique &= !(1 << src2);
+                list.positions.push(s1.pos.after_step(src2, second));
+                list.paths.push(path_push(path1, 1, src2) | 2);
+            }
+            m2 &= may_repeat;
+            while m2 != 0 {
+                let src2 = top(m2);
+                m2 &= !(1 << src2);
+                let s2 = s1.step(src2, second);
+                list.record(path_push(path1, 1, src2), 2, 2, &s2.pos, s2.key);
+            }
+        }
+        singles
     }
 }
 
@@ -551,8 +588,8 @@ impl Position {
         if !self.is_game_over() {
             if high == low {
                 match rules {
-                    Rules::Standard => gen.doubles::<4>(&state, high, 0, 0, BAR as u32),
-                    Rules::DoublesTwice => gen.doubles::<2>(&state, high, 0, 0, BAR as u32),
+                    Rules::Standard => gen.doubles::<4>(&state, high),
+                    Rules::DoublesTwice => gen.doubles::<2>(&state, high),
                 }
             } else {
                 gen.non_double(&state, high, low);
