@@ -3,6 +3,10 @@
 mod board;
 mod cmd;
 mod input;
+mod arena_cmd;
+mod players;
+mod train_cmd;
+mod ubgi_cmd;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -30,6 +34,13 @@ enum Command {
     Moves(cmd::MovesArgs),
     /// Count plays to a depth (verification of the move generator).
     Perft(cmd::PerftArgs),
+    /// Speak UBGI, the engine protocol, on stdin/stdout (for GUIs, bots and test harnesses).
+    Ubgi(ubgi_cmd::UbgiArgs),
+    /// Play one player against another: cubeless money games with duplicate dice, with A's
+    /// points per game and its 95% confidence interval.
+    Arena(arena_cmd::ArenaArgs),
+    /// Training runs (`tavla train heuristic`: the seed article's trainer).
+    Train(train_cmd::TrainArgs),
 }
 
 fn main() -> ExitCode {
@@ -41,6 +52,9 @@ fn main() -> ExitCode {
         Command::Convert(args) => cmd::convert(&args, &mut out),
         Command::Moves(args) => cmd::moves(&args, &mut out),
         Command::Perft(args) => cmd::perft(&args, &mut out),
+        Command::Ubgi(args) => ubgi_cmd::ubgi(&args, &mut out),
+        Command::Arena(args) => arena_cmd::arena(&args, &mut out),
+        Command::Train(args) => train_cmd::train(&args, &mut out),
     }
     .and_then(|()| out.flush().map_err(anyhow::Error::from));
     match result {

@@ -9,7 +9,7 @@
 //! turn       = ("w" / "b") ( "00" / die die / "D" )
 //! cube       = "n" value [ owner ]    ; value 1..32768, a power of two; owner 0 centre,
 //!                                     ; 1 white, 2 black
-//! match      = white ":" black ":" length   ; length 0 = money (score 0:0)
+//! match      = white ":" black ":" length   ; length 0..=32767, 0 = money (score 0:0)
 //! flags      = ["c"] ["j"] ["v"]      ; Crawford game (match) / Jacoby, beavers (money)
 //! ```
 //!
@@ -24,7 +24,7 @@ use std::str::FromStr;
 use tavla_core::{BySide, Cube, CubeOwner, Dice, Die, GameState, Roll, Side};
 
 use crate::error::{parse_uint, split_offsets, Problem};
-use crate::state::{check_match, position_from_sides, sides_of, MatchCheck};
+use crate::state::{check_match, position_from_sides, sides_of, MatchCheck, MAX_MATCH_LENGTH};
 
 /// The field of a BPN string an error is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -343,9 +343,13 @@ fn parse_match(text: &str, at: usize) -> Result<(BySide<u32>, u32)> {
         ));
     }
     let mut v = [0u32; 3];
-    for (slot, (off, s)) in v.iter_mut().zip(&parts) {
-        *slot = parse_uint(s, u64::from(u32::MAX), "a score or match length")
-            .map_err(|p| err(BpnField::Match, *off, p))? as u32;
+    for (k, (slot, (off, s))) in v.iter_mut().zip(&parts).enumerate() {
+        let (max, expected) = if k == 2 {
+            (MAX_MATCH_LENGTH, "a match length 0..=32767")
+        } else {
+            (u64::from(u32::MAX), "a score")
+        };
+        *slot = parse_uint(s, max, expected).map_err(|p| err(BpnField::Match, *off, p))? as u32;
     }
     Ok((BySide { o: v[0], x: v[1] }, v[2]))
 }

@@ -11,8 +11,9 @@
 //!   FIBS session are then dropped (a money [`GameState`] has a 0:0 score);
 //! * any non-zero "was doubled" means a double is pending; the doubler is the side named by the
 //!   turn token;
-//! * the game is the Crawford game when a side is 1-away and tokens 51 and 52 are both zero
-//!   (gnubg's reading of them as post-Crawford and not-Crawford);
+//! * the game is the Crawford game when a side is 1-away, tokens 51 and 52 are both zero
+//!   (gnubg's reading of them as post-Crawford and not-Crawford) and the cube is a centred
+//!   1-cube;
 //! * exactly one side allowed to double owns the cube, otherwise it is centred.
 //!
 //! Not representable: the Jacoby rule and beavers (gnubg passes them as options after the board
@@ -24,7 +25,9 @@ use std::str::FromStr;
 use tavla_core::{BySide, Cube, CubeOwner, Dice, Die, GameState, PlayList, Roll, Side};
 
 use crate::error::{parse_int, Problem};
-use crate::state::{check_match, position_from_sides, sides_of, someone_one_away, MatchCheck};
+use crate::state::{
+    check_match, position_from_sides, sides_of, someone_one_away, MatchCheck, MAX_MATCH_LENGTH,
+};
 
 /// The names of the 53 tokens, in order.
 pub const FIBS_TOKEN_NAMES: [&str; 53] = [
@@ -315,7 +318,8 @@ impl FromStr for FibsBoard {
         let mut v = [0i64; 53];
         for i in 3..53 {
             let (min, max, expected): (i64, i64, &'static str) = match i {
-                3..=5 => (0, i64::from(u32::MAX), "a non-negative number"),
+                3 => (0, MAX_MATCH_LENGTH as i64, "a match length 0..=32767"),
+                4 | 5 => (0, i64::from(u32::MAX), "a non-negative number"),
                 6..=31 => (-15, 15, "a checker count -15..=15"),
                 TURN => (-1, 1, "-1, 0 or 1"),
                 33..=36 => (0, 6, "a die 0..=6"),
@@ -458,10 +462,13 @@ impl FromStr for FibsBoard {
                 o: v[5] as u32,
             }
         };
+        // A turned cube also says the game is not the Crawford game.
         let crawford = !money
             && someone_one_away(score.x, score.o, match_length)
             && v[DID_CRAWFORD] == 0
-            && v[REDOUBLES] == 0;
+            && v[REDOUBLES] == 0
+            && cube_value == 1
+            && owner == CubeOwner::Centre;
         let state = GameState {
             position,
             turn,

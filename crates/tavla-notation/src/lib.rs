@@ -9,7 +9,7 @@
 //! * [`Xgid`]: eXtreme Gammon's XGID, with or without the `XGID=` prefix;
 //! * [`FibsBoard`]: FIBS `board:` strings, in the FIBS server's and gnubg's dialects.
 //!
-//! [`parse_position`] recognises any of them (and a bare Position ID); [`format`] writes a
+//! [`parse_position`] recognises any of them (and a bare Position ID); [`format()`] writes a
 //! [`GameState`] in the [`Notation`] asked for.
 //!
 //! Moves are read in two steps: [`PlayText`] checks the syntax (`8/5 6/5`, `bar/22*`,
@@ -27,15 +27,17 @@
 //!
 //! | notation | not representable |
 //! |---|---|
-//! | BPN | nothing in a [`GameState`]; not: resignations, cube limits, beaver/raccoon pending |
-//! | XGID | nothing in a [`GameState`]; beaver/raccoon pending (`B`/`R`) is refused on reading |
-//! | gnubg ID | beavers (read as off); the Jacoby rule in match play; values above 15 bits |
-//! | FIBS board | the Jacoby rule and beavers (read as off); money-session scores (read as 0:0) |
+//! | BPN | nothing in a [`GameState`] (outside it: resignations, cube limits, beavers pending) |
+//! | XGID | nothing in a [`GameState`]; a pending beaver/raccoon (`B`/`R`) is refused |
+//! | gnubg ID | beavers (read as off); the Jacoby rule in match play (read as off) |
+//! | FIBS board | the Jacoby rule and beavers (read as off); money-session scores (read as 0:0); a 9999-point match (FIBS's "unlimited", read as money) |
 //! | Position ID | everything but the checkers (read as X on roll, money, centred cube, no dice) |
 //!
-//! Readers refuse states no notation should hold: a money game with a score, a score not below
-//! the match length, a Crawford game with no side at 1-away (or in money play), the Jacoby or
-//! beaver flag in match play (BPN), and a pending double by a side that may not double.
+//! Readers refuse states no notation should hold, so that whatever one reader accepts every
+//! writer can carry: a match longer than 32767 points (the 15 bits of gnubg's Match ID), a
+//! money game with a score, a score not below the match length, a Crawford game with no side
+//! at 1-away, in money play or with a turned cube, the Jacoby or beaver flag in match play
+//! (BPN), and a pending double by a side that may not double.
 //!
 //! # Feature flags
 //!
@@ -88,14 +90,14 @@ pub use moves::{
 };
 pub use xgid::{ParseXgidError, Xgid, XgidField};
 
-/// The position notations [`format`] can write.
+/// The position notations [`format()`] can write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Notation {
     /// BPN, canonical form ([`Bpn`]).
     Bpn,
     /// gnubg's `PositionID:MatchID` ([`GnubgId`]).
     Gnubg,
-    /// XGID with the `XGID=` prefix and max cube 10 ([`Xgid`]).
+    /// XGID with the `XGID=` prefix and max cube 10, or the cube's log2 if higher ([`Xgid`]).
     Xgid,
     /// A FIBS board string in gnubg's dialect, players named `X` and `O` ([`FibsBoard`]).
     Fibs,
@@ -256,7 +258,7 @@ pub fn parse_position(s: &str) -> Result<GameState, ParseError> {
 }
 
 /// Writes `state` in `notation`: canonical BPN, gnubg's ID byte for byte, XGID with the
-/// prefix and max cube 10, or a FIBS board in gnubg's dialect with players `X` and `O`.
+/// prefix and max cube 10 (or the cube's log2 if higher), or a FIBS board in gnubg's dialect with players `X` and `O`.
 ///
 /// What a notation cannot hold is dropped (see the crate docs). Values too wide for gnubg's
 /// Match ID (a score or match length above 32767) saturate.

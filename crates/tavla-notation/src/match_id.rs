@@ -660,7 +660,7 @@ impl FromStr for GnubgId {
             input: s.to_string(),
         };
         let (pos, mid) = t.split_once(':').ok_or_else(shape)?;
-        if mid.contains(':') {
+        if mid.contains(':') || pos.trim_end() != pos || mid.trim_start() != mid {
             return Err(shape());
         }
         let position: PositionId = pos.parse().map_err(ParseGnubgIdError::PositionId)?;
@@ -743,5 +743,11 @@ mod tests {
         assert_eq!(id.to_game_state().unwrap(), state);
         let text = id.to_string();
         assert_eq!(text.parse::<GnubgId>().unwrap(), id);
+        assert_eq!(format!(" {text}\n").parse::<GnubgId>().unwrap(), id);
+        let spaced = text.replace(':', " : ");
+        assert!(matches!(
+            spaced.parse::<GnubgId>(),
+            Err(ParseGnubgIdError::Shape { .. })
+        ));
     }
 }

@@ -1,6 +1,6 @@
 //! Helpers shared by the notations: absolute checker layouts and the rules a game state obeys.
 
-use tavla_core::{Board, CubeOwner, Dice, GameState, Position, Side};
+use tavla_core::{Board, Cube, CubeOwner, Dice, GameState, Position, Side};
 
 use crate::error::{check_counts, Problem};
 
@@ -37,6 +37,10 @@ pub(crate) fn position_from_sides(
     Position::try_from(board).map_err(Problem::Position)
 }
 
+/// The longest match the readers accept: gnubg's Match ID holds 15 bits, and with this limit
+/// every notation can carry every state the others read.
+pub(crate) const MAX_MATCH_LENGTH: u64 = 0x7fff;
+
 /// Which part of the match state a failed check is about, so that each notation can name its
 /// own field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,7 +62,7 @@ pub(crate) fn someone_one_away(x: u32, o: u32, len: u32) -> bool {
 ///
 /// * money play (`match_length == 0`) has a 0:0 score and no Crawford game;
 /// * in match play each score is below the match length, and the Crawford game needs a side at
-///   1-away;
+///   1-away and a centred 1-cube;
 /// * a pending double comes from a side that may double: the cube is centred or the doubler's,
 ///   and it is not the Crawford game.
 pub(crate) fn check_match(state: &GameState) -> Result<(), (MatchCheck, Problem)> {
@@ -95,6 +99,16 @@ pub(crate) fn check_match(state: &GameState) -> Result<(), (MatchCheck, Problem)
                 MatchCheck::Crawford,
                 Problem::Inconsistent {
                     reason: "the Crawford game needs a side at 1-away",
+                },
+            ));
+        }
+        // The Crawford game starts like any game and no one may double in it; gnubg resets a
+        // turned cube to 1 there.
+        if state.crawford && state.cube != Cube::default() {
+            return Err((
+                MatchCheck::Crawford,
+                Problem::Inconsistent {
+                    reason: "the cube of the Crawford game is a centred 1-cube",
                 },
             ));
         }

@@ -95,7 +95,8 @@ fn arb_dice() -> impl Strategy<Value = Dice> {
 
 /// A random legal game state: any position, either side on roll, any dice, a cube up to 2^15
 /// with any owner, and money play (with random Jacoby and beaver rules) or a match of up to
-/// 32767 points with scores below the length and the Crawford flag only at 1-away.
+/// 32767 points with scores below the length and the Crawford flag only at 1-away (with a
+/// centred 1-cube).
 ///
 /// A pending double only comes from a side that may double (centred cube or its own, not the
 /// Crawford game).
@@ -132,7 +133,9 @@ pub fn arb_game_state() -> impl Strategy<Value = GameState> {
             // Exactly one side at 1-away: the Crawford game can only happen then.
             let one_away =
                 !money && ((score.x + 1 == match_length) != (score.o + 1 == match_length));
+            // No one doubles in the Crawford game: its cube is a centred 1-cube.
             let crawford = crawford && one_away;
+            let cube = if crawford { Cube::default() } else { cube };
             let turn = if x_on_roll { Side::X } else { Side::O };
             let may_double = !crawford
                 && match cube.owner {
@@ -164,7 +167,8 @@ pub fn arb_game_state() -> impl Strategy<Value = GameState> {
 ///
 /// * BPN and XGID keep everything.
 /// * gnubg's ID loses beavers.
-/// * A FIBS board loses the Jacoby rule and beavers.
+/// * A FIBS board loses the Jacoby rule and beavers, and a 9999-point match reads as money
+///   play (FIBS's spelling of an unlimited match).
 #[must_use]
 pub fn kept_by(state: &GameState, notation: Notation) -> GameState {
     let mut kept = *state;
@@ -174,6 +178,11 @@ pub fn kept_by(state: &GameState, notation: Notation) -> GameState {
         Notation::Fibs => {
             kept.jacoby = false;
             kept.beavers = false;
+            if kept.match_length == 9999 {
+                kept.match_length = 0;
+                kept.score = BySide::default();
+                kept.crawford = false;
+            }
         }
     }
     kept

@@ -13,7 +13,7 @@
 //! * `turn`: `1` X, `-1` O: the side on roll, or the doubler when `dice` is `D`.
 //! * `dice`: `00` not rolled, `D` doubled (the opponent must answer), or two dice. `B` and `R`
 //!   (beaver, raccoon pending) are refused: a [`GameState`] cannot hold them.
-//! * `score1` = X's score, `score2` = O's; `length` 0 = money (score 0:0).
+//! * `score1` = X's score, `score2` = O's; `length` 0..=32767, 0 = money (score 0:0).
 //! * `rules`: match play `1` = the Crawford game; money play Jacoby + 2 × beavers.
 //! * `maxcube`: log2 of the largest cube allowed; XG writes 10. Missing in 9-field IDs (read as
 //!   10).
@@ -24,7 +24,7 @@ use std::str::FromStr;
 use tavla_core::{BySide, Cube, CubeOwner, Dice, Die, GameState, Roll, Side};
 
 use crate::error::{parse_int, parse_uint, split_offsets, Problem};
-use crate::state::{check_match, position_from_sides, sides_of, MatchCheck};
+use crate::state::{check_match, position_from_sides, sides_of, MatchCheck, MAX_MATCH_LENGTH};
 
 /// The field of an XGID an error is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -124,12 +124,12 @@ impl Xgid {
     /// The max-cube value XG writes when no limit is set.
     pub const DEFAULT_MAX_CUBE_LOG2: u8 = 10;
 
-    /// `state` with XG's usual cube limit.
+    /// `state` with XG's usual cube limit, 2^10, or the cube's value if it is higher.
     #[must_use]
     pub fn new(state: GameState) -> Xgid {
         Xgid {
             state,
-            max_cube_log2: Xgid::DEFAULT_MAX_CUBE_LOG2,
+            max_cube_log2: Xgid::DEFAULT_MAX_CUBE_LOG2.max(state.cube.log2.min(15)),
         }
     }
 }
@@ -328,7 +328,7 @@ impl FromStr for Xgid {
             o: uint(6, "a score")?,
         };
         let rules = uint(7, "the rules 0..=3")?;
-        let match_length = uint(8, "a match length")?;
+        let match_length = int(8, 0, MAX_MATCH_LENGTH as i64, "a match length 0..=32767")? as u32;
         let rules_max = if match_length == 0 { 3 } else { 1 };
         if rules > rules_max {
             return Err(err(

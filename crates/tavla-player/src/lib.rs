@@ -47,6 +47,15 @@ pub trait Player: Send {
     fn accepts_double(&mut self, _state: &GameState) -> bool {
         true
     }
+
+    /// Takes the first failure since the last call, for players that can fail without the
+    /// decision methods being able to say so: an external engine that died, timed out or
+    /// answered an illegal play (`tavla_protocol::UbgiPlayer`). Such a player still returns a
+    /// legal decision (a documented fallback), so a caller that needs fair games (an arena)
+    /// checks this after every game. Built-in players never fail: `None`.
+    fn take_failure(&mut self) -> Option<Box<dyn std::error::Error + Send + Sync>> {
+        None
+    }
 }
 
 impl<P: Player + ?Sized> Player for Box<P> {
@@ -64,6 +73,9 @@ impl<P: Player + ?Sized> Player for Box<P> {
     }
     fn accepts_double(&mut self, state: &GameState) -> bool {
         (**self).accepts_double(state)
+    }
+    fn take_failure(&mut self) -> Option<Box<dyn std::error::Error + Send + Sync>> {
+        (**self).take_failure()
     }
 }
 

@@ -1,0 +1,151 @@
+//! `tavla arena`: one player against another, cubeless money games with duplicate dice.
+
+use std::io::Write;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use tavla_core::Rules;
+use tavla_match::arena::{run_arena, ArenaConfig, ArenaResult};
+
+use crate::input::InputError;
+use crate::players::PlayerSpec;
+
+/// The rules of the games.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum VariantArg {
+    /// Standard backgammon.
+    #[default]
+    Standard,
+    /// Doubles are played twice, not four times (the seed article's experiment).
+    NoQuadDoubles,
+}
+
+impl From<VariantArg> for Rules {
+    fn from(v: VariantArg) -> Rules {
+        match v {
+            VariantArg::Standard => Rules::Standard,
+            VariantArg::NoQuadDoubles => Rules::DoublesTwice,
+        }
+    }
+}
+
+/// `tavla arena`.
+#[derive(Args)]
+pub struct ArenaArgs {
+    /// Player A: random, heuristic[:FILE], heuristic-1ply[:FILE] or ubgi:COMMAND.
+    #[arg(long = "a", value_name = "PLAYER")]
+    a: String,
+    /// Player B, in the same forms.
+    #[arg(long = "b", value_name = "PLAYER")]
+    b: String,
+    /// Games to play: even, as each dice sequence is played twice with colours swapped.
+    #[arg(long, value_name = "N")]
+    games: u64,
+    /// Seed of the dice (and of random players).
+    #[arg(long, default_value_t = 1, value_name = "S")]
+    seed: u64,
+    /// Rules.
+    #[arg(long, value_enum, default_value_t = VariantArg::Standard)]
+    variant: VariantArg,
+    /// Worker threads; 0 for one per core.
+    #[arg(long, default_value_t = 0, value_name = "T")]
+    threads: usize,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `tavla arena`.
+pub fn arena(args: &ArenaArgs, out: &mut impl Write) -> Result<()> {
+    let a = PlayerSpec::parse(&args.a)?;
+    let b = PlayerSpec::parse(&args.b)?;
+    if args.games < 2 || args.games % 2 != 0 {
+        return Err(InputError(format!(
+            "invalid --games {}: must be even and at least 2 (each dice sequence is played twice, \
+             with colours swapped)",
+            args.games
+        ))
+        .into());
+    }
+    let rules = Rules::from(args.variant);
+    let config = ArenaConfig {
+        games: args.games,
+        seed: args.seed,
+        rules,
+        threads: args.threads,
+    };
+    let progress = ProgressBar::new(args.games).with_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} {wide_bar} {pos}/{len} games ({per_sec}, {eta} left)",
+        )
+        .expect("a valid template"),
+    );
+    let start = Instant::now();
+    let result = run_arena(
+        &config,
+        |seed| a.create(seed, rules),
+        |seed| b.create(seed, rules),
+        &progress,
+    )
+    .context("arena failed")?;
+    let seconds = start.elapsed().as_secs_f64();
+    progress.finish_and_clear();
+    if args.json {
+        serde_json::to_writer(&mut *out, &result)?;
+        writeln!(out)?;
+    } else {
+        write_table(out, &result, seconds)?;
+    }
+    Ok(())
+}
+
+fn write_table(out: &mut impl Write, r: &ArenaResult, seconds: f64) -> Result<()> {
+    let pct = |n: u64| 100.0 * n as f64 / r.games as f64;
+    writeln!(out, "A: {}", r.a)?;
+    writeln!(out, "B: {}", r.b)?;
+    writeln!(
+        out,
+        "{} games ({} duplicate pairs), {}, seed {}, {:.1} s ({:.0} games/s)",
+        r.games,
+        r.pairs,
+        r.variant,
+        r.seed,
+        seconds,
+        r.games as f64 / seconds
+    )?;
+    writeln!(out, "      {:>16} {:>16} {:>16}", "wins", "gammons", "backgammons")?;
+    for (side, wins, gammons, backgammons) in [
+        ("A", r.wins_a, r.gammons_a, r.backgammons_a),
+        ("B", r.wins_b, r.gammons_b, r.backgammons_b),
+    ] {
+        writeln!(
+            out,
+            "{side}     {:>8} {:>6.2}% {:>8} {:>6.2}% {:>8} {:>6.2}%",
+            wins,
+            pct(wins),
+            gammons,
+            pct(gammons),
+            backgammons,
+            pct(backgammons)
+        )?;
+    }
+    if r.unfinished > 0 {
+        writeln!(
+            out,
+            "unfinished: {} games stopped after {} plies (no points)",
+            r.unfinished,
+            tavla_match::arena::MAX_PLIES
+        )?;
+    }
+    let none = " (no interval from one pair)".to_string();
+    let ppg_ci = r.ci95.map_or(none.clone(), |c| format!(" ± {c:.3} (95% CI)"));
+    let win_ci = r
+        .win_rate_ci95
+        .map_or(none, |c| format!(" ± {:.2}% (95% CI)", 100.0 * c));
+    writeln!(out, "A's points per game: {:+.3}{ppg_ci}", r.ppg_a)?;
+    writeln!(out, "A's win rate: {:.2}%{win_ci}", 100.0 * r.win_rate_a)?;
+    writeln!(out, "plies per game: {:.1}", r.plies_avg)?;
+    Ok(())
+}

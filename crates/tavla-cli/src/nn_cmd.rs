@@ -1,0 +1,531 @@
+//! The neural engine's commands: `tavla train td`, `tavla train curve`, `tavla hint` and
+//! `tavla eval`.
+//!
+//! Everything here is argument handling and printing; the work is in `tavla-nn`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+use tavla_core::{GameState, PlayList, Roll};
+use tavla_eval::heuristic::{HeuristicConfig, HeuristicEval};
+use tavla_nn::arena::{duel, DuelResult};
+use tavla_nn::search::{RankedPlay, Search, MAX_PLY};
+use tavla_nn::td::{TdConfig, TdTrainer};
+use tavla_nn::{NeuralPlayer, Probabilities, Weights};
+use tavla_player::{Player, RandomPlayer};
+
+/// `tavla train td`: TD(λ) self-play from random weights, checkpointed and resumable.
+#[derive(Debug, Clone, Args)]
+pub struct TrainTdArgs {
+    /// Run directory: checkpoint (`weights.tnn`, `state.json`), snapshots and the learning
+    /// curve (`curve.csv`). A run resumes from the checkpoint found there.
+    #[arg(long)]
+    pub dir: PathBuf,
+    /// Train until this many games in total have been played (counting earlier sittings).
+    #[arg(long, default_value_t = 100_000)]
+    pub games: u64,
+    /// Seed of the initial weights and the dice (new runs only).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Learning rate (new runs; with --set-alpha also on resume).
+    #[arg(long, default_value_t = 0.1)]
+    pub alpha: f32,
+    /// Apply --alpha to a resumed run too (recorded in the checkpoint).
+    #[arg(long)]
+    pub set_alpha: bool,
+    /// Apply --lambda to a resumed run too (recorded in the checkpoint).
+    #[arg(long)]
+    pub set_lambda: bool,
+    /// TD(λ) trace decay (new runs; with --set-lambda also on resume).
+    #[arg(long, default_value_t = 0.7)]
+    pub lambda: f32,
+    /// Hidden units of the contact network (new runs only).
+    #[arg(long, default_value_t = 96)]
+    pub contact_hidden: usize,
+    /// Hidden units of the race network (new runs only).
+    #[arg(long, default_value_t = 48)]
+    pub race_hidden: usize,
+    /// Write the checkpoint every this many games.
+    #[arg(long, default_value_t = 2_000)]
+    pub checkpoint_every: u64,
+    /// Keep a snapshot of the weights (`snapshots/games-N.tnn`) and run the strength check
+    /// every this many games.
+    #[arg(long, default_value_t = 10_000)]
+    pub check_every: u64,
+    /// Games per strength check (0-ply against the random player).
+    #[arg(long, default_value_t = 200)]
+    pub check_games: u32,
+    /// No progress bar (for logs).
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// Runs `tavla train td`.
+///
+/// # Errors
+/// When the run directory cannot be read or written, or a checkpoint there is invalid.
+pub fn train_td(args: &TrainTdArgs) -> Result<()> {
+    if !(0.0..=1.0).contains(&args.lambda) {
+        bail!("--lambda must be in 0..=1, got {}", args.lambda);
+    }
+    if !(args.alpha > 0.0 && args.alpha.is_finite()) {
+        bail!("--alpha must be positive, got {}", args.alpha);
+    }
+    if args.checkpoint_every == 0 || args.check_every == 0 {
+        bail!("--checkpoint-every and --check-every must be positive");
+    }
+    let dir = &args.dir;
+    let mut trainer = if dir.join("state.json").exists() {
+        let mut t = TdTrainer::load_checkpoint(dir)
+            .with_context(|| format!("resuming from {}", dir.display()))?;
+        if args.set_alpha {
+            t.set_alpha(args.alpha);
+        }
+        if args.set_lambda {
+            t.set_lambda(args.lambda);
+        }
+        eprintln!(
+            "resuming {} at game {} ({:?})",
+            dir.display(),
+            t.games(),
+            t.config()
+        );
+        t
+    } else {
+        let config = TdConfig {
+            seed: args.seed,
+            alpha: args.alpha,
+            lambda: args.lambda,
+            contact_hidden: args.contact_hidden,
+            race_hidden: args.race_hidden,
+        };
+        let t = TdTrainer::new(config);
+        t.save_checkpoint(dir)
+            .with_context(|| format!("writing the first checkpoint in {}", dir.display()))?;
+        strength_check(&t, dir, args.check_games)?;
+        eprintln!("new run in {} ({config:?})", dir.display());
+        t
+    };
+    let start_games = trainer.games();
+    if start_games >= args.games {
+        eprintln!("already at {start_games} games");
+        return Ok(());
+    }
+    let bar = if args.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(args.games)
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{wide_bar}] {pos}/{len} games ({per_sec}, eta {eta}) {msg}",
+        )
+        .expect("valid template"),
+    );
+    bar.set_position(start_games);
+    let started = Instant::now();
+    let mut moves = 0u64;
+    while trainer.games() < args.games {
+        let s = trainer.train_game();
+        moves += u64::from(s.moves);
+        let g = trainer.games();
+        bar.set_position(g);
+        if g % args.checkpoint_every == 0 || g == args.games {
+            trainer
+                .save_checkpoint(dir)
+                .with_context(|| format!("writing the checkpoint in {}", dir.display()))?;
+        }
+        if g % args.check_every == 0 {
+            let snap = dir.join("snapshots");
+            std::fs::create_dir_all(&snap)
+                .with_context(|| format!("creating {}", snap.display()))?;
+            trainer
+                .weights()
+                .save(&snap.join(format!("games-{g:09}.tnn")))?;
+            let msg = strength_check(&trainer, dir, args.check_games)?;
+            bar.set_message(msg.clone());
+            if args.quiet {
+                eprintln!("{g} games: {msg}");
+            }
+        }
+    }
+    bar.finish();
+    let secs = started.elapsed().as_secs_f64();
+    let played = trainer.games() - start_games;
+    eprintln!(
+        "{played} games in {secs:.0} s ({:.1} games/s, {:.0} moves/game)",
+        played as f64 / secs,
+        moves as f64 / played.max(1) as f64
+    );
+    Ok(())
+}
+
+/// Plays the current weights at 0-ply against the fixed opponents (random, heuristic) and
+/// appends a line per opponent to `curve.csv`: `games,opponent,check_games,ppg,ppg_stderr,win_rate`.
+fn strength_check(trainer: &TdTrainer, dir: &Path, games: u32) -> Result<String> {
+    if games == 0 {
+        return Ok(String::new());
+    }
+    let weights = Arc::new(trainer.weights().clone());
+    let path = dir.join("curve.csv");
+    let mut msg = String::new();
+    for opponent in ["random", "heuristic"] {
+        let r = measure(&weights, opponent, games, 0xc0ffee)?;
+        append_curve(&path, trainer.games(), opponent, &r)?;
+        msg += &format!(
+            "vs {opponent} {:+.3} ppg ± {:.3} ({:.1}% wins) ",
+            r.ppg(),
+            r.ppg_stderr(),
+            100.0 * r.win_rate()
+        );
+    }
+    Ok(msg)
+}
+
+fn append_curve(path: &Path, games: u64, opponent: &str, r: &DuelResult) -> Result<()> {
+    let new = !path.exists();
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    if new {
+        writeln!(f, "games,opponent,check_games,ppg,ppg_stderr,win_rate")?;
+    }
+    writeln!(
+        f,
+        "{games},{opponent},{},{:.4},{:.4},{:.4}",
+        r.games,
+        r.ppg(),
+        r.ppg_stderr(),
+        r.win_rate()
+    )?;
+    Ok(())
+}
+
+/// A fixed opponent by name: `random` or `heuristic` (0-ply on the seed article's evaluation,
+/// default constants), or a weights file played at 0-ply.
+fn opponent(name: &str) -> Result<Box<dyn Player>> {
+    Ok(match name {
+        "random" => Box::new(RandomPlayer::new(7)),
+        "heuristic" => Box::new(HeuristicGreedy(HeuristicEval::new(
+            HeuristicConfig::default(),
+        ))),
+        path => {
+            let w = Weights::load(Path::new(path)).with_context(|| {
+                format!("opponent {path:?} is neither random, heuristic nor a weights file")
+            })?;
+            Box::new(NeuralPlayer::new(Arc::new(w), 0))
+        }
+    })
+}
+
+/// Duel of `weights` at 0-ply against `opponent`.
+fn measure(
+    weights: &Arc<Weights>,
+    opponent_name: &str,
+    games: u32,
+    seed: u64,
+) -> Result<DuelResult> {
+    let mut me = NeuralPlayer::new(weights.clone(), 0);
+    let mut opp = opponent(opponent_name)?;
+    Ok(duel(&mut me, &mut *opp, games, seed))
+}
+
+/// The heuristic evaluation as a greedy player: the play with the highest score. (Stands in
+/// until the arena's `HeuristicPlayer` is wired here.)
+struct HeuristicGreedy(HeuristicEval);
+
+impl Player for HeuristicGreedy {
+    fn name(&self) -> String {
+        "heuristic".into()
+    }
+
+    fn choose_play(&mut self, _state: &GameState, _roll: Roll, plays: &PlayList) -> usize {
+        let mut best = 0;
+        let mut best_score = f64::NEG_INFINITY;
+        for (i, p) in plays.positions().iter().enumerate() {
+            let s = self.0.score(p);
+            if s > best_score {
+                best_score = s;
+                best = i;
+            }
+        }
+        best
+    }
+}
+
+/// `tavla train curve`: the learning curve of a TD run, from its snapshots.
+#[derive(Debug, Clone, Args)]
+pub struct TrainCurveArgs {
+    /// Run directory (reads `snapshots/*.tnn`).
+    #[arg(long)]
+    pub dir: PathBuf,
+    /// Opponents: `random`, `heuristic` or weights files.
+    #[arg(long, value_delimiter = ',', default_value = "random,heuristic")]
+    pub opponents: Vec<String>,
+    /// Games per snapshot and opponent.
+    #[arg(long, default_value_t = 1000)]
+    pub games: u32,
+    /// Only every k-th snapshot (the last one always).
+    #[arg(long, default_value_t = 1)]
+    pub every: usize,
+    /// Dice seed (the same dice for every snapshot).
+    #[arg(long, default_value_t = 2024)]
+    pub seed: u64,
+}
+
+/// Runs `tavla train curve`: prints a table `games opponent ppg ± se win%` and writes it to
+/// `DIR/curve-eval.csv`.
+///
+/// # Errors
+/// When the directory has no snapshots, or a file cannot be read or written.
+pub fn train_curve(args: &TrainCurveArgs) -> Result<()> {
+    let snap = args.dir.join("snapshots");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&snap)
+        .with_context(|| format!("reading {}", snap.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "tnn"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        bail!("no snapshots in {}", snap.display());
+    }
+    let last = files.len() - 1;
+    let every = args.every.max(1);
+    let picked: Vec<&PathBuf> = files
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % every == 0 || *i == last)
+        .map(|(_, p)| p)
+        .collect();
+    let bar = ProgressBar::new((picked.len() * args.opponents.len()) as u64);
+    let out_path = args.dir.join("curve-eval.csv");
+    let mut out = std::fs::File::create(&out_path)
+        .with_context(|| format!("creating {}", out_path.display()))?;
+    writeln!(out, "games,opponent,check_games,ppg,ppg_stderr,win_rate")?;
+    let mut rows = Vec::new();
+    for path in picked {
+        let w = Arc::new(Weights::load(path)?);
+        for name in &args.opponents {
+            let r = measure(&w, name, args.games, args.seed)?;
+            writeln!(
+                out,
+                "{},{name},{},{:.4},{:.4},{:.4}",
+                w.games,
+                r.games,
+                r.ppg(),
+                r.ppg_stderr(),
+                r.win_rate()
+            )?;
+            rows.push(format!(
+                "| {} | {name} | {:+.3} ± {:.3} | {:.1}% |",
+                w.games,
+                r.ppg(),
+                r.ppg_stderr(),
+                100.0 * r.win_rate()
+            ));
+            bar.inc(1);
+        }
+    }
+    bar.finish_and_clear();
+    println!("| games | opponent | ppg ± se | wins |\n|---|---|---|---|");
+    for r in rows {
+        println!("{r}");
+    }
+    Ok(())
+}
+
+/// Options shared by `hint` and `eval`.
+#[derive(Debug, Clone, Args)]
+pub struct EngineArgs {
+    /// Search depth, 0 to 3.
+    #[arg(long, default_value_t = 0)]
+    pub ply: u8,
+    /// Weights file instead of the embedded default.
+    #[arg(long)]
+    pub weights: Option<PathBuf>,
+    /// Machine-readable output.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl EngineArgs {
+    fn search(&self) -> Result<Search> {
+        if self.ply > MAX_PLY {
+            bail!("--ply must be in 0..={MAX_PLY}, got {}", self.ply);
+        }
+        let weights = match &self.weights {
+            Some(path) => Weights::load(path)?,
+            None => Weights::default_weights(),
+        };
+        Ok(Search::new(Arc::new(weights)))
+    }
+}
+
+/// `tavla hint POSITION [DICE]`: the best plays.
+#[derive(Debug, Clone, Args)]
+pub struct HintArgs {
+    /// The position, in any notation `tavla` reads (BPN, XGID, gnubg ID, FIBS board, Position ID).
+    pub position: String,
+    /// The dice (`31`, `3-1`); required unless the position includes them.
+    pub dice: Option<String>,
+    /// Plays to show.
+    #[arg(long, default_value_t = 5)]
+    pub top: usize,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+#[derive(Serialize)]
+struct JsonProbs {
+    win: f32,
+    win_gammon: f32,
+    win_backgammon: f32,
+    lose_gammon: f32,
+    lose_backgammon: f32,
+    equity: f32,
+}
+
+impl From<Probabilities> for JsonProbs {
+    fn from(p: Probabilities) -> Self {
+        JsonProbs {
+            win: p.win,
+            win_gammon: p.win_gammon,
+            win_backgammon: p.win_backgammon,
+            lose_gammon: p.lose_gammon,
+            lose_backgammon: p.lose_backgammon,
+            equity: p.equity(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct JsonHint {
+    rank: usize,
+    play: String,
+    ply: u8,
+    #[serde(flatten)]
+    probs: JsonProbs,
+}
+
+/// Runs `tavla hint`, writing to `out`.
+///
+/// # Errors
+/// When the position, the dice or the weights cannot be read, or `out` fails.
+pub fn hint(args: &HintArgs, out: &mut dyn Write) -> Result<()> {
+    let state = tavla_notation::parse_position(&args.position)
+        .with_context(|| format!("cannot read position {:?}", args.position))?;
+    let roll = match (&args.dice, state.roll()) {
+        (Some(d), _) => d
+            .parse::<Roll>()
+            .with_context(|| format!("cannot read dice {d:?}"))?,
+        (None, Some(r)) => r,
+        (None, None) => bail!("no dice: give them after the position (for example `31`)"),
+    };
+    let pos = state.position;
+    if pos.is_game_over() {
+        bail!("the game is over in this position");
+    }
+    let mut search = args.engine.search()?;
+    let mut plays = PlayList::new();
+    pos.legal_plays(roll, &mut plays);
+    let mut ranked: Vec<RankedPlay> = Vec::new();
+    search.rank_plays(&plays, args.engine.ply, &mut ranked);
+    let best = ranked[0].equity();
+    let shown = ranked.iter().take(args.top.max(1));
+    if args.engine.json {
+        let rows: Vec<JsonHint> = shown
+            .enumerate()
+            .map(|(i, r)| JsonHint {
+                rank: i + 1,
+                play: tavla_notation::format_pretty(&pos, &plays.play(r.index)),
+                ply: r.ply,
+                probs: r.probs.into(),
+            })
+            .collect();
+        writeln!(out, "{}", serde_json::to_string_pretty(&rows)?)?;
+    } else {
+        for (i, r) in shown.enumerate() {
+            let p = r.probs;
+            let text = tavla_notation::format_pretty(&pos, &plays.play(r.index));
+            let diff = if i == 0 {
+                String::new()
+            } else {
+                format!("({:+.3})", r.equity() - best)
+            };
+            writeln!(
+                out,
+                "{:>2}. {:<28} {}-ply  eq {:+.3} {:>8}  win {:5.1}% {:5.1}% {:5.1}%  lose {:5.1}% {:5.1}% {:5.1}%",
+                i + 1,
+                text,
+                r.ply,
+                r.equity(),
+                diff,
+                100.0 * p.win,
+                100.0 * p.win_gammon,
+                100.0 * p.win_backgammon,
+                100.0 * p.lose(),
+                100.0 * p.lose_gammon,
+                100.0 * p.lose_backgammon
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// `tavla eval POSITION`: cubeless probabilities and equity for the side on roll, before it
+/// rolls.
+#[derive(Debug, Clone, Args)]
+pub struct EvalArgs {
+    /// The position, in any notation `tavla` reads.
+    pub position: String,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+/// Runs `tavla eval`, writing to `out`.
+///
+/// # Errors
+/// When the position or the weights cannot be read, or `out` fails.
+pub fn eval(args: &EvalArgs, out: &mut dyn Write) -> Result<()> {
+    let state = tavla_notation::parse_position(&args.position)
+        .with_context(|| format!("cannot read position {:?}", args.position))?;
+    let mut search = args.engine.search()?;
+    let p = search.evaluate(&state.position, args.engine.ply);
+    if args.engine.json {
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&JsonProbs::from(p))?
+        )?;
+    } else {
+        writeln!(
+            out,
+            "{}-ply, side on roll, before rolling (cubeless):",
+            args.engine.ply
+        )?;
+        writeln!(
+            out,
+            "  win {:5.1}%  gammon {:5.1}%  backgammon {:5.1}%",
+            100.0 * p.win,
+            100.0 * p.win_gammon,
+            100.0 * p.win_backgammon
+        )?;
+        writeln!(
+            out,
+            "  lose {:5.1}%  gammon {:5.1}%  backgammon {:5.1}%",
+            100.0 * p.lose(),
+            100.0 * p.lose_gammon,
+            100.0 * p.lose_backgammon
+        )?;
+        writeln!(out, "  equity {:+.4}", p.equity())?;
+    }
+    Ok(())
+}

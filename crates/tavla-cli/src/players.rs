@@ -1,0 +1,190 @@
+//! PLAYER on the command line: which player, and a factory that makes it on any thread.
+//!
+//! * `random`: uniform among the legal plays, seeded.
+//! * `heuristic[:FILE]`: the seed article's evaluation at 0 ply, with the constants of FILE
+//!   (TOML) or the article's.
+//! * `heuristic-1ply[:FILE]`: the same evaluation with the article's 1-ply probability score.
+//! * `ubgi:COMMAND`: an external engine speaking UBGI, started with `sh -c COMMAND`.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use tavla_core::Rules;
+use tavla_eval::heuristic::{HeuristicConfig, HeuristicEval};
+use tavla_player::{Player, RandomPlayer};
+use tavla_protocol::UbgiPlayer;
+use tavla_search::{HeuristicLookahead, HeuristicPlayer};
+
+use crate::input::InputError;
+
+/// The forms PLAYER takes, for messages.
+pub const FORMS: &str = "random, heuristic[:FILE], heuristic-1ply[:FILE] or ubgi:COMMAND";
+
+/// A player named on the command line, its files already read.
+#[derive(Debug, Clone)]
+pub enum PlayerSpec {
+    /// `random`.
+    Random,
+    /// `heuristic[:FILE]`.
+    Heuristic {
+        /// The constants.
+        config: HeuristicConfig,
+        /// Where they came from, if not the defaults.
+        file: Option<PathBuf>,
+    },
+    /// `heuristic-1ply[:FILE]`.
+    HeuristicLookahead {
+        /// The constants.
+        config: HeuristicConfig,
+        /// Where they came from, if not the defaults.
+        file: Option<PathBuf>,
+    },
+    /// `ubgi:COMMAND`.
+    Ubgi {
+        /// The shell command.
+        command: String,
+    },
+}
+
+impl PlayerSpec {
+    /// Reads a PLAYER, loading its configuration file if it names one.
+    ///
+    /// # Errors
+    /// [`InputError`] naming the text and what is wrong with it.
+    pub fn parse(text: &str) -> Result<PlayerSpec, InputError> {
+        let (kind, arg) = match text.split_once(':') {
+            Some((k, a)) => (k, Some(a)),
+            None => (text, None),
+        };
+        let config = |arg: Option<&str>| -> Result<(HeuristicConfig, Option<PathBuf>), InputError> {
+            match arg {
+                None => Ok((HeuristicConfig::default(), None)),
+                Some("") => Err(InputError(format!(
+                    "invalid player `{text}`: no file after `:` (omit `:` for the article's constants)"
+                ))),
+                Some(file) => {
+                    let path = PathBuf::from(file);
+                    let config = HeuristicConfig::load(&path)
+                        .map_err(|e| InputError(format!("invalid player `{text}`: {e}")))?;
+                    Ok((config, Some(path)))
+                }
+            }
+        };
+        match kind {
+            "random" if arg.is_none() => Ok(PlayerSpec::Random),
+            "heuristic" => {
+                let (config, file) = config(arg)?;
+                Ok(PlayerSpec::Heuristic { config, file })
+            }
+            "heuristic-1ply" => {
+                let (config, file) = config(arg)?;
+                Ok(PlayerSpec::HeuristicLookahead { config, file })
+            }
+            "ubgi" => match arg {
+                Some(command) if !command.trim().is_empty() => Ok(PlayerSpec::Ubgi {
+                    command: command.to_string(),
+                }),
+                _ => Err(InputError(format!(
+                    "invalid player `{text}`: give the engine's command after `ubgi:`"
+                ))),
+            },
+            _ => Err(InputError(format!(
+                "invalid player `{text}`: expected {FORMS}"
+            ))),
+        }
+    }
+
+    /// The name in reports: the PLAYER text, with the file as given.
+    #[must_use]
+    pub fn name(&self) -> String {
+        let with_file = |base: &str, file: &Option<PathBuf>| match file {
+            Some(f) => format!("{base}:{}", f.display()),
+            None => base.to_string(),
+        };
+        match self {
+            PlayerSpec::Random => "random".into(),
+            PlayerSpec::Heuristic { file, .. } => with_file("heuristic", file),
+            PlayerSpec::HeuristicLookahead { file, .. } => with_file("heuristic-1ply", file),
+            PlayerSpec::Ubgi { command } => format!("ubgi:{command}"),
+        }
+    }
+
+    /// Makes the player for games under `rules`; `seed` seeds a random player.
+    ///
+    /// # Errors
+    /// When an external engine cannot be started.
+    pub fn create(&self, seed: u64, rules: Rules) -> Result<Box<dyn Player>> {
+        Ok(match self {
+            PlayerSpec::Random => Box::new(RandomPlayer::new(seed)),
+            PlayerSpec::Heuristic { config, .. } => {
+                Box::new(HeuristicPlayer::new(HeuristicEval::new(*config)).with_name(self.name()))
+            }
+            PlayerSpec::HeuristicLookahead { config, .. } => Box::new(
+                HeuristicLookahead::new(HeuristicEval::new(*config), rules).with_name(self.name()),
+            ),
+            PlayerSpec::Ubgi { command } => Box::new(
+                UbgiPlayer::spawn(command)
+                    .with_context(|| format!("cannot start player `{}`", self.name()))?,
+            ),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_form() {
+        assert!(matches!(PlayerSpec::parse("random"), Ok(PlayerSpec::Random)));
+        match PlayerSpec::parse("heuristic").unwrap() {
+            PlayerSpec::Heuristic { config, file } => {
+                assert_eq!(config, HeuristicConfig::article());
+                assert!(file.is_none());
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            PlayerSpec::parse("heuristic-1ply"),
+            Ok(PlayerSpec::HeuristicLookahead { file: None, .. })
+        ));
+        match PlayerSpec::parse("ubgi:gnubg -t --ubgi").unwrap() {
+            PlayerSpec::Ubgi { command } => assert_eq!(command, "gnubg -t --ubgi"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn loads_config_files_and_names_them() {
+        let dir = std::env::temp_dir().join(format!("tavla-cli-players-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("zero.toml");
+        HeuristicConfig::untrained().save(&file).unwrap();
+        let text = format!("heuristic-1ply:{}", file.display());
+        let spec = PlayerSpec::parse(&text).unwrap();
+        assert_eq!(spec.name(), text);
+        match &spec {
+            PlayerSpec::HeuristicLookahead { config, .. } => {
+                assert_eq!(*config, HeuristicConfig::untrained());
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(spec.create(1, Rules::Standard).unwrap().name(), text);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn bad_players_say_what_is_wrong() {
+        for (text, want) in [
+            ("randm", "expected random, heuristic[:FILE]"),
+            ("random:x", "expected random"),
+            ("heuristic:", "no file after `:`"),
+            ("heuristic:/no/such/file.toml", "cannot read heuristic config /no/such/file.toml"),
+            ("ubgi:", "give the engine's command"),
+        ] {
+            let err = PlayerSpec::parse(text).unwrap_err().to_string();
+            assert!(err.starts_with(&format!("invalid player `{text}`")), "{err}");
+            assert!(err.contains(want), "{text}: {err}");
+        }
+    }
+}

@@ -1,0 +1,165 @@
+//! `tavla train`: training runs. `tavla train heuristic` tunes the seed article's constants.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use tavla_core::Rules;
+use tavla_eval::heuristic::HeuristicConfig;
+use tavla_train::heuristic::{TrainSettings, Trainer};
+
+use crate::arena_cmd::VariantArg;
+use crate::input::InputError;
+
+/// `tavla train`.
+#[derive(Args)]
+pub struct TrainArgs {
+    #[command(subcommand)]
+    what: TrainCommand,
+}
+
+#[derive(Subcommand)]
+enum TrainCommand {
+    /// Tune the heuristic constants as the seed article does: vary one constant at a time, play
+    /// the candidate against the current configuration, keep it when it wins more than the
+    /// threshold. Resumes from the checkpoint when one exists.
+    Heuristic(HeuristicArgs),
+}
+
+/// `tavla train heuristic`.
+#[derive(Args)]
+struct HeuristicArgs {
+    /// Where to write the configuration (TOML), after every step.
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+    /// The configuration to start from (TOML); default: the article program's own untrained
+    /// configuration (bf = bfp = 1, one point per run of made points).
+    #[arg(long, value_name = "FILE")]
+    start: Option<PathBuf>,
+    /// Train until this many steps (candidates) have been played in all, counting the steps of
+    /// the run being resumed.
+    #[arg(long, default_value_t = 50, value_name = "N")]
+    steps: u64,
+    /// Games per candidate (even).
+    #[arg(long, default_value_t = 3000, value_name = "N")]
+    games: u64,
+    /// Share of games a candidate must win to be kept.
+    #[arg(long, default_value_t = 0.51, value_name = "X")]
+    threshold: f64,
+    /// Seed of the dice.
+    #[arg(long, default_value_t = 1, value_name = "S")]
+    seed: u64,
+    /// Rules of the training games.
+    #[arg(long, value_enum, default_value_t = VariantArg::Standard)]
+    variant: VariantArg,
+    /// Worker threads; 0 for one per core.
+    #[arg(long, default_value_t = 0, value_name = "T")]
+    threads: usize,
+    /// The checkpoint (JSON), written after every step; default: the output file with the
+    /// extension `.checkpoint.json`.
+    #[arg(long, value_name = "FILE")]
+    checkpoint: Option<PathBuf>,
+}
+
+/// Runs `tavla train`.
+pub fn train(args: &TrainArgs, out: &mut impl Write) -> Result<()> {
+    match &args.what {
+        TrainCommand::Heuristic(h) => heuristic(h, out),
+    }
+}
+
+fn default_checkpoint(out: &Path) -> PathBuf {
+    out.with_extension("checkpoint.json")
+}
+
+fn heuristic(args: &HeuristicArgs, out: &mut impl Write) -> Result<()> {
+    if args.games < 2 || args.games % 2 != 0 {
+        return Err(InputError(format!(
+            "invalid --games {}: must be even and at least 2 (pairs of duplicate games)",
+            args.games
+        ))
+        .into());
+    }
+    if !(args.threshold > 0.0 && args.threshold < 1.0) {
+        return Err(InputError(format!(
+            "invalid --threshold {}: must be between 0 and 1",
+            args.threshold
+        ))
+        .into());
+    }
+    let settings = TrainSettings {
+        seed: args.seed,
+        games_per_step: args.games,
+        threshold: args.threshold,
+        rules: Rules::from(args.variant),
+        threads: args.threads,
+    };
+    let checkpoint = args
+        .checkpoint
+        .clone()
+        .unwrap_or_else(|| default_checkpoint(&args.out));
+
+    let mut trainer = if checkpoint.exists() {
+        let saved = Trainer::load_checkpoint(&checkpoint)?;
+        let t = Trainer::resume(saved, settings, &checkpoint)?;
+        writeln!(
+            out,
+            "resuming {} at step {}",
+            checkpoint.display(),
+            t.steps_done()
+        )?;
+        t
+    } else {
+        let start = match &args.start {
+            Some(file) => HeuristicConfig::load(file).map_err(|e| InputError(e.to_string()))?,
+            None => HeuristicConfig::article_untrained(),
+        };
+        Trainer::new(start, settings)?
+    };
+    out.flush()?;
+
+    let remaining = args.steps.saturating_sub(trainer.steps_done());
+    let progress = ProgressBar::new(remaining * args.games).with_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} {wide_bar} {pos}/{len} games ({per_sec}, {eta} left) {msg}",
+        )
+        .expect("a valid template"),
+    );
+    let mut kept = 0;
+    while trainer.steps_done() < args.steps {
+        progress.set_message(format!("step {}", trainer.steps_done()));
+        let record = trainer.step(&progress)?;
+        kept += u64::from(record.accepted);
+        trainer.save_checkpoint(&checkpoint)?;
+        trainer
+            .config()
+            .save(&args.out)
+            .with_context(|| format!("after step {}", record.step))?;
+        progress.suspend(|| -> Result<()> {
+            writeln!(out, "{record}")?;
+            out.flush()?;
+            Ok(())
+        })?;
+    }
+    progress.finish_and_clear();
+    // Write the configuration even when no step was left to play.
+    trainer.config().save(&args.out)?;
+    let c = trainer.config();
+    writeln!(
+        out,
+        "{} steps, {kept} kept in this run; bf {} bfp {} bt {} cbp {} cb {} rb {}; written to {} \
+         (checkpoint {})",
+        trainer.steps_done(),
+        c.bf,
+        c.bfp,
+        c.bt,
+        c.cbp,
+        c.cb,
+        c.rb,
+        args.out.display(),
+        checkpoint.display()
+    )?;
+    Ok(())
+}

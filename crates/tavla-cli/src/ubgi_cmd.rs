@@ -1,0 +1,30 @@
+//! `tavla ubgi`: the engine protocol on stdin/stdout.
+
+use std::io::{self, Write};
+
+use anyhow::{Context, Result};
+use clap::Args;
+use tavla_core::Rules;
+
+use crate::players::PlayerSpec;
+
+/// `tavla ubgi`.
+#[derive(Args)]
+pub struct UbgiArgs {
+    /// The player that makes the decisions: random, heuristic[:FILE], heuristic-1ply[:FILE] or
+    /// ubgi:COMMAND (a proxy for another engine).
+    #[arg(long, value_name = "PLAYER", default_value = "heuristic")]
+    pub player: String,
+
+    /// Seed of a random player.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// Serves UBGI (both bgci drafts and the bare-position draft 0.01) on stdin and `out` until
+/// `quit` or the end of the input. See `docs/ubgi.md`.
+pub fn ubgi(args: &UbgiArgs, out: &mut impl Write) -> Result<()> {
+    let player = PlayerSpec::parse(&args.player)?.create(args.seed, Rules::Standard)?;
+    let stdin = io::stdin();
+    tavla_protocol::run(stdin.lock(), out, player).context("ubgi session")
+}

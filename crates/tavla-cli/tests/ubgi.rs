@@ -1,0 +1,78 @@
+//! `tavla ubgi` end to end: the binary driven through pipes, by a script and by
+//! `tavla_protocol::UbgiPlayer`.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use tavla_core::{Dice, GameState, PlayList, Position, Roll};
+use tavla_player::Player;
+use tavla_protocol::UbgiPlayer;
+
+const TAVLA: &str = env!("CARGO_BIN_EXE_tavla");
+
+#[test]
+fn a_scripted_session_through_the_binary() {
+    let mut child = Command::new(TAVLA)
+        .args(["ubgi", "--player", "random", "--seed", "3"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"ubgi\nisready\nset engine.info false\nposition gnubgid 4HPwATDgc/ABMA\ndice 3 1\ngo chequer\nnonsense\nquit\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let out = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "id name tavla random");
+    assert!(lines.contains(&"ubgiok"));
+    assert!(lines.contains(&"readyok"));
+    let n = lines.len();
+    assert!(lines[n - 2].starts_with("bestmove "), "{out}");
+    assert_eq!(
+        lines[n - 1],
+        "error bad_command unknown command \"nonsense\""
+    );
+}
+
+#[test]
+fn an_unknown_player_is_a_usage_error() {
+    let out = Command::new(TAVLA)
+        .args(["ubgi", "--player", "grandmaster"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("grandmaster"));
+}
+
+#[test]
+fn ubgi_player_drives_the_binary_through_a_game() {
+    let mut engine = UbgiPlayer::spawn(&format!("{TAVLA} ubgi --player random --seed 11")).unwrap();
+    assert_eq!(engine.name(), "ubgi:tavla random");
+    engine.new_game();
+    let mut state = GameState::money(Position::START);
+    let mut plays = PlayList::new();
+    let mut seed = 12345u32;
+    let mut die = || {
+        seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        ((seed >> 16) % 6) as u8 + 1
+    };
+    let mut turns = 0;
+    while !state.position.is_game_over() {
+        let roll = Roll::from_values(die(), die());
+        state.dice = Dice::Rolled(roll);
+        state.position.legal_plays(roll, &mut plays);
+        let i = engine.choose_play(&state, roll, &plays);
+        assert!(i < plays.len());
+        state.position = plays.positions()[i].flip();
+        state.turn = state.turn.other();
+        turns += 1;
+    }
+    assert!(turns > 10);
+    assert!(engine.take_failure().is_none());
+}

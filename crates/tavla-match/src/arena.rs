@@ -1,0 +1,787 @@
+//! Measuring one player against another: cubeless money games with duplicate dice, on several
+//! threads, with a 95% confidence interval.
+//!
+//! # How games are played
+//!
+//! * Money games without the cube: a win scores 1, a gammon 2, a backgammon 3.
+//! * **Duplicate dice.** Games come in pairs. Pair `k` draws its rolls from one seeded stream
+//!   ([`DiceStream::new`]`(seed, k)`), and plays it twice: in the first game A is `X` and starts,
+//!   in the second B is `X` and starts, with the same rolls in the same order. Whatever luck A
+//!   had in one game, B has in the other.
+//! * **Opening roll.** The side to start plays the first roll of the stream, re-rolled until it
+//!   is not a double. That is the distribution of the usual opening rule (each player throws a
+//!   die, the higher starts and plays both, ties re-thrown): the first roll is a uniform
+//!   non-double, and who starts is a fair coin independent of it. Here the coin is replaced by
+//!   alternation inside each pair, so each player starts exactly half the games.
+//! * A player is asked only when it has a choice (more than one legal play).
+//! * A game still going after [`MAX_PLIES`] plies is stopped, unfinished: no winner, no
+//!   points. Only players that never mind their blots get there.
+//!
+//! # Statistics
+//!
+//! A's points per game is the mean over pairs of `y = (points of A in game 1 + in game 2) / 2`;
+//! the 95% confidence interval is `1.96 * s / sqrt(n)` with `s` the sample standard deviation of
+//! `y` over the `n` pairs (normal approximation). Pairs are independent, games inside a pair are
+//! not, which is why the pair is the unit. The win rate is treated the same way. Sums are kept
+//! in integers, so results do not depend on the number of threads.
+//!
+//! # Threads and reproducibility
+//!
+//! Pairs are cut into fixed blocks of [`BLOCK_PAIRS`]. Each block creates its two players with
+//! seeds derived from the arena seed and the block number, so a run is reproducible for a given
+//! seed and game count whatever `threads` is, even with random players.
+
+use std::error::Error as StdError;
+use std::fmt;
+
+use indicatif::ProgressBar;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use serde::Serialize;
+use tavla_core::{Dice, GameState, PlayList, Position, PositionId, Roll, Rules, Side};
+use tavla_player::Player;
+
+/// Game pairs per block: each block makes its own two players (see the module docs).
+pub const BLOCK_PAIRS: u64 = 32;
+
+/// A game still going after this many plies is stopped and scored as unfinished: no points,
+/// no winner. Games between players that care about anything beyond the pip count last 40 to
+/// 100 plies; but two players that hit whenever they can and never mind their blots (the
+/// all-zero heuristic configuration against itself) can trade hits for ever: 370 of 400 such
+/// games ran past 20,000 plies.
+pub const MAX_PLIES: u32 = 5_000;
+
+/// An error from a player factory.
+pub type BoxError = Box<dyn StdError + Send + Sync>;
+
+/// The seeded dice of one game pair. ChaCha8 with the stream number set to the pair, so every
+/// pair has its own independent rolls and any pair can be replayed alone.
+#[derive(Debug, Clone)]
+pub struct DiceStream {
+    rng: ChaCha8Rng,
+}
+
+impl DiceStream {
+    /// The rolls of stream `stream` under `seed`.
+    #[must_use]
+    pub fn new(seed: u64, stream: u64) -> DiceStream {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        rng.set_stream(stream);
+        DiceStream { rng }
+    }
+
+    fn die(&mut self) -> u8 {
+        self.rng.gen_range(1..=6)
+    }
+
+    /// The opening roll: two dice, thrown again while they show a double.
+    pub fn opening_roll(&mut self) -> Roll {
+        loop {
+            let (a, b) = (self.die(), self.die());
+            if a != b {
+                return Roll::from_values(a, b);
+            }
+        }
+    }
+
+    /// The next roll.
+    pub fn roll(&mut self) -> Roll {
+        let (a, b) = (self.die(), self.die());
+        Roll::from_values(a, b)
+    }
+}
+
+/// How one game ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GameResult {
+    /// The winner; `None` when the game was stopped unfinished after [`MAX_PLIES`].
+    pub winner: Option<Side>,
+    /// 1 single, 2 gammon, 3 backgammon; 0 unfinished.
+    pub points: u8,
+    /// Plies played, passes included.
+    pub plies: u32,
+}
+
+/// Plays one cubeless money game from the start, `X` first with the opening roll of `dice`.
+///
+/// `plays` is scratch space. Players are told [`Player::new_game`] first.
+///
+/// A game still going after [`MAX_PLIES`] is stopped, with no winner.
+///
+/// # Errors
+/// [`ArenaError::IllegalChoice`] when a player returns an index outside the legal plays,
+/// [`ArenaError::PlayerFailed`] when a player reports a failure after the game
+/// ([`Player::take_failure`]).
+pub fn play_game(
+    x: &mut dyn Player,
+    o: &mut dyn Player,
+    dice: &mut DiceStream,
+    rules: Rules,
+    plays: &mut PlayList,
+) -> Result<GameResult, ArenaError> {
+    x.new_game();
+    o.new_game();
+    let result = play_moves(x, o, dice, rules, plays)?;
+    // A player that failed (an external engine that died or answered nonsense) played some
+    // moves by its fallback: the game is not a fair result.
+    check_failure(x)?;
+    check_failure(o)?;
+    Ok(result)
+}
+
+fn check_failure(player: &mut dyn Player) -> Result<(), ArenaError> {
+    match player.take_failure() {
+        Some(source) => Err(ArenaError::PlayerFailed {
+            player: player.name(),
+            source,
+        }),
+        None => Ok(()),
+    }
+}
+
+fn play_moves(
+    x: &mut dyn Player,
+    o: &mut dyn Player,
+    dice: &mut DiceStream,
+    rules: Rules,
+    plays: &mut PlayList,
+) -> Result<GameResult, ArenaError> {
+    let mut state = GameState::money(Position::START);
+    let mut roll = dice.opening_roll();
+    for plies in 1..=MAX_PLIES {
+        state.dice = Dice::Rolled(roll);
+        state.position.legal_plays_with(roll, rules, plays);
+        let choice = if plays.len() == 1 {
+            0
+        } else {
+            let player: &mut dyn Player = if state.turn == Side::X { &mut *x } else { &mut *o };
+            let choice = player.choose_play(&state, roll, plays);
+            if choice >= plays.len() {
+                return Err(ArenaError::IllegalChoice {
+                    player: player.name(),
+                    index: choice,
+                    plays: plays.len(),
+                    position: PositionId::from(state.position).to_string(),
+                    roll,
+                });
+            }
+            choice
+        };
+        let after = plays.positions()[choice];
+        if let Some(outcome) = after.outcome() {
+            debug_assert!(outcome.on_roll_wins, "only the mover can finish");
+            return Ok(GameResult {
+                winner: Some(state.turn),
+                points: outcome.points,
+                plies,
+            });
+        }
+        state.position = after.flip();
+        state.turn = !state.turn;
+        roll = dice.roll();
+    }
+    Ok(GameResult {
+        winner: None,
+        points: 0,
+        plies: MAX_PLIES,
+    })
+}
+
+/// What to play.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArenaConfig {
+    /// Games to play; even and at least 2 (pairs of duplicate games).
+    pub games: u64,
+    /// The seed of the dice (and of the players' own seeds).
+    pub seed: u64,
+    /// The rules.
+    pub rules: Rules,
+    /// Worker threads; 0 for one per available core.
+    pub threads: usize,
+}
+
+/// The result of an arena run. Serialises (serde) to the JSON object of `tavla arena --json`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ArenaResult {
+    /// Player A's name.
+    pub a: String,
+    /// Player B's name.
+    pub b: String,
+    /// The rules: `standard` or `no-quad-doubles`.
+    pub variant: &'static str,
+    /// The seed.
+    pub seed: u64,
+    /// Games played.
+    pub games: u64,
+    /// Game pairs (duplicate dice).
+    pub pairs: u64,
+    /// Games A won.
+    pub wins_a: u64,
+    /// Games B won.
+    pub wins_b: u64,
+    /// Games A won with a gammon (backgammons not included).
+    pub gammons_a: u64,
+    /// Games B won with a gammon (backgammons not included).
+    pub gammons_b: u64,
+    /// Games A won with a backgammon.
+    pub backgammons_a: u64,
+    /// Games B won with a backgammon.
+    pub backgammons_b: u64,
+    /// Games stopped unfinished after [`MAX_PLIES`] plies (no points, no winner).
+    pub unfinished: u64,
+    /// A's net points.
+    pub points_a: i64,
+    /// A's points per game.
+    pub ppg_a: f64,
+    /// Half-width of the 95% confidence interval of `ppg_a`; `None` with a single pair.
+    pub ci95: Option<f64>,
+    /// The share of games A won.
+    pub win_rate_a: f64,
+    /// Half-width of the 95% confidence interval of `win_rate_a`; `None` with a single pair.
+    pub win_rate_ci95: Option<f64>,
+    /// Mean plies per game (passes included; unfinished games count [`MAX_PLIES`]).
+    pub plies_avg: f64,
+}
+
+/// The rules' name in reports.
+#[must_use]
+pub fn variant_name(rules: Rules) -> &'static str {
+    match rules {
+        Rules::Standard => "standard",
+        Rules::DoublesTwice => "no-quad-doubles",
+    }
+}
+
+/// Which of the two players.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Slot {
+    /// Player A.
+    A,
+    /// Player B.
+    B,
+}
+
+impl fmt::Display for Slot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Slot::A => "A",
+            Slot::B => "B",
+        })
+    }
+}
+
+/// Why an arena run failed.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ArenaError {
+    /// The number of games is odd or zero.
+    Games {
+        /// The number asked for.
+        games: u64,
+    },
+    /// The thread pool could not be built.
+    Threads(rayon::ThreadPoolBuildError),
+    /// A player factory failed.
+    CreatePlayer {
+        /// Which player.
+        slot: Slot,
+        /// The factory's error.
+        source: BoxError,
+    },
+    /// A player reported a failure during a game ([`Player::take_failure`]).
+    PlayerFailed {
+        /// The player's name.
+        player: String,
+        /// Its failure.
+        source: BoxError,
+    },
+    /// A player chose a play that is not in the list.
+    IllegalChoice {
+        /// The player's name.
+        player: String,
+        /// The index it returned.
+        index: usize,
+        /// How many plays there were.
+        plays: usize,
+        /// The position (gnubg Position ID, side on roll's view).
+        position: String,
+        /// The roll.
+        roll: Roll,
+    },
+}
+
+impl fmt::Display for ArenaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ArenaError::Games { games } => write!(
+                f,
+                "{games} games asked for: the arena plays pairs of duplicate games, so the number \
+                 must be even and at least 2"
+            ),
+            ArenaError::Threads(_) => write!(f, "cannot start the arena's threads"),
+            ArenaError::CreatePlayer { slot, .. } => write!(f, "cannot create player {slot}"),
+            ArenaError::PlayerFailed { player, .. } => {
+                write!(f, "player {player} failed during a game")
+            }
+            ArenaError::IllegalChoice {
+                player,
+                index,
+                plays,
+                position,
+                roll,
+            } => write!(
+                f,
+                "player {player} chose play {index} of {plays} (indices 0..{plays}) at position \
+                 {position} with roll {roll}"
+            ),
+        }
+    }
+}
+
+impl StdError for ArenaError {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        match self {
+            ArenaError::Threads(e) => Some(e),
+            ArenaError::CreatePlayer { source, .. } | ArenaError::PlayerFailed { source, .. } => {
+                Some(source.as_ref())
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Integer sums over pairs (exact, so the order of addition cannot matter).
+#[derive(Debug, Clone, Copy, Default)]
+struct Tally {
+    pairs: u64,
+    wins: [u64; 2],
+    unfinished: u64,
+    gammons: [u64; 2],
+    backgammons: [u64; 2],
+    plies: u64,
+    /// Sum over pairs of A's points in the pair, and of its square.
+    pair_points: i64,
+    pair_points_sq: i64,
+    /// Sum over pairs of A's wins in the pair (0, 1 or 2), and of its square.
+    pair_wins: u64,
+    pair_wins_sq: u64,
+}
+
+impl Tally {
+    fn add_game(&mut self, a_side: Side, result: GameResult) -> (i64, u64) {
+        self.plies += u64::from(result.plies);
+        let Some(winner) = result.winner else {
+            self.unfinished += 1;
+            return (0, 0);
+        };
+        let winner = usize::from(winner != a_side); // 0 = A, 1 = B
+        self.wins[winner] += 1;
+        match result.points {
+            2 => self.gammons[winner] += 1,
+            3 => self.backgammons[winner] += 1,
+            _ => {}
+        }
+        let points = i64::from(result.points);
+        if winner == 0 {
+            (points, 1)
+        } else {
+            (-points, 0)
+        }
+    }
+
+    fn add_pair(&mut self, points: i64, wins: u64) {
+        self.pairs += 1;
+        self.pair_points += points;
+        self.pair_points_sq += points * points;
+        self.pair_wins += wins;
+        self.pair_wins_sq += wins * wins;
+    }
+
+    fn merge(mut self, o: Tally) -> Tally {
+        self.pairs += o.pairs;
+        for i in 0..2 {
+            self.wins[i] += o.wins[i];
+            self.gammons[i] += o.gammons[i];
+            self.backgammons[i] += o.backgammons[i];
+        }
+        self.plies += o.plies;
+        self.unfinished += o.unfinished;
+        self.pair_points += o.pair_points;
+        self.pair_points_sq += o.pair_points_sq;
+        self.pair_wins += o.pair_wins;
+        self.pair_wins_sq += o.pair_wins_sq;
+        self
+    }
+}
+
+/// Mean and 95% half-width of `y = v / 2` over `n` pairs, from the sums of `v` and `v²`.
+fn mean_ci(n: u64, sum: f64, sum_sq: f64) -> (f64, Option<f64>) {
+    let n_f = n as f64;
+    let mean = sum / 2.0 / n_f;
+    if n < 2 {
+        return (mean, None);
+    }
+    let var = ((sum_sq / 4.0) - n_f * mean * mean).max(0.0) / (n_f - 1.0);
+    (mean, Some(1.96 * (var / n_f).sqrt()))
+}
+
+/// SplitMix64: seeds for the players of each block.
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The seed handed to the factory of `slot` for block `block`.
+#[must_use]
+pub fn player_seed(seed: u64, block: u64, slot: Slot) -> u64 {
+    mix(mix(seed ^ 0x7461_766C_615F_6172) ^ mix(block.wrapping_mul(2) + u64::from(slot == Slot::B)))
+}
+
+/// Plays `config.games` games of A against B (see the module docs) and gathers the statistics.
+///
+/// `make_a` and `make_b` create a player from a seed; they are called once per block of
+/// [`BLOCK_PAIRS`] pairs, on the worker threads. `progress` is advanced by one per game (pass
+/// `ProgressBar::hidden()` for none).
+///
+/// # Errors
+/// [`ArenaError`]: an odd game count, a factory error, an illegal choice by a player, or a
+/// thread pool that cannot start.
+pub fn run_arena<PA, PB, FA, FB, E>(
+    config: &ArenaConfig,
+    make_a: FA,
+    make_b: FB,
+    progress: &ProgressBar,
+) -> Result<ArenaResult, ArenaError>
+where
+    PA: Player,
+    PB: Player,
+    FA: Fn(u64) -> Result<PA, E> + Sync,
+    FB: Fn(u64) -> Result<PB, E> + Sync,
+    E: Into<BoxError>,
+{
+    if config.games < 2 || config.games % 2 != 0 {
+        return Err(ArenaError::Games {
+            games: config.games,
+        });
+    }
+    let pairs = config.games / 2;
+    let blocks = pairs.div_ceil(BLOCK_PAIRS);
+    let names = (
+        make_a(player_seed(config.seed, 0, Slot::A))
+            .map_err(|e| create_error(Slot::A, e))?
+            .name(),
+        make_b(player_seed(config.seed, 0, Slot::B))
+            .map_err(|e| create_error(Slot::B, e))?
+            .name(),
+    );
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.threads)
+        .build()
+        .map_err(ArenaError::Threads)?;
+
+    let run_block = |block: u64| -> Result<Tally, ArenaError> {
+        let mut a =
+            make_a(player_seed(config.seed, block, Slot::A)).map_err(|e| create_error(Slot::A, e))?;
+        let mut b =
+            make_b(player_seed(config.seed, block, Slot::B)).map_err(|e| create_error(Slot::B, e))?;
+        let mut plays = PlayList::new();
+        let mut tally = Tally::default();
+        let first = block * BLOCK_PAIRS;
+        for pair in first..(first + BLOCK_PAIRS).min(pairs) {
+            let mut dice = DiceStream::new(config.seed, pair);
+            let g1 = play_game(&mut a, &mut b, &mut dice, config.rules, &mut plays)?;
+            let mut dice = DiceStream::new(config.seed, pair);
+            let g2 = play_game(&mut b, &mut a, &mut dice, config.rules, &mut plays)?;
+            let (p1, w1) = tally.add_game(Side::X, g1);
+            let (p2, w2) = tally.add_game(Side::O, g2);
+            tally.add_pair(p1 + p2, w1 + w2);
+            progress.inc(2);
+        }
+        Ok(tally)
+    };
+    let tallies: Vec<Tally> = pool.install(|| {
+        (0..blocks)
+            .into_par_iter()
+            .map(run_block)
+            .collect::<Result<Vec<_>, _>>()
+    })?;
+    let t = tallies.into_iter().fold(Tally::default(), Tally::merge);
+
+    let (ppg_a, ci95) = mean_ci(t.pairs, t.pair_points as f64, t.pair_points_sq as f64);
+    let (win_rate_a, win_rate_ci95) = mean_ci(t.pairs, t.pair_wins as f64, t.pair_wins_sq as f64);
+    let games = 2 * t.pairs;
+    Ok(ArenaResult {
+        a: names.0,
+        b: names.1,
+        variant: variant_name(config.rules),
+        seed: config.seed,
+        games,
+        pairs: t.pairs,
+        wins_a: t.wins[0],
+        wins_b: t.wins[1],
+        gammons_a: t.gammons[0],
+        gammons_b: t.gammons[1],
+        backgammons_a: t.backgammons[0],
+        backgammons_b: t.backgammons[1],
+        unfinished: t.unfinished,
+        points_a: t.pair_points,
+        ppg_a,
+        ci95,
+        win_rate_a,
+        win_rate_ci95,
+        plies_avg: t.plies as f64 / games as f64,
+    })
+}
+
+fn create_error(slot: Slot, e: impl Into<BoxError>) -> ArenaError {
+    ArenaError::CreatePlayer {
+        slot,
+        source: e.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::convert::Infallible;
+    use tavla_eval::heuristic::{HeuristicConfig, HeuristicEval};
+    use tavla_player::RandomPlayer;
+    use tavla_search::HeuristicPlayer;
+
+    fn config(games: u64, seed: u64, threads: usize) -> ArenaConfig {
+        ArenaConfig {
+            games,
+            seed,
+            rules: Rules::Standard,
+            threads,
+        }
+    }
+
+    fn random(seed: u64) -> Result<RandomPlayer, Infallible> {
+        Ok(RandomPlayer::new(seed))
+    }
+
+    fn heuristic(_: u64) -> Result<HeuristicPlayer, Infallible> {
+        Ok(HeuristicPlayer::new(HeuristicEval::new(HeuristicConfig::article())))
+    }
+
+    #[test]
+    fn dice_streams_are_seeded_and_openings_never_doubles() {
+        let rolls = |seed, stream| {
+            let mut d = DiceStream::new(seed, stream);
+            (0..50).map(|_| d.roll()).collect::<Vec<_>>()
+        };
+        assert_eq!(rolls(1, 2), rolls(1, 2));
+        assert_ne!(rolls(1, 2), rolls(1, 3));
+        assert_ne!(rolls(1, 2), rolls(2, 2));
+        let mut counts = [0u32; 36];
+        let mut d = DiceStream::new(5, 0);
+        for _ in 0..36_000 {
+            let r = d.roll();
+            counts[usize::from(r.high().value() - 1) * 6 + usize::from(r.low().value() - 1)] += 1;
+            assert!(!d.opening_roll().is_double());
+        }
+        // Each double ~1000 times, each non-double (stored high-low) ~2000.
+        for h in 0..6 {
+            for l in 0..=h {
+                let want = if h == l { 1000.0 } else { 2000.0 };
+                let c = f64::from(counts[h * 6 + l]);
+                assert!((c - want).abs() < 5.0 * want.sqrt(), "{h}{l}: {c}");
+            }
+        }
+    }
+
+    #[test]
+    fn games_end_with_consistent_results() {
+        let mut plays = PlayList::new();
+        let mut x = RandomPlayer::new(1);
+        let mut o = RandomPlayer::new(2);
+        let mut gammons = 0;
+        for g in 0..200 {
+            let mut dice = DiceStream::new(9, g);
+            let r = play_game(&mut x, &mut o, &mut dice, Rules::Standard, &mut plays).unwrap();
+            assert!((1..=3).contains(&r.points));
+            assert!(r.plies >= 14, "at least 7 rolls each to bear off 15 checkers: {r:?}");
+            gammons += u32::from(r.points > 1);
+        }
+        // Random players gammon each other often.
+        assert!(gammons > 20, "{gammons}");
+    }
+
+    #[test]
+    fn duplicate_games_replay_the_same_rolls() {
+        // Identical deterministic players: with the rolls replayed, the two games of a pair are
+        // the same game, won by the side that starts or by the other in both.
+        let mut plays = PlayList::new();
+        for pair in 0..20 {
+            let mut a = HeuristicPlayer::new(HeuristicEval::new(HeuristicConfig::article()));
+            let mut b = a.clone();
+            let g1 = play_game(&mut a, &mut b, &mut DiceStream::new(3, pair), Rules::Standard, &mut plays)
+                .unwrap();
+            let g2 = play_game(&mut b, &mut a, &mut DiceStream::new(3, pair), Rules::Standard, &mut plays)
+                .unwrap();
+            assert_eq!(g1, g2);
+        }
+    }
+
+    #[test]
+    fn identical_players_break_even_exactly() {
+        // With duplicate dice two copies of one deterministic player play each pair's two games
+        // identically: every pair scores zero.
+        let r = run_arena(&config(64, 4, 2), heuristic, heuristic, &ProgressBar::hidden()).unwrap();
+        assert_eq!(r.games, 64);
+        assert_eq!(r.wins_a, r.wins_b);
+        assert_eq!(r.points_a, 0);
+        assert_eq!(r.ppg_a, 0.0);
+        assert_eq!(r.ci95, Some(0.0));
+        assert_eq!(r.win_rate_a, 0.5);
+        assert!(r.plies_avg > 30.0 && r.plies_avg < 150.0, "{}", r.plies_avg);
+    }
+
+    #[test]
+    fn results_do_not_depend_on_threads_and_are_seeded() {
+        let hidden = ProgressBar::hidden();
+        let one = run_arena(&config(200, 11, 1), heuristic, random, &hidden).unwrap();
+        let two = run_arena(&config(200, 11, 2), heuristic, random, &hidden).unwrap();
+        assert_eq!(one, two);
+        let other = run_arena(&config(200, 12, 2), heuristic, random, &hidden).unwrap();
+        assert_ne!(one, other);
+        // The heuristic crushes the random player.
+        assert!(one.ppg_a > 1.0, "{one:?}");
+        assert!(one.ppg_a - one.ci95.unwrap() > 0.0);
+        assert_eq!(one.wins_a + one.wins_b, 200);
+        assert!(one.gammons_a + one.backgammons_a > one.gammons_b + one.backgammons_b);
+        assert_eq!(one.a, "heuristic");
+        assert_eq!(one.b, "random");
+        // Points add up.
+        let won_a = (one.wins_a - one.gammons_a - one.backgammons_a)
+            + 2 * one.gammons_a
+            + 3 * one.backgammons_a;
+        let won_b = (one.wins_b - one.gammons_b - one.backgammons_b)
+            + 2 * one.gammons_b
+            + 3 * one.backgammons_b;
+        assert_eq!(one.points_a, won_a as i64 - won_b as i64);
+        assert!((one.ppg_a - one.points_a as f64 / 200.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn endless_hitting_games_are_stopped_unfinished() {
+        // Two pure pip-count players hit each other for ever (see MAX_PLIES).
+        let zero = |_: u64| {
+            Ok::<_, Infallible>(HeuristicPlayer::new(HeuristicEval::new(
+                HeuristicConfig::untrained(),
+            )))
+        };
+        let r = run_arena(&config(8, 123, 2), zero, zero, &ProgressBar::hidden()).unwrap();
+        assert!(r.unfinished > 0, "{r:?}");
+        assert_eq!(r.wins_a + r.wins_b + r.unfinished, 8);
+        // Identical players: the duplicate games mirror each other, unfinished ones included.
+        assert_eq!(r.points_a, 0);
+        assert!(r.plies_avg > 1000.0);
+    }
+
+    #[test]
+    fn confidence_interval_matches_the_textbook_formula() {
+        // Pairs with v = 2, 0, -2, 4 (sum of A's points in the pair): y = 1, 0, -1, 2.
+        let v = [2.0f64, 0.0, -2.0, 4.0];
+        let (mean, ci) = mean_ci(4, v.iter().sum(), v.iter().map(|x| x * x).sum());
+        assert_eq!(mean, 0.5);
+        let y = [1.0f64, 0.0, -1.0, 2.0];
+        let var = y.iter().map(|x| (x - 0.5) * (x - 0.5)).sum::<f64>() / 3.0;
+        assert!((ci.unwrap() - 1.96 * (var / 4.0).sqrt()).abs() < 1e-12);
+        assert_eq!(mean_ci(1, 2.0, 4.0), (1.0, None));
+    }
+
+    #[test]
+    fn bad_input_and_bad_players_are_errors() {
+        let hidden = ProgressBar::hidden();
+        for games in [0, 1, 7] {
+            let e = run_arena(&config(games, 1, 1), heuristic, random, &hidden).unwrap_err();
+            assert!(matches!(e, ArenaError::Games { .. }), "{e}");
+        }
+        let failing = |_: u64| -> Result<RandomPlayer, BoxError> { Err("no engine here".into()) };
+        let ok = |s: u64| -> Result<RandomPlayer, BoxError> { Ok(RandomPlayer::new(s)) };
+        let e = run_arena(&config(2, 1, 1), ok, failing, &hidden).unwrap_err();
+        assert!(matches!(e, ArenaError::CreatePlayer { slot: Slot::B, .. }));
+        assert_eq!(e.source().unwrap().to_string(), "no engine here");
+
+        struct Cheat;
+        impl Player for Cheat {
+            fn name(&self) -> String {
+                "cheat".into()
+            }
+            fn choose_play(&mut self, _: &GameState, _: Roll, plays: &PlayList) -> usize {
+                plays.len()
+            }
+        }
+        let e = run_arena(&config(2, 1, 1), |_| Ok::<_, Infallible>(Cheat), random, &hidden)
+            .unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.starts_with("player cheat chose play"), "{msg}");
+
+        struct Failing(RandomPlayer, bool);
+        impl Player for Failing {
+            fn name(&self) -> String {
+                "failing".into()
+            }
+            fn choose_play(&mut self, s: &GameState, r: Roll, plays: &PlayList) -> usize {
+                self.1 = true;
+                self.0.choose_play(s, r, plays)
+            }
+            fn take_failure(&mut self) -> Option<BoxError> {
+                std::mem::take(&mut self.1).then(|| "engine died".into())
+            }
+        }
+        let e = run_arena(
+            &config(2, 1, 1),
+            |s| Ok::<_, Infallible>(Failing(RandomPlayer::new(s), false)),
+            |s| Ok::<_, Infallible>(Failing(RandomPlayer::new(s), false)),
+            &hidden,
+        )
+        .unwrap_err();
+        assert_eq!(e.to_string(), "player failing failed during a game");
+        assert_eq!(e.source().unwrap().to_string(), "engine died");
+    }
+
+    #[test]
+    fn doubles_twice_makes_games_longer() {
+        let hidden = ProgressBar::hidden();
+        let std = run_arena(&config(100, 5, 2), heuristic, random, &hidden).unwrap();
+        let twice = run_arena(
+            &ArenaConfig {
+                rules: Rules::DoublesTwice,
+                ..config(100, 5, 2)
+            },
+            heuristic,
+            random,
+            &hidden,
+        )
+        .unwrap();
+        assert_eq!(twice.variant, "no-quad-doubles");
+        // Doubles move fewer pips, so games take more plies.
+        assert!(twice.plies_avg > std.plies_avg, "{} {}", twice.plies_avg, std.plies_avg);
+    }
+
+    #[test]
+    fn json_has_the_documented_keys() {
+        let r = run_arena(&config(4, 1, 1), heuristic, random, &ProgressBar::hidden()).unwrap();
+        let v = serde_json::to_value(&r).unwrap();
+        for key in [
+            "games",
+            "ppg_a",
+            "ci95",
+            "wins_a",
+            "wins_b",
+            "gammons_a",
+            "gammons_b",
+            "backgammons_a",
+            "backgammons_b",
+            "plies_avg",
+        ] {
+            assert!(v.get(key).is_some(), "{key} missing in {v}");
+        }
+    }
+}

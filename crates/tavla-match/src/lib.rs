@@ -1,0 +1,22 @@
+//! Games between tavla players.
+//!
+//! For now the [`arena`]: cubeless money games between two [`tavla_player::Player`]s with
+//! duplicate dice, on several threads, reporting wins, gammons, backgammons and A's points per
+//! game with a 95% confidence interval ([`arena::run_arena`], [`arena::ArenaResult`]).
+//!
+//! ```
+//! use std::convert::Infallible;
+//! use indicatif::ProgressBar;
+//! use tavla_core::Rules;
+//! use tavla_match::arena::{run_arena, ArenaConfig};
+//! use tavla_player::RandomPlayer;
+//!
+//! let config = ArenaConfig { games: 20, seed: 1, rules: Rules::Standard, threads: 1 };
+//! let random = |seed| Ok::<_, Infallible>(RandomPlayer::new(seed));
+//! let result = run_arena(&config, random, random, &ProgressBar::hidden())?;
+//! assert_eq!(result.wins_a + result.wins_b, 20);
+//! # Ok::<(), tavla_match::arena::ArenaError>(())
+//! ```
+#![warn(missing_docs)]
+
+pub mod arena;

@@ -1,0 +1,44 @@
+//! tavla's neural evaluator: cubeless outcome probabilities from small networks trained by
+//! tavla's own self-play, and the search and player built on them.
+//!
+//! - [`Probabilities`]: the five cubeless outcome probabilities, with [`Probabilities::equity`].
+//! - [`inputs`]: the input encoding (raw board plus expert features) and its layout hash.
+//! - [`Network`]: one hidden layer, allocation-free forward pass, gradient step.
+//! - [`Weights`]: the contact and race networks and the versioned `.tnn` file format, with the
+//!   default weights embedded ([`Weights::default_weights`]).
+//! - [`Evaluator`]: the evaluation trait, with batch evaluation of all plays of a roll;
+//!   implemented by [`Weights`]. Finished games are exact.
+//! - [`search`]: n-ply expectimax with move filters and a cache; [`NeuralPlayer`].
+//! - [`td`]: TD(λ) self-play training from random weights, checkpointed and resumable.
+//! - [`arena`]: cubeless duels between players for strength checks.
+//!
+//! ```
+//! use tavla_core::{PlayList, Position, Roll};
+//! use tavla_nn::{Evaluator, Probabilities, Weights};
+//!
+//! let weights = Weights::default_weights();
+//! let start = weights.evaluate(&Position::START);
+//! assert!(start.win > 0.3 && start.win < 0.7);
+//!
+//! // All plays of a roll as one batch, each valued for the mover.
+//! let mut plays = PlayList::new();
+//! Position::START.legal_plays(Roll::from_values(3, 1), &mut plays);
+//! let mut values = vec![Probabilities::default(); plays.len()];
+//! weights.evaluate_plays(plays.positions(), &mut values);
+//! ```
+#![warn(missing_docs)]
+
+pub mod arena;
+mod evaluator;
+pub mod inputs;
+mod net;
+mod probs;
+pub mod search;
+pub mod td;
+mod weights;
+
+pub use evaluator::Evaluator;
+pub use net::{Network, MAX_HIDDEN, NUM_OUTPUTS};
+pub use probs::Probabilities;
+pub use search::{NeuralPlayer, RankedPlay, Search};
+pub use weights::{Weights, WeightsError, DEFAULT_WEIGHTS, FORMAT_VERSION, MAGIC};

@@ -1,0 +1,308 @@
+//! One network: inputs, one hidden layer of softsign units, five sigmoid outputs.
+//!
+//! Weights are `f32` in contiguous arrays laid out for the forward pass: the input layer is
+//! input-major (`w1[i * hidden + j]`), so that each non-zero input adds one contiguous row to the
+//! hidden sums (an `axpy` the compiler vectorises; about a quarter of the inputs are non-zero);
+//! the output layer is hidden-major with the five outputs padded to [`OUT_PAD`] lanes
+//! (`w2[j * OUT_PAD + k]`), again an `axpy` per hidden unit. Nothing is allocated per call: the
+//! hidden activations live in a stack buffer of [`MAX_HIDDEN`].
+//!
+//! The hidden activation is softsign, `x / (1 + |x|)`, rather than the logistic function: it is
+//! smooth, bounded and branch-free, so the loop over hidden units vectorises (a call to `exp`
+//! does not).
+
+// Index loops over fixed-size lane arrays are what the compiler turns into vector code.
+#![allow(clippy::needless_range_loop)]
+
+use rand::Rng;
+
+/// Number of outputs (see [`crate::Probabilities::to_array`] for their order).
+pub const NUM_OUTPUTS: usize = 5;
+/// Output lanes per hidden unit in the output layer (outputs padded for vectorisation).
+pub const OUT_PAD: usize = 8;
+/// Largest supported hidden layer.
+pub const MAX_HIDDEN: usize = 512;
+/// Largest supported input layer.
+pub const MAX_INPUTS: usize = 256;
+/// Hidden units summed together in registers (any hidden size works; multiples of this are
+/// fastest).
+const CHUNK: usize = 32;
+
+/// A one-hidden-layer network.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Network {
+    inputs: usize,
+    hidden: usize,
+    /// `inputs * hidden`, input-major.
+    pub(crate) w1: Vec<f32>,
+    /// `hidden`.
+    pub(crate) b1: Vec<f32>,
+    /// `hidden * OUT_PAD`, hidden-major; lanes `NUM_OUTPUTS..OUT_PAD` stay zero.
+    pub(crate) w2: Vec<f32>,
+    /// `OUT_PAD`; lanes `NUM_OUTPUTS..` stay zero.
+    pub(crate) b2: [f32; OUT_PAD],
+}
+
+#[inline]
+fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+impl Network {
+    /// A network with all weights zero.
+    ///
+    /// # Panics
+    /// When `hidden` is 0 or above [`MAX_HIDDEN`] (a programming error; files are checked by
+    /// the loader).
+    #[must_use]
+    #[track_caller]
+    pub fn zeros(inputs: usize, hidden: usize) -> Network {
+        assert!(
+            (1..=MAX_HIDDEN).contains(&hidden),
+            "hidden units must be in 1..={MAX_HIDDEN}"
+        );
+        assert!(inputs <= MAX_INPUTS, "inputs must be at most {MAX_INPUTS}");
+        Network {
+            inputs,
+            hidden,
+            w1: vec![0.0; inputs * hidden],
+            b1: vec![0.0; hidden],
+            w2: vec![0.0; hidden * OUT_PAD],
+            b2: [0.0; OUT_PAD],
+        }
+    }
+
+    /// A network with small random weights (uniform, scaled by fan-in).
+    #[must_use]
+    pub fn random(inputs: usize, hidden: usize, rng: &mut impl Rng) -> Network {
+        let mut net = Network::zeros(inputs, hidden);
+        let s1 = 1.0 / (inputs as f32).sqrt();
+        for w in &mut net.w1 {
+            *w = rng.gen_range(-s1..s1);
+        }
+        let s2 = 1.0 / (hidden as f32).sqrt();
+        for j in 0..hidden {
+            for k in 0..NUM_OUTPUTS {
+                net.w2[j * OUT_PAD + k] = rng.gen_range(-s2..s2);
+            }
+        }
+        net
+    }
+
+    /// Number of inputs.
+    #[must_use]
+    pub fn inputs(&self) -> usize {
+        self.inputs
+    }
+
+    /// Number of hidden units.
+    #[must_use]
+    pub fn hidden(&self) -> usize {
+        self.hidden
+    }
+
+    /// Computes the hidden activations into `hidden` (length [`Network::hidden`]) and returns the
+    /// five sigmoid outputs.
+    #[inline]
+    pub(crate) fn forward_into(&self, x: &[f32], hidden: &mut [f32]) -> [f32; NUM_OUTPUTS] {
+        let nh = self.hidden;
+        // Step 1. The non-zero inputs (about a quarter of them).
+        let mut active = [(0u32, 0.0f32); MAX_INPUTS];
+        let mut n_active = 0;
+        for (i, &xi) in x[..self.inputs].iter().enumerate() {
+            if xi != 0.0 {
+                active[n_active] = (i as u32, xi);
+                n_active += 1;
+            }
+        }
+        let active = &active[..n_active];
+        // Step 2. Hidden sums, CHUNK units at a time: the accumulators stay in registers while
+        // the rows of the active inputs stream past (one load-multiply-add per weight, no
+        // load/store of the sums per input).
+        let h = &mut hidden[..nh];
+        let full = nh / CHUNK * CHUNK;
+        for c in (0..full).step_by(CHUNK) {
+            let mut acc: [f32; CHUNK] = self.b1[c..c + CHUNK].try_into().expect("CHUNK wide");
+            for &(i, xi) in active {
+                let start = i as usize * nh + c;
+                let row: &[f32; CHUNK] = self.w1[start..start + CHUNK]
+                    .try_into()
+                    .expect("CHUNK wide");
+                for k in 0..CHUNK {
+                    acc[k] += xi * row[k];
+                }
+            }
+            h[c..c + CHUNK].copy_from_slice(&acc);
+        }
+        if full < nh {
+            let tail = &mut h[full..];
+            tail.copy_from_slice(&self.b1[full..]);
+            for &(i, xi) in active {
+                let start = i as usize * nh;
+                for (a, &w) in tail.iter_mut().zip(&self.w1[start + full..start + nh]) {
+                    *a += xi * w;
+                }
+            }
+        }
+        for a in h.iter_mut() {
+            *a /= 1.0 + a.abs();
+        }
+        let mut acc = self.b2;
+        for (j, &a) in h.iter().enumerate() {
+            let row: &[f32; OUT_PAD] = self.w2[j * OUT_PAD..(j + 1) * OUT_PAD]
+                .try_into()
+                .expect("rows are OUT_PAD wide");
+            for k in 0..OUT_PAD {
+                acc[k] += a * row[k];
+            }
+        }
+        let mut out = [0.0; NUM_OUTPUTS];
+        for k in 0..NUM_OUTPUTS {
+            out[k] = sigmoid(acc[k]);
+        }
+        out
+    }
+
+    /// The five outputs for inputs `x`, without allocating.
+    #[must_use]
+    pub fn forward(&self, x: &[f32]) -> [f32; NUM_OUTPUTS] {
+        let mut hidden = [0.0f32; MAX_HIDDEN];
+        self.forward_into(x, &mut hidden)
+    }
+
+    /// One gradient step of the cross-entropy between the outputs for `x` and `target` (each
+    /// output a Bernoulli probability), with learning rate `alpha`. Returns the outputs before
+    /// the step.
+    pub fn train(
+        &mut self,
+        x: &[f32],
+        target: &[f32; NUM_OUTPUTS],
+        alpha: f32,
+    ) -> [f32; NUM_OUTPUTS] {
+        let nh = self.hidden;
+        let mut hidden = [0.0f32; MAX_HIDDEN];
+        let y = self.forward_into(x, &mut hidden);
+        let h = &hidden[..nh];
+        // Step 1. Output deltas: for a sigmoid with cross-entropy loss the gradient with
+        // respect to the pre-activation is `target - y`.
+        let mut d_out = [0.0f32; OUT_PAD];
+        for k in 0..NUM_OUTPUTS {
+            d_out[k] = target[k] - y[k];
+        }
+        // Step 2. Back-propagate to the hidden pre-activations (softsign'(x) = (1 - |a|)^2)
+        // and update the output layer.
+        let mut d_hidden = [0.0f32; MAX_HIDDEN];
+        for (j, (&a, dh)) in h.iter().zip(&mut d_hidden[..nh]).enumerate() {
+            let row: &mut [f32; OUT_PAD] = (&mut self.w2[j * OUT_PAD..(j + 1) * OUT_PAD])
+                .try_into()
+                .expect("rows are OUT_PAD wide");
+            let mut g = 0.0;
+            for k in 0..OUT_PAD {
+                g += d_out[k] * row[k];
+                row[k] += alpha * d_out[k] * a;
+            }
+            let s = 1.0 - a.abs();
+            *dh = alpha * g * s * s;
+        }
+        for k in 0..NUM_OUTPUTS {
+            self.b2[k] += alpha * d_out[k];
+        }
+        // Step 3. Update the input layer, only the rows of non-zero inputs.
+        let dh = &d_hidden[..nh];
+        for (b, &d) in self.b1.iter_mut().zip(dh) {
+            *b += d;
+        }
+        for (i, &xi) in x[..self.inputs].iter().enumerate() {
+            if xi != 0.0 {
+                let row = &mut self.w1[i * nh..(i + 1) * nh];
+                for (w, &d) in row.iter_mut().zip(dh) {
+                    *w += xi * d;
+                }
+            }
+        }
+        y
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    #[test]
+    fn chunked_forward_matches_a_plain_sum() {
+        // 40 hidden units: one register chunk plus a tail.
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let net = Network::random(7, 40, &mut rng);
+        let x = [1.0, 0.0, 0.5, 2.0, 0.0, 0.0, 1.0];
+        let mut hidden = [0.0; MAX_HIDDEN];
+        net.forward_into(&x, &mut hidden);
+        for j in 0..40 {
+            let mut s = net.b1[j];
+            for i in 0..7 {
+                s += x[i] * net.w1[i * 40 + j];
+            }
+            let want = s / (1.0 + s.abs());
+            assert!((hidden[j] - want).abs() < 1e-5, "unit {j}");
+        }
+    }
+
+    #[test]
+    fn zero_network_outputs_one_half() {
+        let net = Network::zeros(4, 3);
+        assert_eq!(net.forward(&[1.0, 0.0, 2.0, 0.5]), [0.5; 5]);
+    }
+
+    #[test]
+    fn training_moves_outputs_towards_target() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let mut net = Network::random(6, 8, &mut rng);
+        let x = [1.0, 0.0, 0.5, 0.0, 1.0, 0.25];
+        let target = [0.9, 0.1, 0.0, 0.7, 0.3];
+        let err = |y: [f32; 5]| {
+            y.iter()
+                .zip(&target)
+                .map(|(a, b)| (a - b).abs())
+                .sum::<f32>()
+        };
+        let before = err(net.forward(&x));
+        for _ in 0..200 {
+            net.train(&x, &target, 0.1);
+        }
+        let after = err(net.forward(&x));
+        assert!(after < before * 0.2, "error {before} -> {after}");
+    }
+
+    #[test]
+    fn gradient_matches_finite_differences() {
+        // The loss is sum_k -(t ln y + (1 - t) ln(1 - y)); one step with a tiny alpha changes
+        // each weight by -alpha * dL/dw. Compare for a few input-layer weights.
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let net = Network::random(5, 4, &mut rng);
+        let x = [0.5, 1.0, 0.0, 2.0, 1.0];
+        let t = [0.3, 0.2, 0.1, 0.6, 0.05];
+        let loss = |n: &Network| {
+            let y = n.forward(&x);
+            (0..5)
+                .map(|k| -(t[k] * y[k].ln() + (1.0 - t[k]) * (1.0 - y[k]).ln()) as f64)
+                .sum::<f64>()
+        };
+        let alpha = 1e-3;
+        let mut stepped = net.clone();
+        stepped.train(&x, &t, alpha);
+        for idx in [0usize, 5, 7, 13, 19] {
+            let eps = 1e-2;
+            let mut plus = net.clone();
+            plus.w1[idx] += eps;
+            let mut minus = net.clone();
+            minus.w1[idx] -= eps;
+            let grad = (loss(&plus) - loss(&minus)) / (2.0 * eps as f64);
+            let step = f64::from(stepped.w1[idx] - net.w1[idx]);
+            assert!(
+                (step + alpha as f64 * grad).abs() < 2e-5,
+                "weight {idx}: step {step}, grad {grad}"
+            );
+        }
+    }
+}

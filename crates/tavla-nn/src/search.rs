@@ -1,0 +1,406 @@
+//! n-ply expectimax search over the 21 rolls, with move filtering and an evaluation cache, and
+//! the [`NeuralPlayer`].
+//!
+//! Plies follow gnubg's convention. A position (seen from the side on roll, before it rolls) at
+//! 0-ply is the network's evaluation. At `n`-ply it is the average, over the 21 rolls weighted
+//! by their chances, of the position left by the side's best play for that roll (chosen at
+//! 0-ply), evaluated at `n - 1` ply from the other side. A play is worth the `n`-ply value of the
+//! position it leaves. At the root all plays are ranked at 0-ply; only the best few within an
+//! equity margin ([`MoveFilter`]) go on to each deeper ply.
+
+use std::sync::Arc;
+
+use tavla_core::{GameState, PlayList, Position, Roll};
+use tavla_player::Player;
+
+use crate::evaluator::Evaluator;
+use crate::probs::Probabilities;
+use crate::weights::Weights;
+
+/// Deepest supported search.
+pub const MAX_PLY: u8 = 3;
+
+/// Which root plays go on to the next ply: at most `keep`, and only those within `margin` of
+/// the best equity.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MoveFilter {
+    /// Plays kept at most.
+    pub keep: usize,
+    /// Equity margin behind the best play.
+    pub margin: f32,
+}
+
+/// The default filters, one per ply transition: after 0-ply keep 8 within 0.16 (gnubg's
+/// "normal" first filter), after 1-ply keep 3 within 0.08, after 2-ply keep 2 within 0.04.
+pub const DEFAULT_FILTERS: [MoveFilter; MAX_PLY as usize] = [
+    MoveFilter {
+        keep: 8,
+        margin: 0.16,
+    },
+    MoveFilter {
+        keep: 3,
+        margin: 0.08,
+    },
+    MoveFilter {
+        keep: 2,
+        margin: 0.04,
+    },
+];
+
+/// A play ranked by the search.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RankedPlay {
+    /// Its index in the [`PlayList`].
+    pub index: usize,
+    /// Its probabilities for the mover.
+    pub probs: Probabilities,
+    /// The ply it was evaluated at (lower than asked when filtered out early).
+    pub ply: u8,
+}
+
+impl RankedPlay {
+    /// Its cubeless equity for the mover.
+    #[must_use]
+    pub fn equity(&self) -> f32 {
+        self.probs.equity()
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Entry {
+    pos: Position,
+    ply: u8,
+    probs: Probabilities,
+}
+
+/// A direct-mapped cache of evaluations keyed by position and ply.
+#[derive(Clone)]
+struct Cache {
+    entries: Vec<Option<Entry>>,
+    mask: usize,
+}
+
+impl Cache {
+    fn new(bits: u32) -> Cache {
+        let n = 1usize << bits;
+        Cache {
+            entries: vec![None; n],
+            mask: n - 1,
+        }
+    }
+
+    #[inline]
+    fn slot(&self, pos: &Position, ply: u8) -> usize {
+        let b = pos.signed_board();
+        let mut h: u64 = u64::from(ply).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        for chunk in b.chunks(8) {
+            let mut w = 0u64;
+            for (i, &v) in chunk.iter().enumerate() {
+                w |= u64::from(v as u8) << (8 * i);
+            }
+            h = (h ^ w).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            h ^= h >> 29;
+        }
+        (h as usize) & self.mask
+    }
+
+    #[inline]
+    fn get(&self, pos: &Position, ply: u8) -> Option<Probabilities> {
+        match &self.entries[self.slot(pos, ply)] {
+            Some(e) if e.ply == ply && e.pos == *pos => Some(e.probs),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn put(&mut self, pos: &Position, ply: u8, probs: Probabilities) {
+        let s = self.slot(pos, ply);
+        self.entries[s] = Some(Entry {
+            pos: *pos,
+            ply,
+            probs,
+        });
+    }
+
+    fn clear(&mut self) {
+        self.entries.fill(None);
+    }
+}
+
+/// The search: networks, per-depth scratch lists, the cache and a node counter.
+#[derive(Clone)]
+pub struct Search {
+    weights: Arc<Weights>,
+    filters: [MoveFilter; MAX_PLY as usize],
+    cache: Cache,
+    lists: Vec<PlayList>,
+    evals: Vec<Vec<Probabilities>>,
+    nodes: u64,
+}
+
+impl Search {
+    /// A search over `weights` with the default filters and a cache of 2^16 entries.
+    #[must_use]
+    pub fn new(weights: Arc<Weights>) -> Search {
+        Search {
+            weights,
+            filters: DEFAULT_FILTERS,
+            cache: Cache::new(16),
+            lists: (0..=MAX_PLY).map(|_| PlayList::new()).collect(),
+            evals: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
+            nodes: 0,
+        }
+    }
+
+    /// Replaces the move filters.
+    pub fn set_filters(&mut self, filters: [MoveFilter; MAX_PLY as usize]) {
+        self.filters = filters;
+    }
+
+    /// The networks.
+    #[must_use]
+    pub fn weights(&self) -> &Arc<Weights> {
+        &self.weights
+    }
+
+    /// Network evaluations since creation or the last [`Search::reset`].
+    #[must_use]
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Clears the cache and the node counter.
+    pub fn reset(&mut self) {
+        self.cache.clear();
+        self.nodes = 0;
+    }
+
+    fn eval0(&mut self, pos: &Position) -> Probabilities {
+        if let Some(o) = pos.outcome() {
+            return Probabilities::from_outcome(o);
+        }
+        if let Some(p) = self.cache.get(pos, 0) {
+            return p;
+        }
+        self.nodes += 1;
+        let p = self.weights.evaluate(pos);
+        self.cache.put(pos, 0, p);
+        p
+    }
+
+    /// The value of the position left by a play (seen from the mover) for the mover, at `ply`.
+    fn eval_after(&mut self, after: &Position, ply: u8) -> Probabilities {
+        match after.outcome() {
+            Some(o) => Probabilities::from_outcome(o),
+            None => self.evaluate(&after.flip(), ply).flip(),
+        }
+    }
+
+    /// The value of `pos` for the side on roll, before it rolls, at `ply` (capped at
+    /// [`MAX_PLY`]).
+    pub fn evaluate(&mut self, pos: &Position, ply: u8) -> Probabilities {
+        let ply = ply.min(MAX_PLY);
+        if ply == 0 || pos.is_game_over() {
+            return self.eval0(pos);
+        }
+        if let Some(p) = self.cache.get(pos, ply) {
+            return p;
+        }
+        let depth = usize::from(ply);
+        let mut list = std::mem::take(&mut self.lists[depth]);
+        let mut sum = Probabilities::default();
+        for (roll, weight) in Roll::ALL_21 {
+            pos.legal_plays(roll, &mut list);
+            // The side's best play for this roll, at 0-ply.
+            let mut best = 0;
+            let mut best_eq = f32::NEG_INFINITY;
+            let mut best_p = Probabilities::default();
+            for (i, after) in list.positions().iter().enumerate() {
+                let p = match after.outcome() {
+                    Some(o) => Probabilities::from_outcome(o),
+                    None => self.eval0(&after.flip()).flip(),
+                };
+                let e = p.equity();
+                if e > best_eq {
+                    best_eq = e;
+                    best = i;
+                    best_p = p;
+                }
+            }
+            let value = if ply == 1 {
+                best_p
+            } else {
+                let after = list.positions()[best];
+                self.eval_after(&after, ply - 1)
+            };
+            sum = sum.add_scaled(&value, f32::from(weight) / 36.0);
+        }
+        self.lists[depth] = list;
+        self.cache.put(pos, ply, sum);
+        sum
+    }
+
+    /// Ranks the plays of `plays` at up to `ply`, best first, into `out`: all at 0-ply, then
+    /// the survivors of each [`MoveFilter`] one ply deeper. The best play is always evaluated
+    /// at `ply`.
+    pub fn rank_plays(&mut self, plays: &PlayList, ply: u8, out: &mut Vec<RankedPlay>) {
+        self.rank(plays, ply, out, false);
+    }
+
+    /// Like [`Search::rank_plays`], but stops deepening as soon as a filter leaves a single
+    /// play: enough to choose, cheaper than a full ranking.
+    pub fn choose(&mut self, plays: &PlayList, ply: u8, out: &mut Vec<RankedPlay>) -> usize {
+        self.rank(plays, ply, out, true);
+        out[0].index
+    }
+
+    fn rank(&mut self, plays: &PlayList, ply: u8, out: &mut Vec<RankedPlay>, choose_only: bool) {
+        let ply = ply.min(MAX_PLY);
+        out.clear();
+        let mut evals = std::mem::take(&mut self.evals[0]);
+        evals.resize(plays.len(), Probabilities::default());
+        self.weights.evaluate_plays(plays.positions(), &mut evals);
+        self.nodes += plays.len() as u64;
+        out.extend(evals.iter().enumerate().map(|(index, &probs)| RankedPlay {
+            index,
+            probs,
+            ply: 0,
+        }));
+        self.evals[0] = evals;
+        sort(out);
+        for p in 1..=ply {
+            let filter = self.filters[usize::from(p - 1)];
+            let best = out[0].equity();
+            let n = out
+                .iter()
+                .take(filter.keep.max(1))
+                .take_while(|r| r.equity() >= best - filter.margin)
+                .count();
+            if n <= 1 && choose_only {
+                break;
+            }
+            for r in out[..n.max(1)].iter_mut() {
+                let after = plays.positions()[r.index];
+                r.probs = self.eval_after(&after, p);
+                r.ply = p;
+            }
+            out[..n.max(1)].sort_by(|a, b| b.equity().total_cmp(&a.equity()));
+        }
+    }
+}
+
+fn sort(out: &mut [RankedPlay]) {
+    out.sort_by(|a, b| {
+        b.equity()
+            .total_cmp(&a.equity())
+            .then(a.index.cmp(&b.index))
+    });
+}
+
+/// The neural engine as a [`Player`]: plays the best play found at a fixed ply.
+#[derive(Clone)]
+pub struct NeuralPlayer {
+    search: Search,
+    ply: u8,
+    ranked: Vec<RankedPlay>,
+}
+
+impl NeuralPlayer {
+    /// A player searching `ply` plies deep (capped at [`MAX_PLY`]).
+    #[must_use]
+    pub fn new(weights: Arc<Weights>, ply: u8) -> NeuralPlayer {
+        NeuralPlayer {
+            search: Search::new(weights),
+            ply: ply.min(MAX_PLY),
+            ranked: Vec::new(),
+        }
+    }
+
+    /// The player with the embedded default weights.
+    #[must_use]
+    pub fn with_default_weights(ply: u8) -> NeuralPlayer {
+        NeuralPlayer::new(Arc::new(Weights::default_weights()), ply)
+    }
+
+    /// The search, for statistics.
+    #[must_use]
+    pub fn search(&self) -> &Search {
+        &self.search
+    }
+}
+
+impl Player for NeuralPlayer {
+    fn name(&self) -> String {
+        format!("neural:ply={}", self.ply)
+    }
+
+    fn new_game(&mut self) {
+        self.search.reset();
+    }
+
+    fn choose_play(&mut self, _state: &GameState, _roll: Roll, plays: &PlayList) -> usize {
+        if plays.len() <= 1 {
+            return 0;
+        }
+        self.search.choose(plays, self.ply, &mut self.ranked)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zero_ply_ranking_is_sorted_and_complete() {
+        let mut s = Search::new(Arc::new(Weights::default_weights()));
+        let mut plays = PlayList::new();
+        Position::START.legal_plays(Roll::from_values(6, 5), &mut plays);
+        let mut out = Vec::new();
+        s.rank_plays(&plays, 0, &mut out);
+        assert_eq!(out.len(), plays.len());
+        assert!(out.windows(2).all(|w| w[0].equity() >= w[1].equity()));
+        let mut seen: Vec<usize> = out.iter().map(|r| r.index).collect();
+        seen.sort_unstable();
+        assert_eq!(seen, (0..plays.len()).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn one_ply_is_the_average_over_rolls() {
+        // Check Search::evaluate at 1-ply against a direct computation.
+        let w = Arc::new(Weights::default_weights());
+        let mut s = Search::new(w.clone());
+        let pos = Position::START;
+        let got = s.evaluate(&pos, 1);
+        let mut want = 0.0f32;
+        let mut plays = PlayList::new();
+        for (roll, weight) in Roll::ALL_21 {
+            pos.legal_plays(roll, &mut plays);
+            let best = plays
+                .positions()
+                .iter()
+                .map(|a| w.evaluate(&a.flip()).flip().equity())
+                .fold(f32::NEG_INFINITY, f32::max);
+            want += best * f32::from(weight) / 36.0;
+        }
+        assert!(
+            (got.equity() - want).abs() < 1e-4,
+            "{} vs {want}",
+            got.equity()
+        );
+        // Cached: the same again, no new evaluations.
+        let nodes = s.nodes();
+        assert_eq!(s.evaluate(&pos, 1), got);
+        assert_eq!(s.nodes(), nodes);
+    }
+
+    #[test]
+    fn deeper_ranking_keeps_every_play() {
+        let mut s = Search::new(Arc::new(Weights::default_weights()));
+        let mut plays = PlayList::new();
+        Position::START.legal_plays(Roll::from_values(4, 2), &mut plays);
+        let mut out = Vec::new();
+        s.rank_plays(&plays, 2, &mut out);
+        assert_eq!(out.len(), plays.len());
+        assert_eq!(out[0].ply, 2);
+    }
+}

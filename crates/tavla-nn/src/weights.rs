@@ -1,0 +1,406 @@
+//! The weights of both networks and their file format.
+//!
+//! A weights file (`.tnn`) is little-endian:
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 8 | magic `TAVLA-NN` |
+//! | 4 | format version ([`FORMAT_VERSION`]) |
+//! | 8 | input-layout hash ([`crate::inputs::input_layout_hash`]) |
+//! | 4 | number of inputs |
+//! | 8 | self-play training games behind these weights (information only) |
+//! | 4 | hidden units of the contact network |
+//! | 4 | hidden units of the race network |
+//! | ... | per network, contact then race: `w1` (inputs × hidden, input-major), `b1` (hidden), `w2` (hidden × 5, hidden-major), `b2` (5), all `f32` |
+//! | 8 | FNV-1a 64 of every byte before |
+//!
+//! A file whose magic, version, layout hash, input count, size or checksum does not match is
+//! refused with a [`WeightsError`] that names what differs.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::inputs::{fnv1a, input_layout_hash, Phase, NUM_INPUTS};
+use crate::net::{Network, MAX_HIDDEN, NUM_OUTPUTS, OUT_PAD};
+
+/// The magic bytes at the start of a weights file.
+pub const MAGIC: [u8; 8] = *b"TAVLA-NN";
+/// The version of the file format this code reads and writes.
+pub const FORMAT_VERSION: u32 = 1;
+const HEADER_LEN: usize = 8 + 4 + 8 + 4 + 8 + 4 + 4;
+
+/// The default weights, trained by tavla's own self-play and embedded in the binary.
+pub static DEFAULT_WEIGHTS: &[u8] = include_bytes!("../weights/default.tnn");
+
+/// Why weights could not be read.
+#[derive(Debug)]
+pub enum WeightsError {
+    /// The file could not be read or written.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The data is shorter than its header says.
+    Truncated {
+        /// Bytes expected.
+        expected: usize,
+        /// Bytes found.
+        found: usize,
+    },
+    /// The data does not start with [`MAGIC`].
+    Magic {
+        /// The first bytes found.
+        found: [u8; 8],
+    },
+    /// Another format version.
+    Version {
+        /// Version in the file.
+        found: u32,
+    },
+    /// The networks were trained for another input layout.
+    InputLayout {
+        /// Layout hash in the file.
+        found: u64,
+        /// Layout hash of this code.
+        expected: u64,
+    },
+    /// Another number of inputs.
+    Inputs {
+        /// Inputs in the file.
+        found: u32,
+    },
+    /// A hidden layer size out of range.
+    Hidden {
+        /// Hidden units in the file.
+        found: u32,
+    },
+    /// The checksum does not match the contents.
+    Checksum {
+        /// Checksum stored in the file.
+        stored: u64,
+        /// Checksum of the contents.
+        computed: u64,
+    },
+    /// Bytes after the checksum.
+    TrailingBytes {
+        /// How many.
+        count: usize,
+    },
+}
+
+impl fmt::Display for WeightsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WeightsError::Io { path, .. } => write!(f, "cannot access weights file {}", path.display()),
+            WeightsError::Truncated { expected, found } => {
+                write!(f, "weights data truncated: expected {expected} bytes, found {found}")
+            }
+            WeightsError::Magic { found } => write!(
+                f,
+                "not a tavla weights file: magic {:?} instead of {:?}",
+                String::from_utf8_lossy(found),
+                String::from_utf8_lossy(&MAGIC)
+            ),
+            WeightsError::Version { found } => write!(
+                f,
+                "weights file format version {found}, this build reads version {FORMAT_VERSION}"
+            ),
+            WeightsError::InputLayout { found, expected } => write!(
+                f,
+                "weights were trained for input layout {found:#018x}, this build encodes layout {expected:#018x}"
+            ),
+            WeightsError::Inputs { found } => {
+                write!(f, "weights have {found} inputs, this build encodes {NUM_INPUTS}")
+            }
+            WeightsError::Hidden { found } => {
+                write!(f, "weights have {found} hidden units, supported are 1..={MAX_HIDDEN}")
+            }
+            WeightsError::Checksum { stored, computed } => write!(
+                f,
+                "weights checksum mismatch: stored {stored:#018x}, contents hash to {computed:#018x}"
+            ),
+            WeightsError::TrailingBytes { count } => {
+                write!(f, "{count} unexpected bytes after the weights checksum")
+            }
+        }
+    }
+}
+
+impl std::error::Error for WeightsError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            WeightsError::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// The networks of the engine: one for contact positions, one for races.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Weights {
+    /// The contact network.
+    pub contact: Network,
+    /// The race network.
+    pub race: Network,
+    /// Self-play games these weights were trained on (information only).
+    pub games: u64,
+}
+
+impl Weights {
+    /// Randomly initialised networks from `seed` (the start of TD training).
+    #[must_use]
+    pub fn random(contact_hidden: usize, race_hidden: usize, seed: u64) -> Weights {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        Weights {
+            contact: Network::random(NUM_INPUTS, contact_hidden, &mut rng),
+            race: Network::random(NUM_INPUTS, race_hidden, &mut rng),
+            games: 0,
+        }
+    }
+
+    /// The embedded default weights.
+    ///
+    /// # Panics
+    /// Never in a released build: the embedded file is checked by the crate's tests.
+    #[must_use]
+    pub fn default_weights() -> Weights {
+        Weights::from_bytes(DEFAULT_WEIGHTS).expect("the embedded default weights are valid")
+    }
+
+    /// The network for `phase`.
+    #[must_use]
+    pub fn network(&self, phase: Phase) -> &Network {
+        match phase {
+            Phase::Contact => &self.contact,
+            Phase::Race => &self.race,
+        }
+    }
+
+    /// The network for `phase`, mutably.
+    pub fn network_mut(&mut self, phase: Phase) -> &mut Network {
+        match phase {
+            Phase::Contact => &mut self.contact,
+            Phase::Race => &mut self.race,
+        }
+    }
+
+    /// Reads weights from a file.
+    ///
+    /// # Errors
+    /// [`WeightsError::Io`] when the file cannot be read, else as [`Weights::from_bytes`].
+    pub fn load(path: &Path) -> Result<Weights, WeightsError> {
+        let bytes = std::fs::read(path).map_err(|source| WeightsError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Weights::from_bytes(&bytes)
+    }
+
+    /// Writes weights to a file (through a temporary file and a rename, so a crash never leaves
+    /// a half-written file).
+    ///
+    /// # Errors
+    /// [`WeightsError::Io`] when the file cannot be written.
+    pub fn save(&self, path: &Path) -> Result<(), WeightsError> {
+        let io = |source| WeightsError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let tmp = path.with_extension("tnn.tmp");
+        std::fs::write(&tmp, self.to_bytes()).map_err(io)?;
+        std::fs::rename(&tmp, path).map_err(io)
+    }
+
+    /// The file contents.
+    #[must_use]
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        out.extend_from_slice(&MAGIC);
+        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&input_layout_hash().to_le_bytes());
+        out.extend_from_slice(&(NUM_INPUTS as u32).to_le_bytes());
+        out.extend_from_slice(&self.games.to_le_bytes());
+        out.extend_from_slice(&(self.contact.hidden() as u32).to_le_bytes());
+        out.extend_from_slice(&(self.race.hidden() as u32).to_le_bytes());
+        for net in [&self.contact, &self.race] {
+            let push = |out: &mut Vec<u8>, v: f32| out.extend_from_slice(&v.to_le_bytes());
+            for &w in &net.w1 {
+                push(&mut out, w);
+            }
+            for &w in &net.b1 {
+                push(&mut out, w);
+            }
+            for j in 0..net.hidden() {
+                for k in 0..NUM_OUTPUTS {
+                    push(&mut out, net.w2[j * OUT_PAD + k]);
+                }
+            }
+            for &w in &net.b2[..NUM_OUTPUTS] {
+                push(&mut out, w);
+            }
+        }
+        let sum = fnv1a(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+
+    /// Parses the file contents.
+    ///
+    /// # Errors
+    /// A [`WeightsError`] naming the first thing that does not match this build.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Weights, WeightsError> {
+        let need = |expected: usize| {
+            if bytes.len() < expected {
+                Err(WeightsError::Truncated {
+                    expected,
+                    found: bytes.len(),
+                })
+            } else {
+                Ok(())
+            }
+        };
+        need(8)?;
+        let magic: [u8; 8] = bytes[..8].try_into().expect("8 bytes");
+        if magic != MAGIC {
+            return Err(WeightsError::Magic { found: magic });
+        }
+        need(HEADER_LEN)?;
+        let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().expect("4 bytes"));
+        let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().expect("8 bytes"));
+        let version = u32_at(8);
+        if version != FORMAT_VERSION {
+            return Err(WeightsError::Version { found: version });
+        }
+        let layout = u64_at(12);
+        if layout != input_layout_hash() {
+            return Err(WeightsError::InputLayout {
+                found: layout,
+                expected: input_layout_hash(),
+            });
+        }
+        let inputs = u32_at(20);
+        if inputs as usize != NUM_INPUTS {
+            return Err(WeightsError::Inputs { found: inputs });
+        }
+        let games = u64_at(24);
+        let hidden = [u32_at(32), u32_at(36)];
+        for &h in &hidden {
+            if h == 0 || h as usize > MAX_HIDDEN {
+                return Err(WeightsError::Hidden { found: h });
+            }
+        }
+        let floats: usize = hidden
+            .iter()
+            .map(|&h| {
+                let h = h as usize;
+                NUM_INPUTS * h + h + h * NUM_OUTPUTS + NUM_OUTPUTS
+            })
+            .sum();
+        let body_end = HEADER_LEN + 4 * floats;
+        need(body_end + 8)?;
+        let stored = u64_at(body_end);
+        let computed = fnv1a(&bytes[..body_end]);
+        if stored != computed {
+            return Err(WeightsError::Checksum { stored, computed });
+        }
+        if bytes.len() > body_end + 8 {
+            return Err(WeightsError::TrailingBytes {
+                count: bytes.len() - body_end - 8,
+            });
+        }
+        let mut at = HEADER_LEN;
+        let mut next = || {
+            let v = f32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+            at += 4;
+            v
+        };
+        let mut nets = hidden.map(|h| {
+            let h = h as usize;
+            let mut net = Network::zeros(NUM_INPUTS, h);
+            for w in &mut net.w1 {
+                *w = next();
+            }
+            for w in &mut net.b1 {
+                *w = next();
+            }
+            for j in 0..h {
+                for k in 0..NUM_OUTPUTS {
+                    net.w2[j * OUT_PAD + k] = next();
+                }
+            }
+            for w in &mut net.b2[..NUM_OUTPUTS] {
+                *w = next();
+            }
+            net
+        });
+        let race = std::mem::replace(&mut nets[1], Network::zeros(1, 1));
+        let contact = std::mem::replace(&mut nets[0], Network::zeros(1, 1));
+        Ok(Weights {
+            contact,
+            race,
+            games,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip() {
+        let mut w = Weights::random(16, 8, 3);
+        w.games = 12345;
+        let bytes = w.to_bytes();
+        assert_eq!(Weights::from_bytes(&bytes).unwrap(), w);
+    }
+
+    #[test]
+    fn embedded_default_loads() {
+        let w = Weights::default_weights();
+        assert!(w.contact.hidden() > 0 && w.race.hidden() > 0);
+    }
+
+    #[test]
+    fn mismatches_are_refused_with_the_reason() {
+        let good = Weights::random(4, 4, 1).to_bytes();
+        let mut bad = good.clone();
+        bad[0] = b'X';
+        assert!(matches!(
+            Weights::from_bytes(&bad),
+            Err(WeightsError::Magic { .. })
+        ));
+        let mut bad = good.clone();
+        bad[8] = 9;
+        let err = Weights::from_bytes(&bad).unwrap_err();
+        assert!(err.to_string().contains("version 9"), "{err}");
+        let mut bad = good.clone();
+        bad[12] ^= 1;
+        let err = Weights::from_bytes(&bad).unwrap_err();
+        assert!(matches!(err, WeightsError::InputLayout { .. }));
+        assert!(err.to_string().contains("input layout"), "{err}");
+        let mut bad = good.clone();
+        bad[HEADER_LEN + 10] ^= 0x40;
+        assert!(matches!(
+            Weights::from_bytes(&bad),
+            Err(WeightsError::Checksum { .. })
+        ));
+        assert!(matches!(
+            Weights::from_bytes(&good[..good.len() - 3]),
+            Err(WeightsError::Truncated { .. })
+        ));
+        let mut long = good.clone();
+        long.push(0);
+        assert!(matches!(
+            Weights::from_bytes(&long),
+            Err(WeightsError::TrailingBytes { count: 1 })
+        ));
+        let err = Weights::load(Path::new("/nonexistent/w.tnn")).unwrap_err();
+        assert!(err.to_string().contains("/nonexistent/w.tnn"));
+    }
+}

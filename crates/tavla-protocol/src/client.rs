@@ -1,0 +1,756 @@
+//! The controller side: [`UbgiPlayer`], a [`Player`] whose decisions an external UBGI engine
+//! makes.
+
+use std::error::Error as StdError;
+use std::fmt;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, ChildStdout, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use tavla_core::{Cube, Dice, GameState, PlayList, Position, Roll};
+use tavla_notation::{PlayText, Xgid};
+use tavla_player::Player;
+
+use crate::response::ErrorCode;
+
+/// How long the engine may take over one answer unless [`UbgiPlayer::set_timeout`] says
+/// otherwise (the gnubg harness's default).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How long a closing engine gets to exit after `quit` before it is killed.
+const QUIT_GRACE: Duration = Duration::from_secs(1);
+
+/// A failure of the external engine.
+#[derive(Debug, thiserror::Error)]
+pub enum UbgiError {
+    /// Writing to the engine failed (other than a closed pipe).
+    #[error("cannot send {request:?} to the engine: {source}")]
+    Io {
+        /// What was being sent.
+        request: String,
+        /// The I/O error.
+        #[source]
+        source: io::Error,
+    },
+    /// The engine closed its end (it exited or crashed).
+    #[error("the engine closed the connection{} while answering {request:?}", exit_text(.status))]
+    Closed {
+        /// The request it was answering.
+        request: String,
+        /// Its exit status, when it has exited.
+        status: Option<ExitStatus>,
+    },
+    /// The engine did not answer in time.
+    #[error("the engine did not answer {request:?} within {} s", .after.as_secs_f64())]
+    Timeout {
+        /// The request.
+        request: String,
+        /// The time allowed.
+        after: Duration,
+    },
+    /// The engine answered with an `error` line.
+    #[error("the engine answered {request:?} with `error {}{}{message}`", .code.map_or("", ErrorCode::as_str), if .code.is_some() { " " } else { "" })]
+    Engine {
+        /// The request.
+        request: String,
+        /// The error code, when it is one of the standard ones (either draft's spelling).
+        code: Option<ErrorCode>,
+        /// The rest of the line (an unknown code stays here).
+        message: String,
+    },
+    /// The answer has the expected keyword but cannot be read.
+    #[error("the engine's answer {reply:?} to {request:?} is malformed: {reason}")]
+    BadReply {
+        /// The request.
+        request: String,
+        /// The answer.
+        reply: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The engine chose a play that is not legal.
+    #[error("the engine's answer {reply:?} to {request:?} is not a legal play: {reason}")]
+    IllegalPlay {
+        /// The request.
+        request: String,
+        /// The answer.
+        reply: String,
+        /// Why it is not legal.
+        reason: String,
+    },
+    /// The engine lacks something the request needs.
+    #[error("the engine does not support {what}")]
+    Unsupported {
+        /// What it lacks.
+        what: &'static str,
+    },
+    /// An earlier failure of the connection: the engine is no longer asked.
+    #[error("the engine is no longer connected (an earlier failure)")]
+    Disconnected,
+}
+
+fn exit_text(status: &Option<ExitStatus>) -> String {
+    status.map_or(String::new(), |s| format!(" ({s})"))
+}
+
+impl UbgiError {
+    /// Whether the connection is lost for good (I/O failure, closed, timed out): after such an
+    /// error the engine is no longer asked.
+    #[must_use]
+    pub fn is_fatal(&self) -> bool {
+        matches!(
+            self,
+            UbgiError::Io { .. }
+                | UbgiError::Closed { .. }
+                | UbgiError::Timeout { .. }
+                | UbgiError::Disconnected
+        )
+    }
+}
+
+/// An engine that could not be started.
+#[derive(Debug, thiserror::Error)]
+pub enum SpawnError {
+    /// The process could not be started.
+    #[error("cannot start engine {command:?}: {source}")]
+    Spawn {
+        /// The command.
+        command: String,
+        /// The I/O error.
+        #[source]
+        source: io::Error,
+    },
+    /// It started but did not complete `ubgi` ... `ubgiok`, `isready` ... `readyok`.
+    #[error("engine {command:?} failed the UBGI handshake: {source}")]
+    Handshake {
+        /// The command.
+        command: String,
+        /// What went wrong.
+        #[source]
+        source: UbgiError,
+    },
+}
+
+/// What the engine said about itself in the handshake.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EngineInfo {
+    /// `id name`.
+    pub name: Option<String>,
+    /// `id author`.
+    pub author: Option<String>,
+    /// `id version`.
+    pub version: Option<String>,
+    /// `proto` (v0.2 engines say `0.2`).
+    pub proto: Option<String>,
+    /// The `key` lines, without the keyword.
+    pub keys: Vec<String>,
+    /// The `option` lines, without the keyword.
+    pub options: Vec<String>,
+}
+
+/// The two ends of the conversation.
+struct Link {
+    writer: Option<Box<dyn Write + Send>>,
+    lines: Receiver<io::Result<String>>,
+    child: Option<Child>,
+    timeout: Duration,
+}
+
+impl Link {
+    fn new<R: Read + Send + 'static>(
+        reader: R,
+        writer: Box<dyn Write + Send>,
+        child: Option<Child>,
+    ) -> io::Result<Link> {
+        let (tx, lines) = mpsc::channel();
+        thread::Builder::new()
+            .name("ubgi-reader".into())
+            .spawn(move || {
+                let mut reader = BufReader::new(reader);
+                let mut buf = Vec::new();
+                loop {
+                    buf.clear();
+                    match reader.read_until(b'\n', &mut buf) {
+                        Ok(0) => break,
+                        Ok(_) => {
+                            let line = String::from_utf8_lossy(&buf).into_owned();
+                            if tx.send(Ok(line)).is_err() {
+                                break;
+                            }
+                        }
+                        Err(e) => {
+                            let _ = tx.send(Err(e));
+                            break;
+                        }
+                    }
+                }
+            })?;
+        Ok(Link {
+            writer: Some(writer),
+            lines,
+            child,
+            timeout: DEFAULT_TIMEOUT,
+        })
+    }
+
+    fn send(&mut self, line: &str) -> Result<(), UbgiError> {
+        let Some(w) = self.writer.as_mut() else {
+            return Err(UbgiError::Disconnected);
+        };
+        match writeln!(w, "{line}").and_then(|()| w.flush()) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Err(UbgiError::Closed {
+                request: line.to_string(),
+                status: self.exit_status(),
+            }),
+            Err(source) => Err(UbgiError::Io {
+                request: line.to_string(),
+                source,
+            }),
+        }
+    }
+
+    /// The exit status of the child, waiting a little for it (the pipe closes just before the
+    /// process is reaped).
+    fn exit_status(&mut self) -> Option<ExitStatus> {
+        let child = self.child.as_mut()?;
+        for _ in 0..20 {
+            if let Ok(Some(status)) = child.try_wait() {
+                return Some(status);
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
+        None
+    }
+
+    /// The next non-blank line, trimmed.
+    fn next_line(&mut self, request: &str, deadline: Instant) -> Result<String, UbgiError> {
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(Ok(line)) => {
+                    let line = line.trim();
+                    if !line.is_empty() {
+                        return Ok(line.to_string());
+                    }
+                }
+                Ok(Err(source)) => {
+                    return Err(UbgiError::Io {
+                        request: request.to_string(),
+                        source,
+                    })
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(UbgiError::Timeout {
+                        request: request.to_string(),
+                        after: self.timeout,
+                    })
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(UbgiError::Closed {
+                        request: request.to_string(),
+                        status: self.exit_status(),
+                    })
+                }
+            }
+        }
+    }
+
+    /// Reads until a line whose first word is in `want`; `info` and unknown lines are skipped,
+    /// an `error` line is returned as [`UbgiError::Engine`].
+    fn expect(&mut self, request: &str, want: &[&str]) -> Result<String, UbgiError> {
+        let deadline = Instant::now() + self.timeout;
+        loop {
+            let line = self.next_line(request, deadline)?;
+            let head = line.split_whitespace().next().unwrap_or("");
+            if want.contains(&head) {
+                return Ok(line);
+            }
+            if head == "error" {
+                return Err(engine_error(request, &line));
+            }
+        }
+    }
+
+    /// `isready` ... `readyok`, skipping everything before it (stale answers, errors).
+    fn sync(&mut self) -> Result<(), UbgiError> {
+        self.send("isready")?;
+        let deadline = Instant::now() + self.timeout;
+        while self.next_line("isready", deadline)? != "readyok" {}
+        Ok(())
+    }
+
+    /// Asks the engine to quit and makes sure it is gone.
+    fn close(&mut self) {
+        if self.writer.is_some() {
+            let _ = self.send("quit");
+        }
+        self.writer = None;
+        if let Some(mut child) = self.child.take() {
+            let deadline = Instant::now() + QUIT_GRACE;
+            while Instant::now() < deadline {
+                if let Ok(Some(_)) = child.try_wait() {
+                    return;
+                }
+                thread::sleep(Duration::from_millis(10));
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Drops the connection at once (after a fatal failure: a late answer must not be read as
+    /// the answer to a later request).
+    fn kill(&mut self) {
+        self.writer = None;
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for Link {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+fn engine_error(request: &str, line: &str) -> UbgiError {
+    let rest = line.strip_prefix("error").unwrap_or(line).trim();
+    let (first, tail) = rest.split_once(' ').unwrap_or((rest, ""));
+    let code = ErrorCode::from_wire(first);
+    UbgiError::Engine {
+        request: request.to_string(),
+        code,
+        message: if code.is_some() { tail.trim() } else { rest }.to_string(),
+    }
+}
+
+/// A [`Player`] whose decisions an external engine makes over UBGI (either bgci draft).
+///
+/// # Conversation
+///
+/// Start: `ubgi` (the engine's `id`, `proto`, `key` and `option` lines are kept in
+/// [`UbgiPlayer::engine_info`]) until `ubgiok`, then `isready` until `readyok`. Before each
+/// game: `newgame`, `isready`. A play: the position, `dice <high> <low>`, `go chequer`, read
+/// until `bestmove` (or `bestmoveid`), skipping `info` and unknown lines. A play is not asked
+/// when only one is legal. The position is sent as `position gnubgid <PositionID>` for a money
+/// game at a centred 1-cube without the Jacoby rule, else as `position xgid <XGID>` so that the
+/// engine knows the cube and the score; an engine that refuses XGIDs is sent Position IDs from
+/// then on. The cube: `position xgid ...`, `go cube`, read `bestcube`. At the end (drop):
+/// `quit`; the process is killed if it has not exited a second later.
+///
+/// The play chosen is identified by its **resulting position** among the legal plays (any
+/// sub-move order, `*`, `(n)`, combined moves, `bar`/`off` or `25`/`0`).
+///
+/// # Failures
+///
+/// [`Player`]'s methods cannot return errors, and a library must not panic because another
+/// program misbehaved. So a failure never stops a game: the decision falls back to a fixed
+/// choice (the **first legal play**, **no double**, **take**), the first failure is kept for
+/// [`UbgiPlayer::take_error`] (also reachable through [`Player::take_failure`] behind a
+/// `Box<dyn Player>`), and [`UbgiPlayer::failures`] counts the fallback decisions. After an
+/// `error` answer or an illegal play the engine is resynchronised (`isready`) and asked again
+/// next time; after a timeout, a closed pipe or an I/O error it is killed and never asked
+/// again. A caller that needs fair games (an arena) checks for a failure after every game and
+/// discards or reports the game.
+pub struct UbgiPlayer {
+    link: Link,
+    info: EngineInfo,
+    error: Option<UbgiError>,
+    failures: u64,
+    alive: bool,
+    xgid: bool,
+    cube: bool,
+}
+
+impl UbgiPlayer {
+    /// Starts `command` through `sh -c` (so it may hold arguments, pipes and redirections) and
+    /// completes the handshake. The engine's stderr goes to ours.
+    ///
+    /// # Errors
+    /// [`SpawnError::Spawn`] when the shell cannot be started, [`SpawnError::Handshake`] when
+    /// the engine exits, times out or answers an `error` before `ubgiok`/`readyok`.
+    pub fn spawn(command: &str) -> Result<UbgiPlayer, SpawnError> {
+        let spawn_err = |source| SpawnError::Spawn {
+            command: command.to_string(),
+            source,
+        };
+        let mut child = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(command)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(spawn_err)?;
+        let (stdin, stdout): (Option<ChildStdin>, Option<ChildStdout>) =
+            (child.stdin.take(), child.stdout.take());
+        let (Some(stdin), Some(stdout)) = (stdin, stdout) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(spawn_err(io::Error::other("no pipes to the child")));
+        };
+        let link = Link::new(stdout, Box::new(stdin), Some(child)).map_err(spawn_err)?;
+        UbgiPlayer::handshake(link).map_err(|source| SpawnError::Handshake {
+            command: command.to_string(),
+            source,
+        })
+    }
+
+    /// Talks to an engine over any byte streams (a socket, an in-process engine) and completes
+    /// the handshake. A thread reads `reader`; it ends when the stream does.
+    ///
+    /// # Errors
+    /// As [`UbgiPlayer::spawn`].
+    pub fn connect<R, W>(reader: R, writer: W) -> Result<UbgiPlayer, SpawnError>
+    where
+        R: Read + Send + 'static,
+        W: Write + Send + 'static,
+    {
+        let command = "(connected streams)";
+        let link =
+            Link::new(reader, Box::new(writer), None).map_err(|source| SpawnError::Spawn {
+                command: command.to_string(),
+                source,
+            })?;
+        UbgiPlayer::handshake(link).map_err(|source| SpawnError::Handshake {
+            command: command.to_string(),
+            source,
+        })
+    }
+
+    fn handshake(mut link: Link) -> Result<UbgiPlayer, UbgiError> {
+        let mut info = EngineInfo::default();
+        link.send("ubgi")?;
+        let deadline = Instant::now() + link.timeout;
+        loop {
+            let line = link.next_line("ubgi", deadline)?;
+            let (head, rest) = line.split_once(' ').unwrap_or((&line, ""));
+            let rest = rest.trim().to_string();
+            match head {
+                "ubgiok" => break,
+                "id" => {
+                    let (field, value) = rest.split_once(' ').unwrap_or((&rest, ""));
+                    let value = Some(value.trim().to_string());
+                    match field {
+                        "name" => info.name = value,
+                        "author" => info.author = value,
+                        "version" => info.version = value,
+                        _ => {}
+                    }
+                }
+                "proto" => info.proto = Some(rest),
+                "key" => info.keys.push(rest),
+                "option" => info.options.push(rest),
+                "error" => return Err(engine_error("ubgi", &line)),
+                _ => {}
+            }
+        }
+        link.send("isready")?;
+        link.expect("isready", &["readyok"])?;
+        Ok(UbgiPlayer {
+            link,
+            info,
+            error: None,
+            failures: 0,
+            alive: true,
+            xgid: true,
+            cube: true,
+        })
+    }
+
+    /// What the engine said about itself.
+    #[must_use]
+    pub fn engine_info(&self) -> &EngineInfo {
+        &self.info
+    }
+
+    /// How long the engine may take over one answer (default [`DEFAULT_TIMEOUT`]).
+    pub fn set_timeout(&mut self, timeout: Duration) {
+        self.link.timeout = timeout;
+    }
+
+    /// Sends `set <key> <value>` and waits for `readyok`.
+    ///
+    /// # Errors
+    /// The engine's `error` answer, or a failure of the connection.
+    pub fn set_option(&mut self, key: &str, value: &str) -> Result<(), UbgiError> {
+        if !self.alive {
+            return Err(UbgiError::Disconnected);
+        }
+        let request = format!("set {key} {value}");
+        let result = self.link.send(&request).and_then(|()| {
+            self.link.send("isready")?;
+            let mut refused = None;
+            let deadline = Instant::now() + self.link.timeout;
+            loop {
+                let line = self.link.next_line(&request, deadline)?;
+                if line == "readyok" {
+                    return refused.map_or(Ok(()), Err);
+                }
+                if line.starts_with("error") && refused.is_none() {
+                    refused = Some(engine_error(&request, &line));
+                }
+            }
+        });
+        if let Err(e) = &result {
+            if e.is_fatal() {
+                self.alive = false;
+                self.link.kill();
+            }
+        }
+        result
+    }
+
+    /// The first failure not yet taken, if any.
+    #[must_use]
+    pub fn error(&self) -> Option<&UbgiError> {
+        self.error.as_ref()
+    }
+
+    /// Takes the first failure since the last call.
+    pub fn take_error(&mut self) -> Option<UbgiError> {
+        self.error.take()
+    }
+
+    /// How many decisions were made by the fallback instead of the engine.
+    #[must_use]
+    pub fn failures(&self) -> u64 {
+        self.failures
+    }
+
+    /// Whether the engine is still asked (no fatal failure so far).
+    #[must_use]
+    pub fn is_alive(&self) -> bool {
+        self.alive
+    }
+
+    /// Records a failure; a fatal one ends the connection, another resynchronises.
+    fn fail(&mut self, e: UbgiError) {
+        self.failures += 1;
+        let fatal = e.is_fatal();
+        if self.error.is_none() {
+            self.error = Some(e);
+        }
+        if fatal {
+            self.alive = false;
+            self.link.kill();
+        } else if let Err(e) = self.link.sync() {
+            self.fail(e);
+        }
+    }
+
+    /// The `position` line for `state`.
+    fn position_line(&self, state: &GameState) -> String {
+        let plain = state.is_money() && state.cube == Cube::default() && !state.jacoby;
+        if plain || !self.xgid {
+            format!("position gnubgid {}", state.position.position_id())
+        } else {
+            format!("position xgid {}", Xgid::new(*state))
+        }
+    }
+
+    /// Sends the lines of one request; returns the request text for messages.
+    fn send_all(&mut self, lines: &[&str]) -> Result<String, UbgiError> {
+        for line in lines {
+            self.link.send(line)?;
+        }
+        Ok(lines.join(" / "))
+    }
+
+    fn ask_play(
+        &mut self,
+        state: &GameState,
+        roll: Roll,
+        plays: &PlayList,
+    ) -> Result<usize, UbgiError> {
+        let position = self.position_line(state);
+        let dice = format!("dice {} {}", roll.high(), roll.low());
+        let request = self.send_all(&[&position, &dice, "go chequer"])?;
+        let reply = match self.link.expect(&request, &["bestmove", "bestmoveid"]) {
+            Err(UbgiError::Engine { .. }) if position.starts_with("position xgid") => {
+                // An engine without XGIDs: Position IDs from now on (v0.2 requires them).
+                self.link.sync()?;
+                self.xgid = false;
+                return self.ask_play(state, roll, plays);
+            }
+            other => other?,
+        };
+        let illegal = |reason: String| UbgiError::IllegalPlay {
+            request: request.clone(),
+            reply: reply.clone(),
+            reason,
+        };
+        let (head, payload) = reply.split_once(' ').unwrap_or((&reply, ""));
+        let payload = payload.trim();
+        if head == "bestmoveid" {
+            let after = Position::from_position_id(payload).map_err(|e| UbgiError::BadReply {
+                request: request.clone(),
+                reply: reply.clone(),
+                reason: e.to_string(),
+            })?;
+            // gnubg's view is the opponent's (on roll next); accept the mover's view too.
+            return plays
+                .positions()
+                .iter()
+                .position(|p| p.flip() == after)
+                .or_else(|| plays.positions().iter().position(|p| *p == after))
+                .ok_or_else(|| illegal("no legal play leads to that position".into()));
+        }
+        let text = payload
+            .parse::<PlayText>()
+            .map_err(|e| UbgiError::BadReply {
+                request: request.clone(),
+                reply: reply.clone(),
+                reason: e.to_string(),
+            })?;
+        if text.is_pass() {
+            return if plays.is_pass() {
+                Ok(0)
+            } else {
+                Err(illegal(format!(
+                    "pass, but {} plays are legal",
+                    plays.len()
+                )))
+            };
+        }
+        let play = text
+            .resolve(&state.position, roll)
+            .map_err(|e| illegal(e.to_string()))?;
+        let target = state
+            .position
+            .apply_moves(&play)
+            .ok_or_else(|| illegal("the play does not apply".into()))?;
+        plays
+            .positions()
+            .iter()
+            .position(|p| *p == target)
+            .ok_or_else(|| illegal(format!("not among the {} legal plays", plays.len())))
+    }
+
+    /// `position xgid` + `go cube`; returns the word after `bestcube`.
+    fn ask_cube(&mut self, state: &GameState, words: &[&str]) -> Result<String, UbgiError> {
+        let position = format!("position xgid {}", Xgid::new(*state));
+        let request = self.send_all(&[&position, "go cube"])?;
+        let reply = self.link.expect(&request, &["bestcube"])?;
+        let word = reply.split_whitespace().nth(1).unwrap_or("").to_string();
+        if words.contains(&word.as_str()) {
+            Ok(word)
+        } else {
+            Err(UbgiError::BadReply {
+                request,
+                reply,
+                reason: format!("expected bestcube {}", words.join("|")),
+            })
+        }
+    }
+
+    /// A cube question, with the fallback.
+    fn cube_question(&mut self, state: &GameState, words: &[&str], fallback: bool) -> bool {
+        if !self.alive {
+            self.failures += 1;
+            return fallback;
+        }
+        if self.cube && !self.xgid {
+            // Cube questions need the cube and the score: XGIDs.
+            self.cube = false;
+            self.fail(UbgiError::Unsupported {
+                what: "position xgid, which cube decisions need",
+            });
+            return fallback;
+        }
+        if !self.cube {
+            // Already reported: this engine does not answer cube questions.
+            self.failures += 1;
+            return fallback;
+        }
+        match self.ask_cube(state, words) {
+            Ok(word) => matches!(word.as_str(), "double" | "take"),
+            Err(e) => {
+                if let UbgiError::Engine { .. } = e {
+                    self.cube = false;
+                }
+                self.fail(e);
+                fallback
+            }
+        }
+    }
+}
+
+impl fmt::Debug for UbgiPlayer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UbgiPlayer")
+            .field("info", &self.info)
+            .field("error", &self.error)
+            .field("failures", &self.failures)
+            .field("alive", &self.alive)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Player for UbgiPlayer {
+    /// `ubgi:<id name>`.
+    fn name(&self) -> String {
+        match &self.info.name {
+            Some(n) => format!("ubgi:{n}"),
+            None => "ubgi".to_string(),
+        }
+    }
+
+    fn new_game(&mut self) {
+        if !self.alive {
+            return;
+        }
+        if let Err(e) = self.link.send("newgame").and_then(|()| self.link.sync()) {
+            self.fail(e);
+        }
+    }
+
+    /// The engine's play; the first legal play when it fails (see the type's docs).
+    fn choose_play(&mut self, state: &GameState, roll: Roll, plays: &PlayList) -> usize {
+        if plays.len() <= 1 {
+            return 0;
+        }
+        if !self.alive {
+            self.failures += 1;
+            return 0;
+        }
+        match self.ask_play(state, roll, plays) {
+            Ok(index) => index,
+            Err(e) => {
+                self.fail(e);
+                0
+            }
+        }
+    }
+
+    /// The engine's `go cube` answer; no double when it fails.
+    fn wants_to_double(&mut self, state: &GameState) -> bool {
+        let state = GameState {
+            dice: Dice::NotRolled,
+            ..*state
+        };
+        self.cube_question(&state, &["double", "nodouble"], false)
+    }
+
+    /// The engine's `go cube` answer to the pending double; take when it fails.
+    fn accepts_double(&mut self, state: &GameState) -> bool {
+        // `state` is seen from the side that answers; the XGID names the doubler.
+        let doubler = GameState {
+            position: state.position.flip(),
+            turn: state.turn.other(),
+            dice: Dice::DoubleOffered,
+            ..*state
+        };
+        self.cube_question(&doubler, &["take", "drop", "pass"], true)
+    }
+
+    fn take_failure(&mut self) -> Option<Box<dyn StdError + Send + Sync>> {
+        self.take_error()
+            .map(|e| Box::new(e) as Box<dyn StdError + Send + Sync>)
+    }
+}

@@ -1,0 +1,545 @@
+//! The engine side: [`Engine`] holds what the controller has said and answers each command
+//! with the [`Player`]'s decisions; [`Engine::run`] is the loop over a reader and a writer.
+
+use std::io::{self, BufRead, Write};
+use std::time::Instant;
+
+use tavla_core::{BySide, Cube, CubeOwner, Dice, GameState, Play, PlayList, Position, Roll, Side};
+use tavla_notation::Xgid;
+use tavla_player::Player;
+
+use crate::command::{BarePosition, Command, Go, GoMode, PositionSpec, SessionSpec};
+use crate::response::{CubeAction, DraftAnswer, ErrorCode, IdField, KeySpec, KeyType, Response};
+
+/// The options tavla declares (`key` lines for v0.2, `option` lines for v0.1).
+pub const KEYS: [KeySpec; 3] = [
+    KeySpec {
+        key: "game.variant",
+        option_name: "Variant",
+        kind: KeyType::Enum(&["backgammon"]),
+        default: "backgammon",
+        minor: false,
+        description: "rules variant (standard backgammon only)",
+    },
+    KeySpec {
+        key: "game.jacoby",
+        option_name: "Jacoby",
+        kind: KeyType::Bool,
+        default: "false",
+        minor: false,
+        description: "money play: gammons count single while the cube is centred (for positions that do not carry the rule)",
+    },
+    KeySpec {
+        key: "engine.info",
+        option_name: "Info",
+        kind: KeyType::Bool,
+        default: "true",
+        minor: true,
+        description: "write an info line before each answer",
+    },
+];
+
+/// What the engine answers to one line.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Reply {
+    /// The lines to write, in order.
+    pub responses: Vec<Response>,
+    /// The controller said `quit`: stop serving.
+    pub quit: bool,
+}
+
+/// An answer that is an `error` line.
+struct Refusal(ErrorCode, String);
+
+type Answer<T> = Result<T, Refusal>;
+
+fn bad_state(message: impl Into<String>) -> Refusal {
+    Refusal(ErrorCode::BadState, message.into())
+}
+
+/// Everything around the checkers, as the session commands or the last full position set it.
+#[derive(Debug, Clone, Copy)]
+struct Context {
+    turn: Side,
+    cube: Cube,
+    score: BySide<u32>,
+    match_length: u32,
+    /// The Crawford rule of the session (`newsession ... crawford on|off`).
+    crawford_rule: bool,
+    /// Whether this game is the Crawford game, when a position said so (XGID, BPN, Match ID).
+    crawford_game: Option<bool>,
+    jacoby: bool,
+    beavers: bool,
+    /// XGID's cube limit: log2 of the largest cube; 0 = cubeless.
+    max_cube_log2: u8,
+}
+
+impl Default for Context {
+    fn default() -> Context {
+        Context {
+            turn: Side::X,
+            cube: Cube::default(),
+            score: BySide::default(),
+            match_length: 0,
+            crawford_rule: true,
+            crawford_game: None,
+            jacoby: false,
+            beavers: false,
+            max_cube_log2: Xgid::DEFAULT_MAX_CUBE_LOG2,
+        }
+    }
+}
+
+impl Context {
+    /// Whether this game is the Crawford game: as the position said, else (session commands
+    /// only) the first game with exactly one side at 1-away under the Crawford rule. A
+    /// Position ID cannot tell the Crawford game from a later one; send an XGID for that.
+    fn crawford(&self) -> bool {
+        let len = self.match_length;
+        if len == 0 {
+            return false;
+        }
+        self.crawford_game.unwrap_or_else(|| {
+            self.crawford_rule && ((self.score.x + 1 == len) != (self.score.o + 1 == len))
+        })
+    }
+
+    fn state(&self, position: Position, dice: Dice) -> GameState {
+        let money = self.match_length == 0;
+        GameState {
+            position,
+            turn: self.turn,
+            dice,
+            cube: self.cube,
+            score: self.score,
+            match_length: self.match_length,
+            crawford: self.crawford(),
+            jacoby: self.jacoby && money,
+            beavers: self.beavers && money,
+        }
+    }
+}
+
+/// A UBGI engine: the state a controller builds up with its commands, and the [`Player`] that
+/// makes the decisions.
+///
+/// It speaks both bgci drafts (v0.1: `setoption`, `newsession`, `setscore`, `setcube`,
+/// `setturn`, `go role ...`; v0.2: `set`/`get`/`keys`, `go [mode]`) and answers a bare XGID or
+/// FIBS board (draft 0.01) with the best action. Any line it cannot apply gets an
+/// `error <code> <message>` answer and changes nothing; the engine keeps serving.
+///
+/// ```
+/// use tavla_protocol::Engine;
+/// use tavla_player::RandomPlayer;
+///
+/// let mut engine = Engine::new(Box::new(RandomPlayer::new(1)));
+/// engine.handle_line("position gnubgid 4HPwATDgc/ABMA");
+/// engine.handle_line("dice 3 1");
+/// let reply = engine.handle_line("go chequer");
+/// assert!(reply.responses.last().unwrap().to_string().starts_with("bestmove "));
+/// ```
+pub struct Engine {
+    player: Box<dyn Player>,
+    ctx: Context,
+    /// The checkers, seen from the side on roll (for a pending double, the doubler).
+    position: Option<Position>,
+    roll: Option<Roll>,
+    double_pending: bool,
+    info: bool,
+    plays: PlayList,
+}
+
+impl Engine {
+    /// An engine whose decisions `player` makes.
+    #[must_use]
+    pub fn new(player: Box<dyn Player>) -> Engine {
+        Engine {
+            player,
+            ctx: Context::default(),
+            position: None,
+            roll: None,
+            double_pending: false,
+            info: true,
+            plays: PlayList::new(),
+        }
+    }
+
+    /// Serves commands from `input` until `quit` or the end of the input, writing and flushing
+    /// each response line to `output`. A line that is not valid UTF-8 is read with replacement
+    /// characters (and so is an unknown command).
+    ///
+    /// # Errors
+    /// Only when reading `input` or writing `output` fails; a bad command is answered with an
+    /// `error` line, never returned.
+    pub fn run<R: BufRead, W: Write>(&mut self, mut input: R, mut output: W) -> io::Result<()> {
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            if input.read_until(b'\n', &mut buf)? == 0 {
+                return Ok(());
+            }
+            let reply = self.handle_line(&String::from_utf8_lossy(&buf));
+            for response in &reply.responses {
+                writeln!(output, "{response}")?;
+                output.flush()?;
+            }
+            if reply.quit {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Answers one line. Blank lines are ignored (an empty reply); a line that does not parse
+    /// is answered with an `error` line.
+    pub fn handle_line(&mut self, line: &str) -> Reply {
+        if line.trim().is_empty() {
+            return Reply::default();
+        }
+        match line.parse::<Command>() {
+            Ok(command) => self.execute(&command),
+            Err(e) => Reply {
+                responses: vec![Response::Error(e.code(), e.to_string())],
+                quit: false,
+            },
+        }
+    }
+
+    /// Answers one command.
+    pub fn execute(&mut self, command: &Command) -> Reply {
+        let mut responses = Vec::new();
+        let mut quit = false;
+        let result = match command {
+            Command::Quit => {
+                quit = true;
+                Ok(())
+            }
+            Command::Stop => Ok(()),
+            other => self.apply(other, &mut responses),
+        };
+        if let Err(Refusal(code, message)) = result {
+            responses.push(Response::Error(code, message));
+        }
+        Reply { responses, quit }
+    }
+
+    fn apply(&mut self, command: &Command, out: &mut Vec<Response>) -> Answer<()> {
+        match command {
+            Command::Ubgi => {
+                out.push(Response::Id(
+                    IdField::Name,
+                    format!("tavla {}", self.player.name()),
+                ));
+                out.push(Response::Id(IdField::Author, "the tavla authors".into()));
+                out.push(Response::Id(
+                    IdField::Version,
+                    env!("CARGO_PKG_VERSION").into(),
+                ));
+                out.extend(KEYS.iter().map(|k| Response::Option(*k)));
+                out.push(Response::Proto("0.2"));
+                out.extend(KEYS.iter().map(|k| Response::Key(*k)));
+                out.push(Response::UbgiOk);
+            }
+            Command::IsReady => out.push(Response::ReadyOk),
+            Command::NewGame => {
+                self.position = None;
+                self.roll = None;
+                self.double_pending = false;
+                self.ctx.cube = Cube::default();
+                self.ctx.crawford_game = None;
+                self.player.new_game();
+            }
+            Command::Stop | Command::Quit => {}
+            Command::SetOption { name, value } => {
+                let spec = KEYS
+                    .iter()
+                    .find(|k| k.option_name.eq_ignore_ascii_case(name) || k.key == name)
+                    .ok_or_else(|| {
+                        Refusal(ErrorCode::Unsupported, format!("unknown option {name:?}"))
+                    })?;
+                self.set(spec, value)?;
+            }
+            Command::Set { key, value } => {
+                let spec = KEYS.iter().find(|k| k.key == key).ok_or_else(|| {
+                    Refusal(ErrorCode::Unsupported, format!("unknown key {key:?}"))
+                })?;
+                self.set(spec, value)?;
+            }
+            Command::Get { key } => {
+                let spec = KEYS.iter().find(|k| k.key == key).ok_or_else(|| {
+                    Refusal(ErrorCode::Unsupported, format!("unknown key {key:?}"))
+                })?;
+                out.push(Response::Value(spec.key, self.get(spec)));
+            }
+            Command::Keys => out.extend(KEYS.iter().map(|k| Response::Key(*k))),
+            Command::NewSession(spec) => self.new_session(*spec),
+            Command::SetScore { p0, p1 } => {
+                let len = self.ctx.match_length;
+                if len == 0 && (*p0 != 0 || *p1 != 0) {
+                    return Err(bad_state(
+                        "a money session has no score (newsession type match length <n> first)",
+                    ));
+                }
+                if len > 0 && (*p0 >= len || *p1 >= len) {
+                    return Err(Refusal(
+                        ErrorCode::BadValue,
+                        format!("setscore: a score is not below the match length {len}"),
+                    ));
+                }
+                self.ctx.score = BySide { x: *p1, o: *p0 };
+                self.ctx.crawford_game = None;
+            }
+            Command::SetCube(cube) => self.ctx.cube = *cube,
+            Command::SetTurn(seat) => self.ctx.turn = seat.side(),
+            Command::Position(spec) => match spec {
+                PositionSpec::PositionId(pos) => {
+                    self.position = Some(*pos);
+                    self.roll = None;
+                    self.double_pending = false;
+                }
+                PositionSpec::GnubgId(state) | PositionSpec::Bpn(state) => {
+                    self.load(state, Xgid::DEFAULT_MAX_CUBE_LOG2);
+                }
+                PositionSpec::Xgid(xgid) => self.load(&xgid.state, xgid.max_cube_log2),
+                PositionSpec::Fibs(board) => {
+                    self.load(&board.state, Xgid::DEFAULT_MAX_CUBE_LOG2);
+                }
+            },
+            Command::Dice(roll) => self.roll = Some(*roll),
+            Command::Go(go) => self.go(go, out)?,
+            Command::Bare(bare) => {
+                let max = match bare {
+                    BarePosition::Xgid(x) => x.max_cube_log2,
+                    BarePosition::Fibs(_) => Xgid::DEFAULT_MAX_CUBE_LOG2,
+                };
+                self.load(bare.state(), max);
+                out.push(Response::Draft(self.draft_answer()?));
+            }
+        }
+        Ok(())
+    }
+
+    fn set(&mut self, spec: &KeySpec, value: &str) -> Answer<()> {
+        if !spec.accepts(value) {
+            return Err(Refusal(
+                ErrorCode::BadValue,
+                format!("{} must be {}, not {value:?}", spec.key, spec.expected()),
+            ));
+        }
+        match spec.key {
+            "game.jacoby" => self.ctx.jacoby = value == "true",
+            "engine.info" => self.info = value == "true",
+            // game.variant: the only accepted value is the one in force.
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn get(&self, spec: &KeySpec) -> String {
+        match spec.key {
+            "game.jacoby" => self.ctx.jacoby.to_string(),
+            "engine.info" => self.info.to_string(),
+            _ => spec.default.to_string(),
+        }
+    }
+
+    fn new_session(&mut self, spec: SessionSpec) {
+        self.ctx = Context {
+            match_length: spec.match_length,
+            jacoby: spec.jacoby && spec.match_length == 0,
+            crawford_rule: spec.crawford,
+            ..Context::default()
+        };
+        self.position = None;
+        self.roll = None;
+        self.double_pending = false;
+    }
+
+    /// Takes the whole context from a position that carries it.
+    fn load(&mut self, state: &GameState, max_cube_log2: u8) {
+        self.ctx = Context {
+            turn: state.turn,
+            cube: state.cube,
+            score: state.score,
+            match_length: state.match_length,
+            crawford_rule: self.ctx.crawford_rule,
+            crawford_game: Some(state.crawford),
+            jacoby: state.jacoby,
+            beavers: state.beavers,
+            max_cube_log2,
+        };
+        self.position = Some(state.position);
+        (self.roll, self.double_pending) = match state.dice {
+            Dice::NotRolled => (None, false),
+            Dice::Rolled(roll) => (Some(roll), false),
+            Dice::DoubleOffered => (None, true),
+        };
+    }
+
+    fn position(&self) -> Answer<Position> {
+        let pos = self.position.ok_or_else(|| {
+            bad_state("missing position (send position gnubgid <id> or position xgid <xgid>)")
+        })?;
+        if pos.is_game_over() {
+            return Err(bad_state("the game is over"));
+        }
+        Ok(pos)
+    }
+
+    fn go(&mut self, go: &Go, out: &mut Vec<Response>) -> Answer<()> {
+        let position = self.position()?;
+        let mode = go
+            .mode
+            .unwrap_or(if self.double_pending || self.roll.is_none() {
+                GoMode::Cube
+            } else {
+                GoMode::Chequer
+            });
+        let started = Instant::now();
+        match mode {
+            GoMode::Chequer => {
+                let (play, _, count) = self.choose_play(position)?;
+                self.info(out, count, started);
+                out.push(Response::BestMove(play));
+            }
+            GoMode::Cube => {
+                let action = self.cube_action(position);
+                self.info(out, 0, started);
+                out.push(Response::BestCube(action));
+            }
+            GoMode::Turn => {
+                if self.double_pending {
+                    return Err(bad_state("a double is pending: answer it with go cube"));
+                }
+                let cube = self.double_decision(position);
+                let (play, after, count) = self.choose_play(position)?;
+                self.info(out, count, started);
+                if go.role {
+                    out.push(Response::BestTurnId(cube, after.flip().position_id()));
+                } else {
+                    out.push(Response::BestTurn(cube, play));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn info(&self, out: &mut Vec<Response>, plays: usize, started: Instant) {
+        if self.info {
+            let mut pairs = Vec::with_capacity(2);
+            if plays > 0 {
+                pairs.push(("plays", plays.to_string()));
+            }
+            pairs.push(("time_ms", started.elapsed().as_millis().to_string()));
+            out.push(Response::Info(pairs));
+        }
+    }
+
+    /// The player's play for the dice; returns it with the position after it (still seen from
+    /// the mover) and the number of legal plays.
+    fn choose_play(&mut self, position: Position) -> Answer<(Play, Position, usize)> {
+        if self.double_pending {
+            return Err(bad_state("a double is pending: answer it with go cube"));
+        }
+        let roll = self
+            .roll
+            .ok_or_else(|| bad_state("missing dice (send dice <d1> <d2>)"))?;
+        position.legal_plays(roll, &mut self.plays);
+        let count = self.plays.len();
+        let index = if count == 1 {
+            0
+        } else {
+            let state = self.ctx.state(position, Dice::Rolled(roll));
+            self.player.choose_play(&state, roll, &self.plays)
+        };
+        if index >= count {
+            return Err(bad_state(format!(
+                "internal: the player chose play {index} of {count}"
+            )));
+        }
+        Ok((self.plays.play(index), self.plays.positions()[index], count))
+    }
+
+    /// Whether the side on roll may double now.
+    fn may_double(&self) -> bool {
+        let c = &self.ctx;
+        let owner_ok = match c.cube.owner {
+            CubeOwner::Centre => true,
+            CubeOwner::Side(s) => s == c.turn,
+        };
+        owner_ok && !c.crawford() && c.cube.log2 < c.max_cube_log2.min(15)
+    }
+
+    /// Double or not, before rolling (never asked when doubling is not allowed).
+    fn double_decision(&mut self, position: Position) -> CubeAction {
+        if !self.may_double() {
+            return CubeAction::NoDouble;
+        }
+        let state = self.ctx.state(position, Dice::NotRolled);
+        if self.player.wants_to_double(&state) {
+            CubeAction::Double
+        } else {
+            CubeAction::NoDouble
+        }
+    }
+
+    /// `go cube`: take or drop a pending double, else double or not.
+    fn cube_action(&mut self, position: Position) -> CubeAction {
+        if !self.double_pending {
+            return self.double_decision(position);
+        }
+        // The answering side is the doubler's opponent: the position and turn seen from it.
+        let mut state = self.ctx.state(position.flip(), Dice::DoubleOffered);
+        state.turn = self.ctx.turn.other();
+        if self.player.accepts_double(&state) {
+            CubeAction::Take
+        } else {
+            CubeAction::Drop
+        }
+    }
+
+    /// Draft 0.01: the best action for the state just loaded.
+    fn draft_answer(&mut self) -> Answer<DraftAnswer> {
+        let position = self.position()?;
+        if self.double_pending {
+            Ok(DraftAnswer::Cube(self.cube_action(position)))
+        } else if self.roll.is_some() {
+            Ok(DraftAnswer::Move(self.choose_play(position)?.0))
+        } else {
+            Ok(DraftAnswer::Cube(self.double_decision(position)))
+        }
+    }
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("player", &self.player.name())
+            .field("ctx", &self.ctx)
+            .field("position", &self.position)
+            .field("roll", &self.roll)
+            .field("double_pending", &self.double_pending)
+            .field("info", &self.info)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Serves UBGI on `input`/`output` with `player` making the decisions, until `quit` or the end
+/// of the input: [`Engine::new`] then [`Engine::run`].
+///
+/// # Errors
+/// Only when reading `input` or writing `output` fails.
+///
+/// ```
+/// use tavla_player::RandomPlayer;
+///
+/// let script = "ubgi\nisready\nposition gnubgid 4HPwATDgc/ABMA\ndice 6 5\ngo chequer\nquit\n";
+/// let mut out = Vec::new();
+/// tavla_protocol::run(script.as_bytes(), &mut out, Box::new(RandomPlayer::new(1)))?;
+/// let out = String::from_utf8(out).unwrap();
+/// assert!(out.contains("ubgiok\nreadyok\n"));
+/// assert!(out.lines().last().unwrap().starts_with("bestmove "));
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn run<R: BufRead, W: Write>(input: R, output: W, player: Box<dyn Player>) -> io::Result<()> {
+    Engine::new(player).run(input, output)
+}
