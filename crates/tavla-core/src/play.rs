@@ -147,7 +147,7 @@ impl Play {
     #[must_use]
     pub fn sorted_moves(&self) -> Play {
         let mut p = *self;
-        p.moves[..usize::from(p.len)].sort_by(|a, b| (b.from, b.to).cmp(&(a.from, a.to)));
+        p.moves[..usize::from(p.len)].sort_by_key(|m| std::cmp::Reverse((m.from, m.to)));
         p
     }
 }

@@ -234,8 +234,8 @@ impl TryFrom<Board> for Position {
             return Err(PositionError { problems });
         }
         let mut board = [0i8; 26];
-        for p in 1..=24usize {
-            board[p] = b.on_roll[p - 1] as i8 - b.opponent[24 - p] as i8;
+        for (p, n) in board.iter_mut().enumerate().take(25).skip(1) {
+            *n = b.on_roll[p - 1] as i8 - b.opponent[24 - p] as i8;
         }
         board[BAR] = b.on_roll[24] as i8;
         board[OPPONENT_BAR] = -(b.opponent[24] as i8);
@@ -250,8 +250,7 @@ impl TryFrom<[i8; 26]> for Position {
     /// sign (index 25 is always the side on roll's bar, index 0 the opponent's).
     fn try_from(signed: [i8; 26]) -> Result<Position, PositionError> {
         let mut b = Board::default();
-        for p in 1..=24usize {
-            let n = signed[p];
+        for (p, &n) in signed.iter().enumerate().take(25).skip(1) {
             if n > 0 {
                 b.on_roll[p - 1] = n as u8;
             } else {
