@@ -16,11 +16,11 @@
 //! * [`bearoff_plays`] and [`analyse`]: the legal plays of a roll, ranked under both policies.
 //! * [`cache`]: the default 6 × 15 one-sided (and 6 × 8 two-sided) databases, built on first
 //!   use and kept in a cache directory.
-//! * [`format`]: the versioned file format (magic, version, shape, kind, checksum).
+//! * [`format`](mod@format): the versioned file format (magic, version, shape, kind, checksum).
 //! * [`gnubg_compat`]: the same dynamic programme in gnubg's 16-bit arithmetic, which
 //!   reproduces gnubg's own one-sided database (a check against an independent program).
 //!
-//! Feature `plot` (off by default) adds [`plot`](crate::plot), which draws the paper's figures as
+//! Feature `plot` (off by default) adds `plot`, which draws the paper's figures as
 //! PNG files with the plotters crate.
 //!
 //! ```

@@ -61,7 +61,7 @@ pub struct ArenaArgs {
 pub fn arena(args: &ArenaArgs, out: &mut impl Write) -> Result<()> {
     let a = PlayerSpec::parse(&args.a)?;
     let b = PlayerSpec::parse(&args.b)?;
-    if args.games < 2 || args.games % 2 != 0 {
+    if args.games < 2 || args.games % 2 == 1 {
         return Err(InputError(format!(
             "invalid --games {}: must be even and at least 2 (each dice sequence is played twice, \
              with colours swapped)",
@@ -115,7 +115,11 @@ fn write_table(out: &mut impl Write, r: &ArenaResult, seconds: f64) -> Result<()
         seconds,
         r.games as f64 / seconds
     )?;
-    writeln!(out, "      {:>16} {:>16} {:>16}", "wins", "gammons", "backgammons")?;
+    writeln!(
+        out,
+        "      {:>16} {:>16} {:>16}",
+        "wins", "gammons", "backgammons"
+    )?;
     for (side, wins, gammons, backgammons) in [
         ("A", r.wins_a, r.gammons_a, r.backgammons_a),
         ("B", r.wins_b, r.gammons_b, r.backgammons_b),
@@ -140,7 +144,9 @@ fn write_table(out: &mut impl Write, r: &ArenaResult, seconds: f64) -> Result<()
         )?;
     }
     let none = " (no interval from one pair)".to_string();
-    let ppg_ci = r.ci95.map_or(none.clone(), |c| format!(" ± {c:.3} (95% CI)"));
+    let ppg_ci = r
+        .ci95
+        .map_or(none.clone(), |c| format!(" ± {c:.3} (95% CI)"));
     let win_ci = r
         .win_rate_ci95
         .map_or(none, |c| format!(" ± {:.2}% (95% CI)", 100.0 * c));

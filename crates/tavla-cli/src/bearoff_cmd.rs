@@ -642,7 +642,10 @@ mod tests {
         let mut board = tavla_core::Board::default();
         board.on_roll[..6].copy_from_slice(&[0, 0, 2, 1, 0, 0]);
         board.opponent[..2].copy_from_slice(&[1, 1]);
-        let id = tavla_core::Position::try_from(board).unwrap().position_id().to_string();
+        let id = tavla_core::Position::try_from(board)
+            .unwrap()
+            .position_id()
+            .to_string();
         assert_eq!(parse_race(&id).unwrap(), (me, opp));
         let e = parse_race("nonsense").unwrap_err();
         assert!(format!("{e:#}").contains("neither"), "{e:#}");

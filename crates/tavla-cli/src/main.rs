@@ -1,9 +1,9 @@
 //! `tavla`: the one command-line program of the tavla backgammon engine.
 
+mod arena_cmd;
 mod board;
 mod cmd;
 mod input;
-mod arena_cmd;
 mod players;
 mod train_cmd;
 mod ubgi_cmd;

@@ -529,3 +529,131 @@ pub fn eval(args: &EvalArgs, out: &mut dyn Write) -> Result<()> {
     }
     Ok(())
 }
+
+/// `tavla rollout POSITION --games N`: cubeless rollout by the 0-ply networks.
+#[derive(Debug, Clone, Args)]
+pub struct RolloutArgs {
+    /// The position, in any notation `tavla` reads; the side on roll is to roll.
+    pub position: String,
+    /// Games to play (a multiple of 36 keeps the first rolls balanced).
+    #[arg(long, default_value_t = 1296)]
+    pub games: u32,
+    /// Dice seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// No luck adjustment.
+    #[arg(long)]
+    pub no_luck_adjust: bool,
+    /// Weights file instead of the embedded default.
+    #[arg(long)]
+    pub weights: Option<PathBuf>,
+    /// Machine-readable output.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `tavla rollout`, writing to `out` (progress bar on stderr).
+///
+/// # Errors
+/// When the position or the weights cannot be read, the game is over, or `out` fails.
+pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use tavla_nn::rollout::{rollout, RolloutConfig};
+    let state = tavla_notation::parse_position(&args.position)
+        .with_context(|| format!("cannot read position {:?}", args.position))?;
+    if state.position.is_game_over() {
+        bail!("the game is over in this position");
+    }
+    if args.games == 0 {
+        bail!("--games must be positive");
+    }
+    let weights = Arc::new(match &args.weights {
+        Some(path) => Weights::load(path)?,
+        None => Weights::default_weights(),
+    });
+    let threads = args.threads.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    let config = RolloutConfig {
+        games: args.games,
+        seed: args.seed,
+        threads,
+        luck_adjust: !args.no_luck_adjust,
+    };
+    let progress = AtomicU64::new(0);
+    let bar = ProgressBar::new(u64::from(args.games));
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{wide_bar}] {pos}/{len} games ({per_sec}, eta {eta})",
+        )
+        .expect("valid template"),
+    );
+    let r = std::thread::scope(|s| {
+        let job = s.spawn(|| rollout(&weights, state.position, config, &progress));
+        while !job.is_finished() {
+            bar.set_position(progress.load(Ordering::Relaxed));
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        job.join().expect("the rollout thread does not panic")
+    });
+    bar.finish_and_clear();
+    let (lo, hi) = r.equity_ci95();
+    if args.json {
+        #[derive(Serialize)]
+        struct JsonRollout {
+            games: u32,
+            seed: u64,
+            luck_adjust: bool,
+            #[serde(flatten)]
+            probs: JsonProbs,
+            equity_stderr: f64,
+            equity_ci95: [f64; 2],
+        }
+        let mut probs = JsonProbs::from(r.probs);
+        probs.equity = r.equity as f32;
+        let j = JsonRollout {
+            games: r.games,
+            seed: args.seed,
+            luck_adjust: config.luck_adjust,
+            probs,
+            equity_stderr: r.equity_stderr,
+            equity_ci95: [lo, hi],
+        };
+        writeln!(out, "{}", serde_json::to_string_pretty(&j)?)?;
+    } else {
+        let p = r.probs;
+        writeln!(
+            out,
+            "{} games (seed {}, {}luck-adjusted), side on roll, cubeless:",
+            r.games,
+            args.seed,
+            if config.luck_adjust { "" } else { "not " }
+        )?;
+        writeln!(
+            out,
+            "  win {:5.1}%  gammon {:5.1}%  backgammon {:5.1}%",
+            100.0 * p.win,
+            100.0 * p.win_gammon,
+            100.0 * p.win_backgammon
+        )?;
+        writeln!(
+            out,
+            "  lose {:5.1}%  gammon {:5.1}%  backgammon {:5.1}%",
+            100.0 * p.lose(),
+            100.0 * p.lose_gammon,
+            100.0 * p.lose_backgammon
+        )?;
+        writeln!(
+            out,
+            "  equity {:+.4} ± {:.4} (95% CI {:+.4} .. {:+.4})",
+            r.equity,
+            1.96 * r.equity_stderr,
+            lo,
+            hi
+        )?;
+    }
+    Ok(())
+}

@@ -2,18 +2,20 @@
 //!
 //! * `random`: uniform among the legal plays, seeded.
 //! * `heuristic[:FILE]`: the seed article's evaluation at 0 ply, with the constants of FILE
-//!   (TOML) or the article's.
+//!   (TOML) or the article's. With `bearoff = true` under `[race]` in FILE, races use the
+//!   one-sided bearoff database (built on first use into the cache, see `tavla bearoff`).
 //! * `heuristic-1ply[:FILE]`: the same evaluation with the article's 1-ply probability score.
 //! * `ubgi:COMMAND`: an external engine speaking UBGI, started with `sh -c COMMAND`.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use tavla_core::Rules;
 use tavla_eval::heuristic::{HeuristicConfig, HeuristicEval};
 use tavla_player::{Player, RandomPlayer};
 use tavla_protocol::UbgiPlayer;
-use tavla_search::{HeuristicLookahead, HeuristicPlayer};
+use tavla_search::{HeuristicLookahead, HeuristicPlayer, OneSidedRace};
 
 use crate::input::InputError;
 
@@ -31,6 +33,8 @@ pub enum PlayerSpec {
         config: HeuristicConfig,
         /// Where they came from, if not the defaults.
         file: Option<PathBuf>,
+        /// The bearoff database, when the configuration asks for it.
+        race: Option<Arc<OneSidedRace>>,
     },
     /// `heuristic-1ply[:FILE]`.
     HeuristicLookahead {
@@ -38,6 +42,8 @@ pub enum PlayerSpec {
         config: HeuristicConfig,
         /// Where they came from, if not the defaults.
         file: Option<PathBuf>,
+        /// The bearoff database, when the configuration asks for it.
+        race: Option<Arc<OneSidedRace>>,
     },
     /// `ubgi:COMMAND`.
     Ubgi {
@@ -47,11 +53,13 @@ pub enum PlayerSpec {
 }
 
 impl PlayerSpec {
-    /// Reads a PLAYER, loading its configuration file if it names one.
+    /// Reads a PLAYER, loading its configuration file if it names one, and the bearoff
+    /// database if the configuration asks for it.
     ///
     /// # Errors
-    /// [`InputError`] naming the text and what is wrong with it.
-    pub fn parse(text: &str) -> Result<PlayerSpec, InputError> {
+    /// [`InputError`] naming the text and what is wrong with it; the database's error when it
+    /// is asked for and cannot be had.
+    pub fn parse(text: &str) -> Result<PlayerSpec> {
         let (kind, arg) = match text.split_once(':') {
             Some((k, a)) => (k, Some(a)),
             None => (text, None),
@@ -70,15 +78,25 @@ impl PlayerSpec {
                 }
             }
         };
+        let race = |config: &HeuristicConfig| -> Result<Option<Arc<OneSidedRace>>> {
+            if !config.race.bearoff {
+                return Ok(None);
+            }
+            let (db, _) = tavla_bearoff::cache::default_one_sided()
+                .with_context(|| format!("player `{text}` asks for the bearoff database"))?;
+            Ok(Some(Arc::new(OneSidedRace::new(db))))
+        };
         match kind {
             "random" if arg.is_none() => Ok(PlayerSpec::Random),
             "heuristic" => {
                 let (config, file) = config(arg)?;
-                Ok(PlayerSpec::Heuristic { config, file })
+                let race = race(&config)?;
+                Ok(PlayerSpec::Heuristic { config, file, race })
             }
             "heuristic-1ply" => {
                 let (config, file) = config(arg)?;
-                Ok(PlayerSpec::HeuristicLookahead { config, file })
+                let race = race(&config)?;
+                Ok(PlayerSpec::HeuristicLookahead { config, file, race })
             }
             "ubgi" => match arg {
                 Some(command) if !command.trim().is_empty() => Ok(PlayerSpec::Ubgi {
@@ -86,11 +104,10 @@ impl PlayerSpec {
                 }),
                 _ => Err(InputError(format!(
                     "invalid player `{text}`: give the engine's command after `ubgi:`"
-                ))),
+                ))
+                .into()),
             },
-            _ => Err(InputError(format!(
-                "invalid player `{text}`: expected {FORMS}"
-            ))),
+            _ => Err(InputError(format!("invalid player `{text}`: expected {FORMS}")).into()),
         }
     }
 
@@ -114,14 +131,18 @@ impl PlayerSpec {
     /// # Errors
     /// When an external engine cannot be started.
     pub fn create(&self, seed: u64, rules: Rules) -> Result<Box<dyn Player>> {
+        let eval = |config: &HeuristicConfig, race: &Option<Arc<OneSidedRace>>| match race {
+            Some(race) => HeuristicEval::with_race(*config, race.clone()),
+            None => HeuristicEval::new(*config),
+        };
         Ok(match self {
             PlayerSpec::Random => Box::new(RandomPlayer::new(seed)),
-            PlayerSpec::Heuristic { config, .. } => {
-                Box::new(HeuristicPlayer::new(HeuristicEval::new(*config)).with_name(self.name()))
+            PlayerSpec::Heuristic { config, race, .. } => {
+                Box::new(HeuristicPlayer::new(eval(config, race)).with_name(self.name()))
             }
-            PlayerSpec::HeuristicLookahead { config, .. } => Box::new(
-                HeuristicLookahead::new(HeuristicEval::new(*config), rules).with_name(self.name()),
-            ),
+            PlayerSpec::HeuristicLookahead { config, race, .. } => {
+                Box::new(HeuristicLookahead::new(eval(config, race), rules).with_name(self.name()))
+            }
             PlayerSpec::Ubgi { command } => Box::new(
                 UbgiPlayer::spawn(command)
                     .with_context(|| format!("cannot start player `{}`", self.name()))?,
@@ -136,11 +157,14 @@ mod tests {
 
     #[test]
     fn parses_every_form() {
-        assert!(matches!(PlayerSpec::parse("random"), Ok(PlayerSpec::Random)));
+        assert!(matches!(
+            PlayerSpec::parse("random"),
+            Ok(PlayerSpec::Random)
+        ));
         match PlayerSpec::parse("heuristic").unwrap() {
-            PlayerSpec::Heuristic { config, file } => {
+            PlayerSpec::Heuristic { config, file, race } => {
                 assert_eq!(config, HeuristicConfig::article());
-                assert!(file.is_none());
+                assert!(file.is_none() && race.is_none());
             }
             other => panic!("{other:?}"),
         }
@@ -179,11 +203,17 @@ mod tests {
             ("randm", "expected random, heuristic[:FILE]"),
             ("random:x", "expected random"),
             ("heuristic:", "no file after `:`"),
-            ("heuristic:/no/such/file.toml", "cannot read heuristic config /no/such/file.toml"),
+            (
+                "heuristic:/no/such/file.toml",
+                "cannot read heuristic config /no/such/file.toml",
+            ),
             ("ubgi:", "give the engine's command"),
         ] {
             let err = PlayerSpec::parse(text).unwrap_err().to_string();
-            assert!(err.starts_with(&format!("invalid player `{text}`")), "{err}");
+            assert!(
+                err.starts_with(&format!("invalid player `{text}`")),
+                "{err}"
+            );
             assert!(err.contains(want), "{text}: {err}");
         }
     }

@@ -75,7 +75,7 @@ fn default_checkpoint(out: &Path) -> PathBuf {
 }
 
 fn heuristic(args: &HeuristicArgs, out: &mut impl Write) -> Result<()> {
-    if args.games < 2 || args.games % 2 != 0 {
+    if args.games < 2 || args.games % 2 == 1 {
         return Err(InputError(format!(
             "invalid --games {}: must be even and at least 2 (pairs of duplicate games)",
             args.games

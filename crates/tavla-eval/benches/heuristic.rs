@@ -37,7 +37,12 @@ fn bench_heuristic(c: &mut Criterion) {
     let mut group = c.benchmark_group("heuristic");
     group.throughput(Throughput::Elements(positions.len() as u64));
     group.bench_function("score 10000 positions", |b| {
-        b.iter(|| positions.iter().map(|p| eval.score(black_box(p))).sum::<f64>());
+        b.iter(|| {
+            positions
+                .iter()
+                .map(|p| eval.score(black_box(p)))
+                .sum::<f64>()
+        });
     });
     group.bench_function("balanced_score 10000 positions", |b| {
         b.iter(|| {

@@ -155,7 +155,11 @@ fn play_moves(
         let choice = if plays.len() == 1 {
             0
         } else {
-            let player: &mut dyn Player = if state.turn == Side::X { &mut *x } else { &mut *o };
+            let player: &mut dyn Player = if state.turn == Side::X {
+                &mut *x
+            } else {
+                &mut *o
+            };
             let choice = player.choose_play(&state, roll, plays);
             if choice >= plays.len() {
                 return Err(ArenaError::IllegalChoice {
@@ -483,10 +487,10 @@ where
         .map_err(ArenaError::Threads)?;
 
     let run_block = |block: u64| -> Result<Tally, ArenaError> {
-        let mut a =
-            make_a(player_seed(config.seed, block, Slot::A)).map_err(|e| create_error(Slot::A, e))?;
-        let mut b =
-            make_b(player_seed(config.seed, block, Slot::B)).map_err(|e| create_error(Slot::B, e))?;
+        let mut a = make_a(player_seed(config.seed, block, Slot::A))
+            .map_err(|e| create_error(Slot::A, e))?;
+        let mut b = make_b(player_seed(config.seed, block, Slot::B))
+            .map_err(|e| create_error(Slot::B, e))?;
         let mut plays = PlayList::new();
         let mut tally = Tally::default();
         let first = block * BLOCK_PAIRS;
@@ -565,7 +569,9 @@ mod tests {
     }
 
     fn heuristic(_: u64) -> Result<HeuristicPlayer, Infallible> {
-        Ok(HeuristicPlayer::new(HeuristicEval::new(HeuristicConfig::article())))
+        Ok(HeuristicPlayer::new(HeuristicEval::new(
+            HeuristicConfig::article(),
+        )))
     }
 
     #[test]
@@ -604,7 +610,10 @@ mod tests {
             let mut dice = DiceStream::new(9, g);
             let r = play_game(&mut x, &mut o, &mut dice, Rules::Standard, &mut plays).unwrap();
             assert!((1..=3).contains(&r.points));
-            assert!(r.plies >= 14, "at least 7 rolls each to bear off 15 checkers: {r:?}");
+            assert!(
+                r.plies >= 14,
+                "at least 7 rolls each to bear off 15 checkers: {r:?}"
+            );
             gammons += u32::from(r.points > 1);
         }
         // Random players gammon each other often.
@@ -619,10 +628,22 @@ mod tests {
         for pair in 0..20 {
             let mut a = HeuristicPlayer::new(HeuristicEval::new(HeuristicConfig::article()));
             let mut b = a.clone();
-            let g1 = play_game(&mut a, &mut b, &mut DiceStream::new(3, pair), Rules::Standard, &mut plays)
-                .unwrap();
-            let g2 = play_game(&mut b, &mut a, &mut DiceStream::new(3, pair), Rules::Standard, &mut plays)
-                .unwrap();
+            let g1 = play_game(
+                &mut a,
+                &mut b,
+                &mut DiceStream::new(3, pair),
+                Rules::Standard,
+                &mut plays,
+            )
+            .unwrap();
+            let g2 = play_game(
+                &mut b,
+                &mut a,
+                &mut DiceStream::new(3, pair),
+                Rules::Standard,
+                &mut plays,
+            )
+            .unwrap();
             assert_eq!(g1, g2);
         }
     }
@@ -631,7 +652,13 @@ mod tests {
     fn identical_players_break_even_exactly() {
         // With duplicate dice two copies of one deterministic player play each pair's two games
         // identically: every pair scores zero.
-        let r = run_arena(&config(64, 4, 2), heuristic, heuristic, &ProgressBar::hidden()).unwrap();
+        let r = run_arena(
+            &config(64, 4, 2),
+            heuristic,
+            heuristic,
+            &ProgressBar::hidden(),
+        )
+        .unwrap();
         assert_eq!(r.games, 64);
         assert_eq!(r.wins_a, r.wins_b);
         assert_eq!(r.points_a, 0);
@@ -717,8 +744,13 @@ mod tests {
                 plays.len()
             }
         }
-        let e = run_arena(&config(2, 1, 1), |_| Ok::<_, Infallible>(Cheat), random, &hidden)
-            .unwrap_err();
+        let e = run_arena(
+            &config(2, 1, 1),
+            |_| Ok::<_, Infallible>(Cheat),
+            random,
+            &hidden,
+        )
+        .unwrap_err();
         let msg = e.to_string();
         assert!(msg.starts_with("player cheat chose play"), "{msg}");
 
@@ -762,7 +794,12 @@ mod tests {
         .unwrap();
         assert_eq!(twice.variant, "no-quad-doubles");
         // Doubles move fewer pips, so games take more plies.
-        assert!(twice.plies_avg > std.plies_avg, "{} {}", twice.plies_avg, std.plies_avg);
+        assert!(
+            twice.plies_avg > std.plies_avg,
+            "{} {}",
+            twice.plies_avg,
+            std.plies_avg
+        );
     }
 
     #[test]

@@ -73,8 +73,11 @@ fn bench(c: &mut Criterion) {
     g.finish();
 
     let mut g = c.benchmark_group("decision");
-    for ply in [0u8, 1] {
-        let n = if ply == 0 { positions.len() } else { 50 };
+    g.sample_size(10);
+    g.measurement_time(std::time::Duration::from_secs(8));
+    for ply in [0u8, 1, 2] {
+        // Every position at 0-ply; the first 50 (1-ply) or 10 (2-ply) deeper.
+        let n = [positions.len(), 50, 10][usize::from(ply)];
         g.throughput(Throughput::Elements(n as u64));
         g.bench_function(BenchmarkId::new(format!("ply{ply}"), n), |b| {
             let mut player = NeuralPlayer::new(weights.clone(), ply);
@@ -82,6 +85,8 @@ fn bench(c: &mut Criterion) {
             let state = tavla_core::GameState::money(Position::START);
             b.iter(|| {
                 for (pos, r) in &positions[..n] {
+                    // A cold cache for every decision (clearing is a counter increment).
+                    tavla_player::Player::new_game(&mut player);
                     pos.legal_plays(*r, &mut plays);
                     let s = tavla_core::GameState {
                         position: *pos,

@@ -10,6 +10,7 @@
 //!   implemented by [`Weights`]. Finished games are exact.
 //! - [`search`]: n-ply expectimax with move filters and a cache; [`NeuralPlayer`].
 //! - [`td`]: TD(λ) self-play training from random weights, checkpointed and resumable.
+//! - [`rollout`]: cubeless, multithreaded, seeded rollouts with variance reduction.
 //! - [`arena`]: cubeless duels between players for strength checks.
 //!
 //! ```
@@ -33,6 +34,7 @@ mod evaluator;
 pub mod inputs;
 mod net;
 mod probs;
+pub mod rollout;
 pub mod search;
 pub mod td;
 mod weights;

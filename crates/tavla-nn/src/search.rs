@@ -70,22 +70,35 @@ impl RankedPlay {
 struct Entry {
     pos: Position,
     ply: u8,
+    /// The entry is valid when this is the cache's current generation.
+    generation: u32,
     probs: Probabilities,
 }
 
-/// A direct-mapped cache of evaluations keyed by position and ply.
+/// A direct-mapped cache of evaluations keyed by position and ply. Clearing bumps a
+/// generation counter instead of touching the table.
 #[derive(Clone)]
 struct Cache {
-    entries: Vec<Option<Entry>>,
+    entries: Vec<Entry>,
     mask: usize,
+    generation: u32,
 }
 
 impl Cache {
     fn new(bits: u32) -> Cache {
         let n = 1usize << bits;
         Cache {
-            entries: vec![None; n],
+            entries: vec![
+                Entry {
+                    pos: Position::START,
+                    ply: 0,
+                    generation: 0,
+                    probs: Probabilities::default(),
+                };
+                n
+            ],
             mask: n - 1,
+            generation: 1,
         }
     }
 
@@ -106,24 +119,29 @@ impl Cache {
 
     #[inline]
     fn get(&self, pos: &Position, ply: u8) -> Option<Probabilities> {
-        match &self.entries[self.slot(pos, ply)] {
-            Some(e) if e.ply == ply && e.pos == *pos => Some(e.probs),
-            _ => None,
-        }
+        let e = &self.entries[self.slot(pos, ply)];
+        (e.generation == self.generation && e.ply == ply && e.pos == *pos).then_some(e.probs)
     }
 
     #[inline]
     fn put(&mut self, pos: &Position, ply: u8, probs: Probabilities) {
         let s = self.slot(pos, ply);
-        self.entries[s] = Some(Entry {
+        self.entries[s] = Entry {
             pos: *pos,
             ply,
+            generation: self.generation,
             probs,
-        });
+        };
     }
 
     fn clear(&mut self) {
-        self.entries.fill(None);
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            for e in &mut self.entries {
+                e.generation = 0;
+            }
+            self.generation = 1;
+        }
     }
 }
 

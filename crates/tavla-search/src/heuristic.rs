@@ -212,7 +212,11 @@ mod tests {
         for (pos, roll) in sample_positions(300, 1) {
             pos.legal_plays(roll, &mut list);
             let i = player.choose_play(&GameState::money(pos), roll, &list);
-            let scores: Vec<f64> = list.positions().iter().map(|p| article().score(p)).collect();
+            let scores: Vec<f64> = list
+                .positions()
+                .iter()
+                .map(|p| article().score(p))
+                .collect();
             let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             if list.positions()[i].off() < 15 {
                 assert_eq!(scores[i], max);
@@ -234,9 +238,7 @@ mod tests {
                 let best = list
                     .positions()
                     .iter()
-                    .map(|reply| {
-                        eval.score(reply) - eval.terms(&reply.flip()).structure()
-                    })
+                    .map(|reply| eval.score(reply) - eval.terms(&reply.flip()).structure())
                     .fold(f64::NEG_INFINITY, f64::max);
                 total += best;
             }
@@ -254,7 +256,10 @@ mod tests {
             for after in list.positions().iter().take(3) {
                 let fast = probability_score(&eval, after, Rules::Standard, &mut replies);
                 let slow = probability_score_by_definition(&eval, after);
-                assert!((fast - slow).abs() < 1e-9 * (1.0 + slow.abs()), "{fast} {slow}");
+                assert!(
+                    (fast - slow).abs() < 1e-9 * (1.0 + slow.abs()),
+                    "{fast} {slow}"
+                );
             }
         }
     }
@@ -299,7 +304,12 @@ mod tests {
                 .collect();
             let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             assert_eq!(scores[i], max);
-            let s2 = probability_score(&eval, &list.positions()[i], Rules::DoublesTwice, &mut replies);
+            let s2 = probability_score(
+                &eval,
+                &list.positions()[i],
+                Rules::DoublesTwice,
+                &mut replies,
+            );
             differs |= s2 != scores[i];
             let _ = twice.choose_play(&GameState::money(pos), roll, &list);
         }
@@ -320,7 +330,8 @@ mod tests {
         let state = GameState::money(pos);
         let i = HeuristicPlayer::new(article()).choose_play(&state, roll, &list);
         assert_eq!(list.positions()[i].off(), 15);
-        let j = HeuristicLookahead::new(article(), Rules::Standard).choose_play(&state, roll, &list);
+        let j =
+            HeuristicLookahead::new(article(), Rules::Standard).choose_play(&state, roll, &list);
         assert_eq!(list.positions()[j].off(), 15);
     }
 }

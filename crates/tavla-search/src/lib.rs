@@ -8,7 +8,8 @@
 //!   expectation over the opponent's 21 rolls of its best reply. Exact: every play and every
 //!   reply is evaluated, nothing is filtered.
 //!
-//! Both implement [`tavla_player::Player`].
+//! Both implement [`tavla_player::Player`]. [`OneSidedRace`] plugs the one-sided bearoff
+//! database into the evaluation's races ([`tavla_eval::heuristic::RaceEval`]).
 //!
 //! ```
 //! use tavla_core::{GameState, PlayList, Position, Roll};
@@ -27,5 +28,7 @@
 #![warn(missing_docs)]
 
 mod heuristic;
+mod race;
 
 pub use heuristic::{probability_score, HeuristicLookahead, HeuristicPlayer};
+pub use race::OneSidedRace;

@@ -52,7 +52,14 @@ pub enum Param {
 
 impl Param {
     /// The constants in the order the trainer visits them.
-    pub const ALL: [Param; 6] = [Param::Bt, Param::Bf, Param::Bfp, Param::Cbp, Param::Cb, Param::Rb];
+    pub const ALL: [Param; 6] = [
+        Param::Bt,
+        Param::Bf,
+        Param::Bfp,
+        Param::Cbp,
+        Param::Cb,
+        Param::Rb,
+    ];
 
     /// The initial step sizes, in the order of [`Param::ALL`].
     pub const INITIAL_STEPS: [f64; 6] = [1.0, 0.5, 0.5, 0.5, 0.25, 0.1];
@@ -573,8 +580,15 @@ mod tests {
             first.save_checkpoint(&path).unwrap();
         }
         let cp = Trainer::load_checkpoint(&path).unwrap();
-        let mut resumed = Trainer::resume(cp, TrainSettings { threads: 1, ..settings() }, &path)
-            .unwrap();
+        let mut resumed = Trainer::resume(
+            cp,
+            TrainSettings {
+                threads: 1,
+                ..settings()
+            },
+            &path,
+        )
+        .unwrap();
         for _ in 0..3 {
             resumed.step(&hidden).unwrap();
         }
@@ -589,12 +603,18 @@ mod tests {
         let first = t.step(&hidden).unwrap();
         // From all zeros: bt goes up by one first. With bf = bfp = 0 the threshold changes
         // nothing, so both sides play alike and the candidate cannot win more than half.
-        assert_eq!((first.param.as_str(), first.from, first.to), ("bt", 0.0, 1.0));
+        assert_eq!(
+            (first.param.as_str(), first.from, first.to),
+            ("bt", 0.0, 1.0)
+        );
         assert!(first.wins * 2 <= first.games);
         assert!(!first.accepted);
         // bt cannot go below zero: the next try is bf upwards.
         let second = t.step(&hidden).unwrap();
-        assert_eq!((second.param.as_str(), second.from, second.to), ("bf", 0.0, 0.5));
+        assert_eq!(
+            (second.param.as_str(), second.from, second.to),
+            ("bf", 0.0, 0.5)
+        );
         assert_eq!(second.accepted, second.wins as f64 > 0.51 * 64.0);
         if second.accepted {
             assert_eq!(t.config().bf, 0.5);
@@ -617,7 +637,15 @@ mod tests {
         let t = Trainer::new(HeuristicConfig::article(), settings()).unwrap();
         t.save_checkpoint(&path).unwrap();
         let cp = Trainer::load_checkpoint(&path).unwrap();
-        let err = Trainer::resume(cp, TrainSettings { seed: 4, ..settings() }, &path).unwrap_err();
+        let err = Trainer::resume(
+            cp,
+            TrainSettings {
+                seed: 4,
+                ..settings()
+            },
+            &path,
+        )
+        .unwrap_err();
         assert!(
             err.to_string().contains("was made with seed = 3, not 4"),
             "{err}"
@@ -625,7 +653,14 @@ mod tests {
         fs::write(&path, "{\"format\": 1,").unwrap();
         let err = Trainer::load_checkpoint(&path).unwrap_err().to_string();
         assert!(err.contains("run.json") && err.contains("line"), "{err}");
-        assert!(Trainer::new(HeuristicConfig::article(), TrainSettings { games_per_step: 3, ..settings() }).is_err());
+        assert!(Trainer::new(
+            HeuristicConfig::article(),
+            TrainSettings {
+                games_per_step: 3,
+                ..settings()
+            }
+        )
+        .is_err());
         fs::remove_dir_all(path.parent().unwrap()).unwrap();
     }
 }

@@ -46,6 +46,12 @@ pub struct RaceWeights {
     /// Score per checker in the home board, points 1 to 6 (the article's program meant 50; see
     /// `docs/heuristic.md`).
     pub home: f64,
+    /// Whether players should take the race lead from a bearoff database where it covers the
+    /// position (`tavla_search::OneSidedRace`) instead of the pip lead. [`super::HeuristicEval`]
+    /// itself only uses a database given to [`super::HeuristicEval::with_race`]; the players
+    /// that `tavla` builds honour this flag. Off by default, as in the article.
+    #[serde(default)]
+    pub bearoff: bool,
 }
 
 impl Default for RaceWeights {
@@ -53,6 +59,7 @@ impl Default for RaceWeights {
         RaceWeights {
             off: 100.0,
             home: 50.0,
+            bearoff: false,
         }
     }
 }
@@ -78,6 +85,7 @@ impl HeuristicConfig {
             race: RaceWeights {
                 off: 100.0,
                 home: 50.0,
+                bearoff: false,
             },
         }
     }
@@ -96,6 +104,7 @@ impl HeuristicConfig {
             race: RaceWeights {
                 off: 100.0,
                 home: 50.0,
+                bearoff: false,
             },
         }
     }
@@ -115,6 +124,7 @@ impl HeuristicConfig {
             race: RaceWeights {
                 off: 100.0,
                 home: 50.0,
+                bearoff: false,
             },
         }
     }
@@ -180,11 +190,22 @@ impl HeuristicConfig {
              # Contact, and no opponent checker on the side's 1-point or bar: + pip lead * rb.\n\
              rb = {:?}\n\
              \n\
-             # No contact: + off * (checkers borne off) + home * (checkers on points 1-6).\n\
+             # No contact: + off * (checkers borne off) + home * (checkers on points 1-6), and\n\
+             # the pip lead, or with bearoff = true a bearoff database's lead where it covers\n\
+             # both sides (in pips: the difference of expected rolls to bear off times 49/6).\n\
              [race]\n\
              off = {:?}\n\
-             home = {:?}\n",
-            self.bf, self.bfp, self.bt, self.cbp, self.cb, self.rb, self.race.off, self.race.home
+             home = {:?}\n\
+             bearoff = {}\n",
+            self.bf,
+            self.bfp,
+            self.bt,
+            self.cbp,
+            self.cb,
+            self.rb,
+            self.race.off,
+            self.race.home,
+            self.race.bearoff
         )
     }
 
@@ -421,15 +442,24 @@ mod tests {
             (1.225, 1.925, 3, 1.608432, 0.739531007, 0.262721103)
         );
         let u = HeuristicConfig::untrained();
-        assert_eq!((u.bf, u.bfp, u.bt, u.cbp, u.cb, u.rb), (0.0, 0.0, 0, 0.0, 0.0, 0.0));
+        assert_eq!(
+            (u.bf, u.bfp, u.bt, u.cbp, u.cb, u.rb),
+            (0.0, 0.0, 0, 0.0, 0.0, 0.0)
+        );
     }
 
     #[test]
     fn shipped_files_are_the_built_in_configurations() {
         // data/heuristic/*.toml are what `to_toml` writes for the built-in configurations.
         for (text, config) in [
-            (include_str!("../../data/heuristic/article.toml"), HeuristicConfig::article()),
-            (include_str!("../../data/heuristic/untrained.toml"), HeuristicConfig::untrained()),
+            (
+                include_str!("../../data/heuristic/article.toml"),
+                HeuristicConfig::article(),
+            ),
+            (
+                include_str!("../../data/heuristic/untrained.toml"),
+                HeuristicConfig::untrained(),
+            ),
             (
                 include_str!("../../data/heuristic/article-untrained.toml"),
                 HeuristicConfig::article_untrained(),
@@ -441,8 +471,10 @@ mod tests {
 
     #[test]
     fn race_table_is_optional() {
-        let c = HeuristicConfig::from_toml("bf = 1.0\nbfp = 2.0\nbt = 1\ncbp = 1.0\ncb = 1.0\nrb = 0.5\n")
-            .unwrap();
+        let c = HeuristicConfig::from_toml(
+            "bf = 1.0\nbfp = 2.0\nbt = 1\ncbp = 1.0\ncb = 1.0\nrb = 0.5\n",
+        )
+        .unwrap();
         assert_eq!(c.race, RaceWeights::default());
     }
 
@@ -450,33 +482,49 @@ mod tests {
     fn errors_name_the_key() {
         let unknown = HeuristicConfig::from_toml(&format!(
             "{}\nbogus = 1\n",
-            HeuristicConfig::article().to_toml().replace("[race]", "[other]")
+            HeuristicConfig::article()
+                .to_toml()
+                .replace("[race]", "[other]")
         ))
         .unwrap_err()
         .to_string();
         assert!(unknown.contains("other"), "{unknown}");
 
-        let missing = HeuristicConfig::from_toml("bf = 1.0\n").unwrap_err().to_string();
-        assert!(missing.contains("bfp"), "{missing}");
-
-        let typed = HeuristicConfig::from_toml(&HeuristicConfig::article().to_toml().replace("bt = 3", "bt = 2.5"))
+        let missing = HeuristicConfig::from_toml("bf = 1.0\n")
             .unwrap_err()
             .to_string();
+        assert!(missing.contains("bfp"), "{missing}");
+
+        let typed = HeuristicConfig::from_toml(
+            &HeuristicConfig::article()
+                .to_toml()
+                .replace("bt = 3", "bt = 2.5"),
+        )
+        .unwrap_err()
+        .to_string();
         assert_eq!(
             typed,
             "heuristic config, line 6, column 6 (`bt = 2.5`): invalid type: floating point `2.5`, expected u8"
         );
 
-        let negative = HeuristicConfig::from_toml(&HeuristicConfig::article().to_toml().replace("cb = 0.739531007", "cb = -1.0"))
-            .unwrap_err();
+        let negative = HeuristicConfig::from_toml(
+            &HeuristicConfig::article()
+                .to_toml()
+                .replace("cb = 0.739531007", "cb = -1.0"),
+        )
+        .unwrap_err();
         assert!(matches!(negative, ConfigError::Invalid { field: "cb", .. }));
         assert_eq!(
             negative.to_string(),
             "heuristic config: field `cb` is -1, expected a finite number, zero or more"
         );
 
-        let bt = HeuristicConfig::from_toml(&HeuristicConfig::article().to_toml().replace("bt = 3", "bt = 30"))
-            .unwrap_err();
+        let bt = HeuristicConfig::from_toml(
+            &HeuristicConfig::article()
+                .to_toml()
+                .replace("bt = 3", "bt = 30"),
+        )
+        .unwrap_err();
         assert!(matches!(bt, ConfigError::Invalid { field: "bt", .. }));
     }
 
@@ -486,14 +534,19 @@ mod tests {
         fs::create_dir_all(&dir).unwrap();
         let good = dir.join("good.toml");
         HeuristicConfig::article().save(&good).unwrap();
-        assert_eq!(HeuristicConfig::load(&good).unwrap(), HeuristicConfig::article());
+        assert_eq!(
+            HeuristicConfig::load(&good).unwrap(),
+            HeuristicConfig::article()
+        );
 
         let bad = dir.join("bad.toml");
         fs::write(&bad, "bf = \"x\"\n").unwrap();
         let err = HeuristicConfig::load(&bad).unwrap_err().to_string();
         assert!(err.contains("bad.toml") && err.contains("bf"), "{err}");
 
-        let err = HeuristicConfig::load(&dir.join("absent.toml")).unwrap_err().to_string();
+        let err = HeuristicConfig::load(&dir.join("absent.toml"))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("absent.toml"), "{err}");
         fs::remove_dir_all(&dir).unwrap();
     }

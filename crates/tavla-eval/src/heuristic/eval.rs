@@ -301,7 +301,17 @@ mod tests {
         // (n = 15; the opponent's back checker on the side's 2-point has not passed it) and on
         // 1 (n = 24; every opponent checker has passed it).
         let p = pos(
-            &[(8, 2), (7, 2), (6, 2), (4, 2), (3, 2), (22, 1), (10, 1), (1, 1), (13, 2)],
+            &[
+                (8, 2),
+                (7, 2),
+                (6, 2),
+                (4, 2),
+                (3, 2),
+                (22, 1),
+                (10, 1),
+                (1, 1),
+                (13, 2),
+            ],
             &[(23, 1), (13, 14)], // opponent's 23 = the side's 2-point; its 13 = side's 12
         );
         let t = eval.terms(&p);
@@ -314,7 +324,10 @@ mod tests {
         let (mine, theirs) = p.pips();
         let lead = f64::from(theirs) - f64::from(mine);
         assert!(close(t.run_or_block, lead * c.rb));
-        assert!(close(t.total(), lead + want_blocks + want_blots + lead * c.rb));
+        assert!(close(
+            t.total(),
+            lead + want_blocks + want_blots + lead * c.rb
+        ));
     }
 
     #[test]
@@ -372,11 +385,17 @@ mod tests {
     #[test]
     fn balanced_score_subtracts_the_opponents_structure() {
         let eval = HeuristicEval::new(HeuristicConfig::article());
-        let p = pos(&[(8, 2), (6, 3), (13, 10)], &[(6, 2), (5, 2), (4, 2), (8, 1), (13, 8)]);
+        let p = pos(
+            &[(8, 2), (6, 3), (13, 10)],
+            &[(6, 2), (5, 2), (4, 2), (8, 1), (13, 8)],
+        );
         let want = eval.score(&p) - eval.terms(&p.flip()).structure();
         assert!(close(eval.balanced_score(&p), want));
         // Symmetric: balanced(p) = -balanced(flip p).
-        assert!(close(eval.balanced_score(&p), -eval.balanced_score(&p.flip())));
+        assert!(close(
+            eval.balanced_score(&p),
+            -eval.balanced_score(&p.flip())
+        ));
     }
 
     /// The evaluation written the article's way, point by point, for comparison.

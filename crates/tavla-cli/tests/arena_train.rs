@@ -1,0 +1,233 @@
+//! End-to-end tests of `tavla arena` and `tavla train heuristic`.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn tavla(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tavla"))
+        .args(args)
+        .output()
+        .expect("tavla runs")
+}
+
+fn stdout(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+fn json(o: &Output) -> Value {
+    serde_json::from_str(stdout(o).trim()).expect("one JSON object")
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tavla-cli-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+const UNTRAINED: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../tavla-eval/data/heuristic/untrained.toml"
+);
+
+#[test]
+fn arena_json_is_reproducible_across_threads() {
+    let run = |threads: &str| {
+        json(&tavla(&[
+            "arena",
+            "--a",
+            "heuristic",
+            "--b",
+            "random",
+            "--games",
+            "200",
+            "--seed",
+            "5",
+            "--threads",
+            threads,
+            "--json",
+        ]))
+    };
+    let one = run("1");
+    assert_eq!(one, run("2"));
+    for key in [
+        "games",
+        "ppg_a",
+        "ci95",
+        "wins_a",
+        "wins_b",
+        "gammons_a",
+        "gammons_b",
+        "backgammons_a",
+        "backgammons_b",
+        "plies_avg",
+    ] {
+        assert!(one.get(key).is_some(), "{key} missing: {one}");
+    }
+    assert_eq!(one["games"], 200);
+    assert_eq!(
+        one["wins_a"].as_u64().unwrap() + one["wins_b"].as_u64().unwrap(),
+        200
+    );
+    // The heuristic beats the random player by far more than the interval.
+    let ppg = one["ppg_a"].as_f64().unwrap();
+    let ci = one["ci95"].as_f64().unwrap();
+    assert!(ppg - ci > 1.0, "{one}");
+}
+
+#[test]
+fn arena_table_names_players_and_interval() {
+    let out = stdout(&tavla(&[
+        "arena",
+        "--a",
+        &format!("heuristic:{UNTRAINED}"),
+        "--b",
+        "heuristic",
+        "--games",
+        "40",
+        "--variant",
+        "no-quad-doubles",
+    ]));
+    assert!(out.contains(&format!("A: heuristic:{UNTRAINED}")), "{out}");
+    assert!(out.contains("B: heuristic\n"), "{out}");
+    assert!(
+        out.contains("40 games (20 duplicate pairs), no-quad-doubles, seed 1"),
+        "{out}"
+    );
+    assert!(out.contains("A's points per game: "), "{out}");
+    assert!(out.contains("(95% CI)"), "{out}");
+}
+
+#[test]
+fn arena_refuses_bad_input_with_exit_code_2() {
+    for (args, want) in [
+        (
+            vec!["--a", "heuristc", "--b", "random", "--games", "2"],
+            "invalid player `heuristc`: expected random, heuristic[:FILE]",
+        ),
+        (
+            vec!["--a", "random", "--b", "random", "--games", "3"],
+            "invalid --games 3: must be even",
+        ),
+        (
+            vec![
+                "--a",
+                "heuristic:/no/such.toml",
+                "--b",
+                "random",
+                "--games",
+                "2",
+            ],
+            "cannot read heuristic config /no/such.toml",
+        ),
+    ] {
+        let mut all = vec!["arena"];
+        all.extend(args);
+        let o = tavla(&all);
+        assert_eq!(o.status.code(), Some(2), "{all:?}");
+        assert!(stderr(&o).contains(want), "{all:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn arena_plays_an_external_engine_over_ubgi() {
+    // tavla itself as the external engine, deciding with the same heuristic: with duplicate
+    // dice every pair then splits exactly, which shows the protocol round trip loses nothing.
+    let engine = format!(
+        "ubgi:{} ubgi --player heuristic",
+        env!("CARGO_BIN_EXE_tavla")
+    );
+    let r = json(&tavla(&[
+        "arena",
+        "--a",
+        &engine,
+        "--b",
+        "heuristic",
+        "--games",
+        "20",
+        "--threads",
+        "2",
+        "--json",
+    ]));
+    assert_eq!(r["ppg_a"], 0.0, "{r}");
+    assert_eq!(r["wins_a"], r["wins_b"], "{r}");
+
+    let o = tavla(&[
+        "arena",
+        "--a",
+        "ubgi:exit 3",
+        "--b",
+        "random",
+        "--games",
+        "2",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("cannot create player A"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn train_writes_config_and_checkpoint_and_resumes() {
+    let dir = temp_dir("train");
+    let out = dir.join("trained.toml");
+    let out_s = out.to_str().unwrap();
+    let args = |steps: &'static str| {
+        vec![
+            "train",
+            "heuristic",
+            "--out",
+            out_s,
+            "--steps",
+            steps,
+            "--games",
+            "40",
+            "--seed",
+            "9",
+            "--threads",
+            "2",
+        ]
+    };
+    let first = stdout(&tavla(&args("3")));
+    assert_eq!(first.matches("step ").count(), 3, "{first}");
+    assert!(first.contains("step 0: bt 0 -> 1"), "{first}");
+    let checkpoint = dir.join("trained.checkpoint.json");
+    let cp: Value = serde_json::from_str(&std::fs::read_to_string(&checkpoint).unwrap()).unwrap();
+    assert_eq!(cp["history"].as_array().unwrap().len(), 3);
+    // The configuration written is the checkpoint's current one.
+    let written = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        written.contains(&format!("bt = {}", cp["config"]["bt"])),
+        "{written}"
+    );
+
+    let second = stdout(&tavla(&args("5")));
+    assert!(second.starts_with("resuming"), "{second}");
+    assert!(second.contains("at step 3"), "{second}");
+    assert!(second.contains("step 4: "), "{second}");
+    assert!(!second.contains("step 2: "), "{second}");
+
+    // Other settings do not resume silently.
+    let mut other = args("6");
+    other[9] = "10";
+    let o = tavla(&other);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("was made with seed = 9, not 10"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
