@@ -7,7 +7,6 @@ use crate::dice::Dice;
 use crate::error::{DbError, FormatError, IndexError, PositionError, ShapeError};
 use crate::format::{self, Kind, Reader};
 use crate::hash::PerfectHash;
-use crate::movegen::for_each_play;
 use crate::position::OneSided;
 
 /// The largest number of checkers a database holds.
@@ -187,8 +186,8 @@ impl OneSidedEntry<'_> {
 /// Built by dynamic programming in index order ([`OneSidedDb::build`]): every play leads to a
 /// smaller index, so each position's children are final when it is reached. Each roll is played
 /// to minimise the expected number of rolls (a second, independent choice minimises the expected
-/// rolls to bear off the first checker, for the gammon distribution). Ties keep the first play
-/// generated.
+/// rolls to bear off the first checker, for the gammon distribution). Ties go to the result with
+/// the smaller index.
 ///
 /// # File payload (format version 1, after the [header](crate::format))
 ///
@@ -241,6 +240,88 @@ pub(crate) fn db_hash(
     Ok(hash)
 }
 
+/// Memoised partial plays. For each position `s`, die `d` and number of moves `j` in 1..=3,
+/// the result of playing `j` moves of `d` from `s` that minimises a value (expected rolls, or
+/// expected rolls to the first checker off), ties going to the smaller index; 0 when the last
+/// checker goes off on the way.
+///
+/// Every partial play is itself a position with a smaller index, so the table is filled in
+/// index order like the database, and the best play of a roll costs one lookup per first move:
+/// a double is the best first move followed by the best three more, a non-double the best first
+/// move of either die followed by the best move of the other. On 10 points that is about 500
+/// lookups per position instead of enumerating some 7,000 plays.
+struct Partial {
+    table: Vec<u32>,
+}
+
+impl Partial {
+    const STRIDE: usize = 18;
+
+    fn new(n: usize, points: usize, checkers: usize) -> Result<Partial, ShapeError> {
+        let len = n.checked_mul(Self::STRIDE).ok_or(ShapeError::TooLarge {
+            what: "one-sided",
+            points,
+            checkers,
+        })?;
+        let mut table = Vec::new();
+        table
+            .try_reserve_exact(len)
+            .map_err(|_| ShapeError::TooLarge {
+                what: "one-sided",
+                points,
+                checkers,
+            })?;
+        table.resize(len, 0);
+        Ok(Partial { table })
+    }
+
+    /// The best of `candidates` by `(value, index)`.
+    #[inline]
+    fn best(candidates: impl Iterator<Item = u32>, value: &[f64]) -> u32 {
+        let mut best = (f64::INFINITY, u32::MAX);
+        for c in candidates {
+            let v = value[c as usize];
+            if v < best.0 || (v == best.0 && c < best.1) {
+                best = (v, c);
+            }
+        }
+        best.1
+    }
+
+    /// After one move to `c`, the best result of `more` further moves of die `d` (1-based).
+    #[inline]
+    fn then(&self, c: u32, d: usize, more: usize) -> u32 {
+        if more == 0 || c == 0 {
+            c
+        } else {
+            self.table[c as usize * Self::STRIDE + (d - 1) * 3 + (more - 1)]
+        }
+    }
+
+    /// Fills the entries of position `i`, whose one-move children per die are `kids`.
+    fn fill(&mut self, i: usize, kids: &[Vec<u32>; 6], value: &[f64]) {
+        for (d0, list) in kids.iter().enumerate() {
+            for j in 0..3 {
+                let best = Self::best(list.iter().map(|&c| self.then(c, d0 + 1, j)), value);
+                self.table[i * Self::STRIDE + d0 * 3 + j] = best;
+            }
+        }
+    }
+
+    /// The best result of a whole roll from the position whose one-move children are `kids`.
+    fn best_play(&self, kids: &[Vec<u32>; 6], dice: Dice, value: &[f64]) -> usize {
+        let (a, b) = (usize::from(dice.high()), usize::from(dice.low()));
+        let best = if a == b {
+            Self::best(kids[a - 1].iter().map(|&c| self.then(c, a, 3)), value)
+        } else {
+            let high_first = kids[a - 1].iter().map(|&c| self.then(c, b, 1));
+            let low_first = kids[b - 1].iter().map(|&c| self.then(c, a, 1));
+            Self::best(high_first.chain(low_first), value)
+        };
+        best as usize
+    }
+}
+
 impl OneSidedDb {
     /// Builds the database of `checkers` checkers (at most 15) on `points` points.
     ///
@@ -275,6 +356,11 @@ impl OneSidedDb {
         rolls.push(&acc, 0, 1);
         first_off.push(&acc, 0, 1);
         acc[0] = 0.0;
+        // The best results after j = 1, 2, 3 moves of each die, per position (see `Partial`),
+        // for the rolls policy and for the first-off policy.
+        let mut partial = Partial::new(n, points, checkers)?;
+        let mut partial_first = Partial::new(n, points, checkers)?;
+        let mut kids: [Vec<u32>; 6] = Default::default();
         let step = (n / 200).max(1);
         for i in 1..n {
             if i % step == 0 {
@@ -284,36 +370,36 @@ impl OneSidedDb {
                 .state_of_index(i as u64)
                 .expect("index below the position count");
             let full = usize::from(st.on_board()) == checkers;
+            // Step 1. The positions one move of each die leads to.
+            for (d, list) in kids.iter_mut().enumerate() {
+                list.clear();
+                for p in 1..=usize::from(st.top) {
+                    if let Some(c) = hash.step(&st, p, d + 1) {
+                        list.push(c.index as u32);
+                    }
+                }
+            }
+            // Step 2. The best results after 1..=3 moves of each die, for later positions.
+            partial.fill(i, &kids, &mean);
+            if full {
+                partial_first.fill(i, &kids, &first_mean);
+            }
             let (mut lo, mut hi) = (usize::MAX, 0);
             let (mut lo_f, mut hi_f) = (usize::MAX, 0);
             let mut m = 0.0;
             let mut m_first = 0.0;
-            // Accumulate 36 × the probabilities with the integer weights 1 and 2, and divide
-            // once at the end: the total is then exactly 1 where it should be.
+            // Step 3. The best play of every roll. Accumulate 36 × the probabilities with the
+            // integer weights 1 and 2, and divide once at the end: the total is then exactly 1
+            // where it should be.
             for &(dice, w) in &Dice::ALL_21 {
                 let weight = f64::from(w);
-                let mut best = (f64::INFINITY, 0usize);
-                let mut best_first = (f64::INFINITY, 0usize);
-                for_each_play(&hash, &st, dice, &mut |c, _| {
-                    let ci = c.index as usize;
-                    if mean[ci] < best.0 {
-                        best = (mean[ci], ci);
-                    }
-                    if full && first_mean[ci] < best_first.0 {
-                        best_first = (first_mean[ci], ci);
-                    }
-                });
-                m += weight * best.0;
-                rolls.add_shifted(best.1, weight, &mut acc, &mut lo, &mut hi);
+                let best = partial.best_play(&kids, dice, &mean);
+                m += weight * mean[best];
+                rolls.add_shifted(best, weight, &mut acc, &mut lo, &mut hi);
                 if full {
-                    m_first += weight * best_first.0;
-                    first_off.add_shifted(
-                        best_first.1,
-                        weight,
-                        &mut acc_first,
-                        &mut lo_f,
-                        &mut hi_f,
-                    );
+                    let best = partial_first.best_play(&kids, dice, &first_mean);
+                    m_first += weight * first_mean[best];
+                    first_off.add_shifted(best, weight, &mut acc_first, &mut lo_f, &mut hi_f);
                 }
             }
             acc[lo..hi].iter_mut().for_each(|a| *a /= 36.0);
@@ -550,6 +636,56 @@ mod tests {
         let e = db.lookup(&OneSided::new(&[1]).unwrap()).unwrap();
         assert_eq!(e.first_off.to_vec(), vec![1.0]);
         assert_eq!(e.first_off_mean, 0.0);
+    }
+
+    /// The memoised partial plays choose exactly what enumerating every play would choose.
+    #[test]
+    fn partial_plays_choose_like_full_enumeration() {
+        use crate::movegen::for_each_play;
+        for (points, checkers) in [(6, 6), (8, 4), (3, 9)] {
+            let db = OneSidedDb::build(points, checkers).unwrap();
+            let hash = db.hash();
+            for i in 1..db.len() {
+                let st = hash.state_of_index(i).unwrap();
+                let full = usize::from(st.on_board()) == checkers;
+                let mut mean = 0.0;
+                let mut first_mean = 0.0;
+                let mut dist = vec![0.0f64; 64];
+                for &(dice, w) in &Dice::ALL_21 {
+                    let mut best = (f64::INFINITY, u64::MAX);
+                    let mut best_first = (f64::INFINITY, u64::MAX);
+                    for_each_play(hash, &st, dice, &mut |c, _| {
+                        let e = db.entry(c.index).unwrap();
+                        if (e.mean_rolls, c.index) < best {
+                            best = (e.mean_rolls, c.index);
+                        }
+                        if (e.first_off_mean, c.index) < best_first {
+                            best_first = (e.first_off_mean, c.index);
+                        }
+                    });
+                    mean += f64::from(w) * best.0;
+                    for (r, p) in db.entry(best.1).unwrap().distribution.iter() {
+                        dist[r + 1] += f64::from(w) * p;
+                    }
+                    first_mean += f64::from(w) * best_first.0;
+                }
+                let e = db.entry(i).unwrap();
+                assert_eq!(
+                    e.mean_rolls,
+                    1.0 + mean / 36.0,
+                    "{points}x{checkers} index {i}"
+                );
+                let want_first = if full { 1.0 + first_mean / 36.0 } else { 0.0 };
+                assert_eq!(e.first_off_mean, want_first, "index {i}");
+                for (r, p) in e.distribution.iter() {
+                    assert_eq!(
+                        p,
+                        f64::from((dist[r] / 36.0) as f32),
+                        "index {i}, {r} rolls"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -206,7 +206,10 @@ fn build(
     let (kind, name) = if cubeful {
         (
             "two-sided cubeful",
-            format!("bearoff-ts-cubeful-{points}x{checkers}.tbo"),
+            format!(
+                "bearoff-ts-cubeful-{points}x{checkers}.v{}.tbo",
+                tavla_bearoff::format::VERSION
+            ),
         )
     } else if two_sided {
         ("two-sided", cache::two_sided_file_name(points, checkers))
@@ -223,24 +226,28 @@ fn build(
         bar.set_position(done);
     };
     let start = Instant::now();
-    let (bytes, positions, stats) = if two_sided {
+    // Saving goes through a temporary file and a rename: a reader of the cache never sees half
+    // a file.
+    let (positions, stats) = if two_sided {
         let options = TwoSidedOptions { cubeful };
         let (db, stats) = TwoSidedDb::build_with(points, checkers, options, &mut progress)?;
-        (db.to_bytes(), db.hash().count(), Some(stats))
+        bar.finish_and_clear();
+        db.save(&path)?;
+        (db.hash().count(), Some(stats))
     } else {
         let db = OneSidedDb::build_with_progress(points, checkers, &mut progress)?;
-        (db.to_bytes(), db.len(), None)
+        bar.finish_and_clear();
+        db.save(&path)?;
+        (db.len(), None)
     };
     let secs = start.elapsed().as_secs_f64();
-    bar.finish_and_clear();
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
-    std::fs::write(&path, &bytes).with_context(|| format!("writing {}", path.display()))?;
+    let size = std::fs::metadata(&path)
+        .with_context(|| format!("reading {}", path.display()))?
+        .len();
     outln!(
-        "built {kind} {points}x{checkers}: {positions} positions per side in {secs:.2} s; wrote {} ({} bytes)",
-        path.display(),
-        bytes.len()
+        "built {kind} {points}x{checkers}: {positions} positions per side in {secs:.2} s, \
+         written to {} ({size} bytes)",
+        path.display()
     );
     if let Some(s) = stats {
         print_policy_stats(&s)?;
@@ -433,7 +440,7 @@ fn lookup_batch(db: &OneSidedDb, file: &Path) -> Result<()> {
     for (n, line) in reader.lines().enumerate() {
         let line = line.with_context(|| format!("reading {} line {}", file.display(), n + 1))?;
         let text = line.trim();
-        if text.is_empty() || text.starts_with('#') {
+        if text.is_empty() {
             continue;
         }
         lines += 1;

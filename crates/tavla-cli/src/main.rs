@@ -1,6 +1,7 @@
 //! `tavla`: the one command-line program of the tavla backgammon engine.
 
 mod arena_cmd;
+mod bearoff_cmd;
 mod board;
 mod cmd;
 mod input;
@@ -34,6 +35,8 @@ enum Command {
     Moves(cmd::MovesArgs),
     /// Count plays to a depth (verification of the move generator).
     Perft(cmd::PerftArgs),
+    /// Bearoff databases: build, look up, best play, plots.
+    Bearoff(bearoff_cmd::BearoffArgs),
     /// Speak UBGI, the engine protocol, on stdin/stdout (for GUIs, bots and test harnesses).
     Ubgi(ubgi_cmd::UbgiArgs),
     /// Play one player against another: cubeless money games with duplicate dice, with A's
@@ -52,6 +55,7 @@ fn main() -> ExitCode {
         Command::Convert(args) => cmd::convert(&args, &mut out),
         Command::Moves(args) => cmd::moves(&args, &mut out),
         Command::Perft(args) => cmd::perft(&args, &mut out),
+        Command::Bearoff(args) => bearoff_cmd::run(args),
         Command::Ubgi(args) => ubgi_cmd::ubgi(&args, &mut out),
         Command::Arena(args) => arena_cmd::arena(&args, &mut out),
         Command::Train(args) => train_cmd::train(&args, &mut out),

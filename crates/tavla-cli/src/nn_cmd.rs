@@ -354,6 +354,10 @@ pub struct EngineArgs {
     /// Machine-readable output.
     #[arg(long)]
     pub json: bool,
+    /// Exact values from the two-sided bearoff database (6 points, 8 checkers; built on first
+    /// use and cached, see `tavla bearoff`) where it applies.
+    #[arg(long)]
+    pub bearoff: bool,
 }
 
 impl EngineArgs {
@@ -365,7 +369,13 @@ impl EngineArgs {
             Some(path) => Weights::load(path)?,
             None => Weights::default_weights(),
         };
-        Ok(Search::new(Arc::new(weights)))
+        let search = Search::new(Arc::new(weights));
+        if !self.bearoff {
+            return Ok(search);
+        }
+        let (db, _) = tavla_bearoff::cache::default_two_sided()
+            .context("loading the two-sided bearoff database")?;
+        Ok(search.with_bearoff(Arc::new(tavla_nn::bearoff::ExactRace::new(db))))
     }
 }
 

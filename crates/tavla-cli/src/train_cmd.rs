@@ -8,7 +8,7 @@ use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use tavla_core::Rules;
 use tavla_eval::heuristic::HeuristicConfig;
-use tavla_train::heuristic::{TrainSettings, Trainer};
+use tavla_train::heuristic::{Decision, TrainSettings, Trainer};
 
 use crate::arena_cmd::VariantArg;
 use crate::input::InputError;
@@ -22,9 +22,9 @@ pub struct TrainArgs {
 
 #[derive(Subcommand)]
 enum TrainCommand {
-    /// Tune the heuristic constants as the seed article does: vary one constant at a time, play
-    /// the candidate against the current configuration, keep it when it wins more than the
-    /// threshold. Resumes from the checkpoint when one exists.
+    /// Tune the heuristic constants as the seed article does: one constant at a time, play a
+    /// grid of candidate values against the current configuration, keep the best when it wins
+    /// more than the threshold. Resumes from the checkpoint when one exists.
     Heuristic(HeuristicArgs),
 }
 
@@ -131,7 +131,7 @@ fn heuristic(args: &HeuristicArgs, out: &mut impl Write) -> Result<()> {
     while trainer.steps_done() < args.steps {
         progress.set_message(format!("step {}", trainer.steps_done()));
         let record = trainer.step(&progress)?;
-        kept += u64::from(record.accepted);
+        kept += u64::from(matches!(record.decision, Some(Decision::Kept { .. })));
         trainer.save_checkpoint(&checkpoint)?;
         trainer
             .config()
@@ -149,7 +149,7 @@ fn heuristic(args: &HeuristicArgs, out: &mut impl Write) -> Result<()> {
     let c = trainer.config();
     writeln!(
         out,
-        "{} steps, {kept} kept in this run; bf {} bfp {} bt {} cbp {} cb {} rb {}; written to {} \
+        "{} steps, {kept} changes kept in this run; bf {} bfp {} bt {} cbp {} cb {} rb {}; written to {} \
          (checkpoint {})",
         trainer.steps_done(),
         c.bf,

@@ -213,10 +213,13 @@ fn train_writes_config_and_checkpoint_and_resumes() {
         "{written}"
     );
 
+    // The grid of bt from 0 has three values: the third step decides.
+    assert!(first.contains("; bt "), "{first}");
+
     let second = stdout(&tavla(&args("5")));
     assert!(second.starts_with("resuming"), "{second}");
     assert!(second.contains("at step 3"), "{second}");
-    assert!(second.contains("step 4: "), "{second}");
+    assert!(second.contains("step 4: bf "), "{second}");
     assert!(!second.contains("step 2: "), "{second}");
 
     // Other settings do not resume silently.

@@ -8,6 +8,8 @@
 //!   default weights embedded ([`Weights::default_weights`]).
 //! - [`Evaluator`]: the evaluation trait, with batch evaluation of all plays of a roll;
 //!   implemented by [`Weights`]. Finished games are exact.
+//! - [`bearoff`]: exact race values from the two-sided bearoff database, used by the search
+//!   when given one.
 //! - [`search`]: n-ply expectimax with move filters and a cache; [`NeuralPlayer`].
 //! - [`td`]: TD(λ) self-play training from random weights, checkpointed and resumable.
 //! - [`rollout`]: cubeless, multithreaded, seeded rollouts with variance reduction.
@@ -30,6 +32,7 @@
 #![warn(missing_docs)]
 
 pub mod arena;
+pub mod bearoff;
 mod evaluator;
 pub mod inputs;
 mod net;

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use tavla_core::{GameState, PlayList, Position, Roll};
 use tavla_player::Player;
 
+use crate::bearoff::ExactRace;
 use crate::evaluator::Evaluator;
 use crate::probs::Probabilities;
 use crate::weights::Weights;
@@ -149,6 +150,7 @@ impl Cache {
 #[derive(Clone)]
 pub struct Search {
     weights: Arc<Weights>,
+    bearoff: Option<Arc<ExactRace>>,
     filters: [MoveFilter; MAX_PLY as usize],
     cache: Cache,
     lists: Vec<PlayList>,
@@ -162,12 +164,20 @@ impl Search {
     pub fn new(weights: Arc<Weights>) -> Search {
         Search {
             weights,
+            bearoff: None,
             filters: DEFAULT_FILTERS,
             cache: Cache::new(16),
             lists: (0..=MAX_PLY).map(|_| PlayList::new()).collect(),
             evals: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
             nodes: 0,
         }
+    }
+
+    /// Uses `bearoff` for the race positions it covers (exact instead of the race network).
+    #[must_use]
+    pub fn with_bearoff(mut self, bearoff: Arc<ExactRace>) -> Search {
+        self.bearoff = Some(bearoff);
+        self
     }
 
     /// Replaces the move filters.
@@ -198,6 +208,10 @@ impl Search {
             return Probabilities::from_outcome(o);
         }
         if let Some(p) = self.cache.get(pos, 0) {
+            return p;
+        }
+        if let Some(p) = self.bearoff.as_ref().and_then(|b| b.probe(pos)) {
+            self.cache.put(pos, 0, p);
             return p;
         }
         self.nodes += 1;
@@ -279,6 +293,13 @@ impl Search {
         evals.resize(plays.len(), Probabilities::default());
         self.weights.evaluate_plays(plays.positions(), &mut evals);
         self.nodes += plays.len() as u64;
+        if let Some(b) = &self.bearoff {
+            for (e, after) in evals.iter_mut().zip(plays.positions()) {
+                if let Some(p) = b.probe(&after.flip()) {
+                    *e = p.flip();
+                }
+            }
+        }
         out.extend(evals.iter().enumerate().map(|(index, &probs)| RankedPlay {
             index,
             probs,
@@ -337,7 +358,14 @@ impl NeuralPlayer {
     /// The player with the embedded default weights.
     #[must_use]
     pub fn with_default_weights(ply: u8) -> NeuralPlayer {
-        NeuralPlayer::new(Arc::new(Weights::default_weights()), ply)
+        NeuralPlayer::new(Weights::shared_default(), ply)
+    }
+
+    /// Uses `bearoff` for the race positions it covers.
+    #[must_use]
+    pub fn with_bearoff(mut self, bearoff: Arc<ExactRace>) -> NeuralPlayer {
+        self.search = self.search.with_bearoff(bearoff);
+        self
     }
 
     /// The search, for statistics.

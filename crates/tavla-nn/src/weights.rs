@@ -172,6 +172,15 @@ impl Weights {
         Weights::from_bytes(DEFAULT_WEIGHTS).expect("the embedded default weights are valid")
     }
 
+    /// The embedded default weights, parsed once per process and shared.
+    #[must_use]
+    pub fn shared_default() -> std::sync::Arc<Weights> {
+        static DEFAULT: std::sync::OnceLock<std::sync::Arc<Weights>> = std::sync::OnceLock::new();
+        DEFAULT
+            .get_or_init(|| std::sync::Arc::new(Weights::default_weights()))
+            .clone()
+    }
+
     /// The network for `phase`.
     #[must_use]
     pub fn network(&self, phase: Phase) -> &Network {

@@ -1,16 +1,19 @@
 //! The seed article's trainer for the heuristic constants: vary one constant at a time, play
-//! the candidate against the current configuration, keep the change when it wins more than 51%.
+//! each candidate against the current configuration, keep a change that wins more than 51%.
 //!
 //! # The search
 //!
-//! The six constants are visited in turn, `bt`, `bf`, `bfp`, `cbp`, `cb`, `rb`, each first
-//! upwards then downwards by its step size (`bt` by 1, never below zero). A candidate plays
-//! the current configuration in the arena ([`tavla_match::arena`]: duplicate dice, colours
-//! alternating) over `games_per_step` games; it replaces the current configuration when it wins
-//! more than `threshold` of them. After an accepted change the same constant is pushed again in
-//! the same direction; after a rejection the search turns to the other direction or the next
-//! constant. Twelve tries in a row without an accepted change (every constant in both
-//! directions) halve the step sizes (except `bt`'s).
+//! The six constants are visited in turn, `bt`, `bf`, `bfp`, `cbp`, `cb`, `rb`, round after
+//! round. For each, a grid of candidate values around the current one is tried, as the
+//! article's program does (`Param::candidates`: ten values from `max(v - 2, 0.1)` to below
+//! `v + 3` for `bf` and `bfp`, from `max(v - 1, 0)` to below `v + 3` for `cbp` and `cb`, from
+//! `max(v - 1, 0)` to below `v + 1.5` for `rb`; the integers from `v - 1` to `v + 3` for `bt`;
+//! the current value itself left out). Each candidate plays the current configuration in the
+//! arena ([`tavla_match::arena`]: duplicate dice, so each dice sequence is played from both
+//! sides, and colours alternating) over `games_per_step` games: one *step*. When the grid is
+//! done, the candidate that won most is kept if it won more than `threshold` of its games;
+//! otherwise the constant stays. (The article then moves only a fifth of the way towards the
+//! winner, a value that was never played; here the value that won is kept.)
 //!
 //! # Reproducibility
 //!
@@ -61,9 +64,6 @@ impl Param {
         Param::Rb,
     ];
 
-    /// The initial step sizes, in the order of [`Param::ALL`].
-    pub const INITIAL_STEPS: [f64; 6] = [1.0, 0.5, 0.5, 0.5, 0.25, 0.1];
-
     /// The key in the TOML file.
     #[must_use]
     pub const fn name(self) -> &'static str {
@@ -88,6 +88,31 @@ impl Param {
             Param::Cb => config.cb,
             Param::Rb => config.rb,
         }
+    }
+
+    /// The candidate values tried for this constant from `config` (see the module docs), in
+    /// the order they are played; never the current value.
+    #[must_use]
+    pub fn candidates(self, config: &HeuristicConfig) -> Vec<f64> {
+        let v = self.get(config);
+        let (start, end) = match self {
+            Param::Bt => {
+                let bt = i32::from(config.bt);
+                return ((bt - 1).max(0)..=(bt + 3).min(24))
+                    .filter(|&t| t != bt)
+                    .map(f64::from)
+                    .collect();
+            }
+            Param::Bf | Param::Bfp => ((v - 2.0).max(0.1), v + 3.0),
+            Param::Cbp | Param::Cb => ((v - 1.0).max(0.0), v + 3.0),
+            Param::Rb => ((v - 1.0).max(0.0), v + 1.5),
+        };
+        let delta = (end - start) / 10.0;
+        // Rounded to nine decimals, so that 0.3 * 6 is written 1.8 and not 1.7999999999999998.
+        (0..10)
+            .map(|i| ((start + delta * f64::from(i)) * 1e9).round() / 1e9)
+            .filter(|&t| t != v)
+            .collect()
     }
 
     /// `config` with this constant set to `value`, clamped to its range (zero or more; `bt`
@@ -136,6 +161,20 @@ impl Default for TrainSettings {
     }
 }
 
+/// What became of a constant once its grid was played.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum Decision {
+    /// The best candidate won more than the threshold and replaced the current value.
+    Kept {
+        /// The new value.
+        value: f64,
+        /// The games it won.
+        wins: u64,
+    },
+    /// No candidate won more than the threshold.
+    Unchanged,
+}
+
 /// One candidate tried.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StepRecord {
@@ -153,15 +192,15 @@ pub struct StepRecord {
     pub wins: u64,
     /// The candidate's points per game.
     pub ppg: f64,
-    /// Whether the candidate was kept.
-    pub accepted: bool,
+    /// On the last candidate of a constant's grid: what became of the constant.
+    pub decision: Option<Decision>,
 }
 
 impl fmt::Display for StepRecord {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "step {}: {} {} -> {}: won {}/{} ({:.2}%), {:+.3} ppg: {}",
+            "step {}: {} {} -> {}: won {}/{} ({:.2}%), {:+.3} ppg",
             self.step,
             self.param,
             self.from,
@@ -170,8 +209,17 @@ impl fmt::Display for StepRecord {
             self.games,
             100.0 * self.wins as f64 / self.games as f64,
             self.ppg,
-            if self.accepted { "kept" } else { "rejected" }
-        )
+        )?;
+        match self.decision {
+            Some(Decision::Kept { value, wins }) => write!(
+                f,
+                "; {} = {value} kept (won {:.2}%)",
+                self.param,
+                100.0 * wins as f64 / self.games as f64
+            ),
+            Some(Decision::Unchanged) => write!(f, "; {} unchanged", self.param),
+            None => Ok(()),
+        }
     }
 }
 
@@ -193,14 +241,12 @@ pub struct Checkpoint {
     pub start: HeuristicConfig,
     /// The current configuration.
     pub config: HeuristicConfig,
-    /// The constant to try next (index into [`Param::ALL`]).
+    /// The constant being tried (index into [`Param::ALL`]).
     pub param: usize,
-    /// The direction to try next: +1 or -1.
-    pub direction: i8,
-    /// The step sizes, in the order of [`Param::ALL`].
-    pub step_sizes: [f64; 6],
-    /// Tries since the last accepted change or the last halving.
-    pub tries_without_change: u32,
+    /// The next candidate of its grid (index into [`Param::candidates`] of `config`).
+    pub candidate: usize,
+    /// The best candidate of the grid so far: its value and wins.
+    pub best: Option<(f64, u64)>,
     /// Every step so far.
     pub history: Vec<StepRecord>,
 }
@@ -307,9 +353,8 @@ impl Trainer {
                 start,
                 config: start,
                 param: 0,
-                direction: 1,
-                step_sizes: Param::INITIAL_STEPS,
-                tries_without_change: 0,
+                candidate: 0,
+                best: None,
                 history: Vec::new(),
             },
             settings,
@@ -368,11 +413,14 @@ impl Trainer {
                 variant_name(settings.rules).into(),
             ));
         }
-        if checkpoint.param >= Param::ALL.len() || checkpoint.direction.abs() != 1 {
+        let grid = Param::ALL
+            .get(checkpoint.param)
+            .map(|p| p.candidates(&checkpoint.config).len());
+        if !grid.is_some_and(|n| checkpoint.candidate < n) {
             return Err(mismatch(
-                "param/direction",
-                format!("{}/{}", checkpoint.param, checkpoint.direction),
-                "0..6 and +1 or -1".into(),
+                "param/candidate",
+                format!("{}/{}", checkpoint.param, checkpoint.candidate),
+                "a constant of 0..6 and a candidate of its grid".into(),
             ));
         }
         checkpoint
@@ -436,54 +484,17 @@ impl Trainer {
         self.state.history.len() as u64
     }
 
-    /// The next candidate: the constant and its new value, skipping tries that would not change
-    /// the configuration (going below zero).
-    fn next_candidate(&mut self) -> (Param, HeuristicConfig) {
-        loop {
-            let s = &mut self.state;
-            let param = Param::ALL[s.param];
-            let from = param.get(&s.config);
-            let to = from + f64::from(s.direction) * s.step_sizes[s.param];
-            let candidate = param.with(&s.config, to);
-            if candidate != s.config {
-                return (param, candidate);
-            }
-            self.advance(false);
-        }
-    }
-
-    /// Moves the cursor after a try.
-    fn advance(&mut self, accepted: bool) {
-        let s = &mut self.state;
-        if accepted {
-            s.tries_without_change = 0;
-            return;
-        }
-        s.tries_without_change += 1;
-        if s.direction == 1 {
-            s.direction = -1;
-        } else {
-            s.direction = 1;
-            s.param = (s.param + 1) % Param::ALL.len();
-        }
-        if s.tries_without_change >= 2 * Param::ALL.len() as u32 {
-            for (i, step) in s.step_sizes.iter_mut().enumerate() {
-                if Param::ALL[i] != Param::Bt {
-                    *step /= 2.0;
-                }
-            }
-            s.tries_without_change = 0;
-        }
-    }
-
     /// Plays one step: the next candidate against the current configuration. `progress` is
     /// advanced by one per game.
     ///
     /// # Errors
     /// [`TrainError::Arena`] when the arena fails.
     pub fn step(&mut self, progress: &ProgressBar) -> Result<StepRecord, TrainError> {
-        let (param, candidate) = self.next_candidate();
         let current = self.state.config;
+        let param = Param::ALL[self.state.param];
+        let grid = param.candidates(&current);
+        let value = grid[self.state.candidate];
+        let candidate = param.with(&current, value);
         let step = self.steps_done();
         let arena = ArenaConfig {
             games: self.settings.games_per_step,
@@ -497,7 +508,27 @@ impl Trainer {
         };
         let result = run_arena(&arena, make(candidate), make(current), progress)
             .map_err(TrainError::Arena)?;
-        let accepted = result.wins_a as f64 > self.settings.threshold * result.games as f64;
+
+        // The best of the grid so far (the first of equals).
+        if self.state.best.is_none_or(|(_, wins)| result.wins_a > wins) {
+            self.state.best = Some((value, result.wins_a));
+        }
+        let mut decision = None;
+        self.state.candidate += 1;
+        if self.state.candidate == grid.len() {
+            let (best, wins) = self.state.best.expect("a grid is never empty");
+            decision = Some(
+                if wins as f64 > self.settings.threshold * self.settings.games_per_step as f64 {
+                    self.state.config = param.with(&current, best);
+                    Decision::Kept { value: best, wins }
+                } else {
+                    Decision::Unchanged
+                },
+            );
+            self.state.param = (self.state.param + 1) % Param::ALL.len();
+            self.state.candidate = 0;
+            self.state.best = None;
+        }
         let record = StepRecord {
             step,
             param: param.name().into(),
@@ -506,12 +537,8 @@ impl Trainer {
             games: result.games,
             wins: result.wins_a,
             ppg: result.ppg_a,
-            accepted,
+            decision,
         };
-        if accepted {
-            self.state.config = candidate;
-        }
-        self.advance(accepted);
         self.state.history.push(record.clone());
         Ok(record)
     }
@@ -569,13 +596,13 @@ mod tests {
     fn a_resumed_run_matches_an_uninterrupted_one() {
         let hidden = ProgressBar::hidden();
         let mut straight = Trainer::new(HeuristicConfig::article_untrained(), settings()).unwrap();
-        for _ in 0..6 {
+        for _ in 0..8 {
             straight.step(&hidden).unwrap();
         }
 
         let path = temp("resume");
         let mut first = Trainer::new(HeuristicConfig::article_untrained(), settings()).unwrap();
-        for _ in 0..3 {
+        for _ in 0..5 {
             first.step(&hidden).unwrap();
             first.save_checkpoint(&path).unwrap();
         }
@@ -597,38 +624,69 @@ mod tests {
     }
 
     #[test]
-    fn steps_follow_the_documented_search() {
-        let hidden = ProgressBar::hidden();
-        let mut t = Trainer::new(HeuristicConfig::untrained(), settings()).unwrap();
-        let first = t.step(&hidden).unwrap();
-        // From all zeros: bt goes up by one first. With bf = bfp = 0 the threshold changes
-        // nothing, so both sides play alike and the candidate cannot win more than half.
-        assert_eq!(
-            (first.param.as_str(), first.from, first.to),
-            ("bt", 0.0, 1.0)
-        );
-        assert!(first.wins * 2 <= first.games);
-        assert!(!first.accepted);
-        // bt cannot go below zero: the next try is bf upwards.
-        let second = t.step(&hidden).unwrap();
-        assert_eq!(
-            (second.param.as_str(), second.from, second.to),
-            ("bf", 0.0, 0.5)
-        );
-        assert_eq!(second.accepted, second.wins as f64 > 0.51 * 64.0);
-        if second.accepted {
-            assert_eq!(t.config().bf, 0.5);
+    fn candidate_grids_are_the_articles() {
+        let c = HeuristicConfig::article_untrained();
+        assert_eq!(Param::Bt.candidates(&c), vec![1.0, 2.0, 3.0]);
+        let a = HeuristicConfig::article();
+        assert_eq!(Param::Bt.candidates(&a), vec![2.0, 4.0, 5.0, 6.0]);
+        // bf = 1: from 0.1 to below 4 in ten steps of 0.39.
+        let bf = Param::Bf.candidates(&c);
+        assert_eq!(bf.len(), 10);
+        assert_eq!(bf[0], 0.1);
+        assert_eq!(bf[9], 3.61);
+        // cb = 0: from 0 (the current value, left out) to below 3.
+        let cb = Param::Cb.candidates(&c);
+        assert_eq!(cb.len(), 9);
+        assert_eq!(cb[0], 0.3);
+        assert_eq!(cb[5], 1.8);
+        // rb = 0: steps of 0.15.
+        assert_eq!(Param::Rb.candidates(&c)[0], 0.15);
+        for p in Param::ALL {
+            assert!(!p.candidates(&a).contains(&p.get(&a)));
         }
     }
 
     #[test]
-    fn halving_after_a_full_sweep_without_change() {
-        let mut t = Trainer::new(HeuristicConfig::article(), settings()).unwrap();
-        for _ in 0..12 {
-            t.advance(false);
+    fn steps_follow_the_documented_search() {
+        let hidden = ProgressBar::hidden();
+        let mut t = Trainer::new(HeuristicConfig::untrained(), settings()).unwrap();
+        // From all zeros the grid of bt is 1, 2, 3. With bf = bfp = 0 the threshold changes
+        // nothing, so both sides play alike and no candidate can win more than half.
+        for want in [1.0, 2.0, 3.0] {
+            let r = t.step(&hidden).unwrap();
+            assert_eq!((r.param.as_str(), r.from, r.to), ("bt", 0.0, want));
+            assert!(r.wins * 2 <= r.games);
+            assert_eq!(r.decision.is_some(), want == 3.0);
         }
-        assert_eq!(t.state.param, 0);
-        assert_eq!(t.state.step_sizes, [1.0, 0.25, 0.25, 0.25, 0.125, 0.05]);
+        assert_eq!(
+            t.checkpoint().history[2].decision,
+            Some(Decision::Unchanged)
+        );
+        assert_eq!(t.config().bt, 0);
+        // Then the ten candidates of bf, from 0.1; the best is kept when above the threshold.
+        let mut best = (0.0, 0);
+        for i in 0..10 {
+            let r = t.step(&hidden).unwrap();
+            assert_eq!(r.param, "bf");
+            if r.wins > best.1 {
+                best = (r.to, r.wins);
+            }
+            if i == 9 {
+                let kept = best.1 as f64 > 0.51 * 64.0;
+                assert_eq!(
+                    r.decision,
+                    Some(if kept {
+                        Decision::Kept {
+                            value: best.0,
+                            wins: best.1,
+                        }
+                    } else {
+                        Decision::Unchanged
+                    })
+                );
+                assert_eq!(t.config().bf, if kept { best.0 } else { 0.0 });
+            }
+        }
     }
 
     #[test]

@@ -464,6 +464,16 @@ mod tests {
                 include_str!("../../data/heuristic/article-untrained.toml"),
                 HeuristicConfig::article_untrained(),
             ),
+            (
+                include_str!("../../data/heuristic/article-bearoff.toml"),
+                HeuristicConfig {
+                    race: RaceWeights {
+                        bearoff: true,
+                        ..RaceWeights::default()
+                    },
+                    ..HeuristicConfig::article()
+                },
+            ),
         ] {
             assert_eq!(text, config.to_toml());
         }
