@@ -119,7 +119,9 @@ mod tests {
         state.position.legal_plays(roll, &mut plays);
         let picks = |seed| {
             let mut p = RandomPlayer::new(seed);
-            (0..50).map(|_| p.choose_play(&state, roll, &plays)).collect::<Vec<_>>()
+            (0..50)
+                .map(|_| p.choose_play(&state, roll, &plays))
+                .collect::<Vec<_>>()
         };
         assert_eq!(picks(3), picks(3));
         assert_ne!(picks(3), picks(4));
