@@ -5,6 +5,7 @@ mod bearoff_cmd;
 mod board;
 mod cmd;
 mod input;
+mod nn_cmd;
 mod players;
 mod train_cmd;
 mod ubgi_cmd;
@@ -35,6 +36,12 @@ enum Command {
     Moves(cmd::MovesArgs),
     /// Count plays to a depth (verification of the move generator).
     Perft(cmd::PerftArgs),
+    /// The engine's best plays for a roll, ranked, with their equities.
+    Hint(nn_cmd::HintArgs),
+    /// The engine's evaluation of a position: outcome probabilities and equity.
+    Eval(nn_cmd::EvalArgs),
+    /// Play a position out many times (cubeless, seeded, variance-reduced).
+    Rollout(nn_cmd::RolloutArgs),
     /// Bearoff databases: build, look up, best play, plots.
     Bearoff(bearoff_cmd::BearoffArgs),
     /// Speak UBGI, the engine protocol, on stdin/stdout (for GUIs, bots and test harnesses).
@@ -55,6 +62,9 @@ fn main() -> ExitCode {
         Command::Convert(args) => cmd::convert(&args, &mut out),
         Command::Moves(args) => cmd::moves(&args, &mut out),
         Command::Perft(args) => cmd::perft(&args, &mut out),
+        Command::Hint(args) => nn_cmd::hint(&args, &mut out),
+        Command::Eval(args) => nn_cmd::eval(&args, &mut out),
+        Command::Rollout(args) => nn_cmd::rollout(&args, &mut out),
         Command::Bearoff(args) => bearoff_cmd::run(args),
         Command::Ubgi(args) => ubgi_cmd::ubgi(&args, &mut out),
         Command::Arena(args) => arena_cmd::arena(&args, &mut out),

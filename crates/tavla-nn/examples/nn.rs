@@ -131,6 +131,9 @@ fn plot_curve(
             None => series.push((f[1].to_string(), vec![(games / 1000.0, ppg, se)])),
         }
     }
+    for (_, pts) in &mut series {
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
     let bytes: &'static [u8] = Box::leak(
         std::fs::read(font)
             .with_context(|| format!("reading font {}", font.display()))?
@@ -194,6 +197,7 @@ fn plot_curve(
     }
     chart
         .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
         .border_style(BLACK)
         .background_style(WHITE.mix(0.8))
         .label_font(("sans-serif", 16))
