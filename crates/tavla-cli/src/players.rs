@@ -5,6 +5,8 @@
 //!   (TOML) or the article's. With `bearoff = true` under `[race]` in FILE, races use the
 //!   one-sided bearoff database (built on first use into the cache, see `tavla bearoff`).
 //! * `heuristic-1ply[:FILE]`: the same evaluation with the article's 1-ply probability score.
+//! * `neural[:ply=N][,weights=FILE]`: the neural engine searching N plies (0 to 3, default 0)
+//!   with the embedded default weights or those of FILE.
 //! * `ubgi:COMMAND`: an external engine speaking UBGI, started with `sh -c COMMAND`.
 
 use std::path::PathBuf;
@@ -13,6 +15,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use tavla_core::Rules;
 use tavla_eval::heuristic::{HeuristicConfig, HeuristicEval};
+use tavla_nn::{NeuralPlayer, Weights};
 use tavla_player::{Player, RandomPlayer};
 use tavla_protocol::UbgiPlayer;
 use tavla_search::{HeuristicLookahead, HeuristicPlayer, OneSidedRace};
@@ -20,7 +23,8 @@ use tavla_search::{HeuristicLookahead, HeuristicPlayer, OneSidedRace};
 use crate::input::InputError;
 
 /// The forms PLAYER takes, for messages.
-pub const FORMS: &str = "random, heuristic[:FILE], heuristic-1ply[:FILE] or ubgi:COMMAND";
+pub const FORMS: &str = "random, heuristic[:FILE], heuristic-1ply[:FILE], \
+                         neural[:ply=N][,weights=FILE] or ubgi:COMMAND";
 
 /// A player named on the command line, its files already read.
 #[derive(Debug, Clone)]
@@ -44,6 +48,15 @@ pub enum PlayerSpec {
         file: Option<PathBuf>,
         /// The bearoff database, when the configuration asks for it.
         race: Option<Arc<OneSidedRace>>,
+    },
+    /// `neural[:ply=N][,weights=FILE]`.
+    Neural {
+        /// Search depth in plies.
+        ply: u8,
+        /// The networks.
+        weights: Arc<Weights>,
+        /// Where they came from, if not the embedded default.
+        file: Option<PathBuf>,
     },
     /// `ubgi:COMMAND`.
     Ubgi {
@@ -98,6 +111,7 @@ impl PlayerSpec {
                 let race = race(&config)?;
                 Ok(PlayerSpec::HeuristicLookahead { config, file, race })
             }
+            "neural" => neural(text, arg),
             "ubgi" => match arg {
                 Some(command) if !command.trim().is_empty() => Ok(PlayerSpec::Ubgi {
                     command: command.to_string(),
@@ -122,6 +136,10 @@ impl PlayerSpec {
             PlayerSpec::Random => "random".into(),
             PlayerSpec::Heuristic { file, .. } => with_file("heuristic", file),
             PlayerSpec::HeuristicLookahead { file, .. } => with_file("heuristic-1ply", file),
+            PlayerSpec::Neural { ply, file, .. } => match file {
+                Some(f) => format!("neural:ply={ply},weights={}", f.display()),
+                None => format!("neural:ply={ply}"),
+            },
             PlayerSpec::Ubgi { command } => format!("ubgi:{command}"),
         }
     }
@@ -143,12 +161,49 @@ impl PlayerSpec {
             PlayerSpec::HeuristicLookahead { config, race, .. } => {
                 Box::new(HeuristicLookahead::new(eval(config, race), rules).with_name(self.name()))
             }
+            PlayerSpec::Neural { ply, weights, .. } => {
+                Box::new(NeuralPlayer::new(weights.clone(), *ply))
+            }
             PlayerSpec::Ubgi { command } => Box::new(
                 UbgiPlayer::spawn(command)
                     .with_context(|| format!("cannot start player `{}`", self.name()))?,
             ),
         })
     }
+}
+
+/// Reads the options of `neural[:ply=N][,weights=FILE]`.
+fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
+    let bad = |why: String| InputError(format!("invalid player `{text}`: {why}"));
+    let mut ply = 0u8;
+    let mut file = None;
+    for option in arg.into_iter().flat_map(|a| a.split(',')) {
+        match option.split_once('=') {
+            Some(("ply", n)) => {
+                ply = n
+                    .parse()
+                    .ok()
+                    .filter(|&p| p <= tavla_nn::search::MAX_PLY)
+                    .ok_or_else(|| {
+                        bad(format!(
+                            "ply `{n}` is not 0 to {}",
+                            tavla_nn::search::MAX_PLY
+                        ))
+                    })?;
+            }
+            Some(("weights", f)) if !f.is_empty() => file = Some(PathBuf::from(f)),
+            _ => {
+                return Err(
+                    bad(format!("unknown option `{option}` (ply=N or weights=FILE)")).into(),
+                )
+            }
+        }
+    }
+    let weights = match &file {
+        Some(f) => Arc::new(Weights::load(f).map_err(|e| bad(format!("{e}")))?),
+        None => Weights::shared_default(),
+    };
+    Ok(PlayerSpec::Neural { ply, weights, file })
 }
 
 #[cfg(test)]
@@ -172,6 +227,11 @@ mod tests {
             PlayerSpec::parse("heuristic-1ply"),
             Ok(PlayerSpec::HeuristicLookahead { file: None, .. })
         ));
+        match PlayerSpec::parse("neural:ply=2").unwrap() {
+            PlayerSpec::Neural { ply, file, .. } => assert_eq!((ply, file), (2, None)),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(PlayerSpec::parse("neural").unwrap().name(), "neural:ply=0");
         match PlayerSpec::parse("ubgi:gnubg -t --ubgi").unwrap() {
             PlayerSpec::Ubgi { command } => assert_eq!(command, "gnubg -t --ubgi"),
             other => panic!("{other:?}"),
@@ -208,6 +268,9 @@ mod tests {
                 "cannot read heuristic config /no/such/file.toml",
             ),
             ("ubgi:", "give the engine's command"),
+            ("neural:ply=7", "ply `7` is not 0 to 3"),
+            ("neural:depth=2", "unknown option `depth=2`"),
+            ("neural:weights=/no/such.tnn", "/no/such.tnn"),
         ] {
             let err = PlayerSpec::parse(text).unwrap_err().to_string();
             assert!(

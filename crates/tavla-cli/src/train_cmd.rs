@@ -26,6 +26,11 @@ enum TrainCommand {
     /// grid of candidate values against the current configuration, keep the best when it wins
     /// more than the threshold. Resumes from the checkpoint when one exists.
     Heuristic(HeuristicArgs),
+    /// Train the neural networks by TD(lambda) self-play from random weights (seeded,
+    /// resumable from the checkpoint in --dir, with periodic strength checks).
+    Td(crate::nn_cmd::TrainTdArgs),
+    /// Measure the learning curve of a TD run: its snapshots against fixed opponents.
+    Curve(crate::nn_cmd::TrainCurveArgs),
 }
 
 /// `tavla train heuristic`.
@@ -67,6 +72,8 @@ struct HeuristicArgs {
 pub fn train(args: &TrainArgs, out: &mut impl Write) -> Result<()> {
     match &args.what {
         TrainCommand::Heuristic(h) => heuristic(h, out),
+        TrainCommand::Td(t) => crate::nn_cmd::train_td(t),
+        TrainCommand::Curve(c) => crate::nn_cmd::train_curve(c),
     }
 }
 

@@ -11,9 +11,10 @@ use crate::players::PlayerSpec;
 /// `tavla ubgi`.
 #[derive(Args)]
 pub struct UbgiArgs {
-    /// The player that makes the decisions: random, heuristic[:FILE], heuristic-1ply[:FILE] or
-    /// ubgi:COMMAND (a proxy for another engine).
-    #[arg(long, value_name = "PLAYER", default_value = "heuristic")]
+    /// The player that makes the decisions: neural[:ply=N][,weights=FILE] (the default, at
+    /// 0 ply), random, heuristic[:FILE], heuristic-1ply[:FILE] or ubgi:COMMAND (a proxy for
+    /// another engine).
+    #[arg(long, value_name = "PLAYER", default_value = "neural")]
     pub player: String,
 
     /// Seed of a random player.
