@@ -53,40 +53,29 @@ pub fn draw(state: &GameState) -> String {
         pips(&o),
         off(&o)
     );
-    for row in 0..ROWS {
+    // One row of checkers across a half of the board; the bar shows `bar` checkers of `side`.
+    let row_line = |points: &[usize], row: usize, bar: u8, side: char| -> String {
         let mut line = String::from(" |");
-        for (i, &p) in top.iter().enumerate() {
+        for (i, &p) in points.iter().enumerate() {
             if i == 6 {
-                let bar = if row == 0 && o[24] > 0 {
-                    format!("{:^3}", format!("{}O", o[24]))
+                let shown = if row == 0 && bar > 0 {
+                    format!("{:^3}", format!("{bar}{side}"))
                 } else {
                     "   ".into()
                 };
-                let _ = write!(line, "|{bar}|");
+                let _ = write!(line, "|{shown}|");
             }
             let _ = write!(line, "{:^3}", cell(at(p), row));
         }
-        line.push('|');
-        out.push_str(&line);
-        out.push('\n');
+        line.push_str("|\n");
+        line
+    };
+    for row in 0..ROWS {
+        out.push_str(&row_line(&top, row, o[24], 'O'));
     }
     let _ = writeln!(out, " |                  |BAR|                  |");
     for row in (0..ROWS).rev() {
-        let mut line = String::from(" |");
-        for (i, &p) in bottom.iter().enumerate() {
-            if i == 6 {
-                let bar = if row == 0 && x[24] > 0 {
-                    format!("{:^3}", format!("{}X", x[24]))
-                } else {
-                    "   ".into()
-                };
-                let _ = write!(line, "|{bar}|");
-            }
-            let _ = write!(line, "{:^3}", cell(at(p), row));
-        }
-        line.push('|');
-        out.push_str(&line);
-        out.push('\n');
+        out.push_str(&row_line(&bottom, row, x[24], 'X'));
     }
     let _ = writeln!(
         out,
