@@ -114,7 +114,7 @@ impl UbgiError {
 #[derive(Debug, thiserror::Error)]
 pub enum SpawnError {
     /// The process could not be started.
-    #[error("cannot start engine {command:?}: {source}")]
+    #[error("cannot start engine {command:?}")]
     Spawn {
         /// The command.
         command: String,
@@ -123,7 +123,7 @@ pub enum SpawnError {
         source: io::Error,
     },
     /// It started but did not complete `ubgi` ... `ubgiok`, `isready` ... `readyok`.
-    #[error("engine {command:?} failed the UBGI handshake: {source}")]
+    #[error("engine {command:?} failed the UBGI handshake")]
     Handshake {
         /// The command.
         command: String,
