@@ -21,7 +21,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use tavla_core::{BySide, Cube, CubeOwner, Dice, Die, GameState, Roll, Side};
+use tavla_core::{BySide, Cube, CubeOwner, Dice, GameState, Side};
 
 use crate::error::{parse_uint, split_offsets, Problem};
 use crate::state::{check_match, position_from_sides, sides_of, MatchCheck, MAX_MATCH_LENGTH};
@@ -228,35 +228,9 @@ fn parse_turn(text: &str, at: usize) -> Result<(Side, Dice)> {
         "D" => return Ok((side, Dice::DoubleOffered)),
         _ => {}
     }
-    let mut values = [Die::new(1); 2];
-    let mut chars = dice.char_indices();
-    for slot in &mut values {
-        let Some((i, c)) = chars.next() else {
-            return Err(fail(dice.len(), Problem::Missing { expected }));
-        };
-        let v = c
-            .to_digit(10)
-            .ok_or_else(|| fail(i, Problem::UnexpectedChar { found: c, expected }))?;
-        *slot = Die::try_from(v as u8).map_err(|_| {
-            fail(
-                i,
-                Problem::OutOfRange {
-                    value: i64::from(v),
-                    expected: "a die 1..=6",
-                },
-            )
-        })?;
-    }
-    if let Some((i, found)) = chars.next() {
-        return Err(fail(
-            i,
-            Problem::UnexpectedChar {
-                found,
-                expected: "the end of the turn field",
-            },
-        ));
-    }
-    Ok((side, Dice::Rolled(Roll::new(values[0], values[1]))))
+    let roll = crate::error::parse_two_dice(dice, expected, "the end of the turn field")
+        .map_err(|(i, p)| fail(i, p))?;
+    Ok((side, Dice::Rolled(roll)))
 }
 
 /// The log2 of a cube value written in decimal, when it is a power of two up to 2^15 without a
@@ -616,7 +590,7 @@ mod tests {
         let g = parse("b4E1C3eE3c1e4B-w0b0-w31-n1-0:0:7").unwrap();
         assert_eq!(g.position, Position::START);
         assert_eq!(g.turn, Side::O);
-        assert_eq!(g.dice, Dice::Rolled(Roll::from_values(3, 1)));
+        assert_eq!(g.dice, Dice::Rolled(tavla_core::Roll::from_values(3, 1)));
         assert_eq!(g.match_length, 7);
     }
 

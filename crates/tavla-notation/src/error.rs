@@ -189,6 +189,44 @@ pub(crate) fn split_offsets(s: &str, sep: char, base: usize) -> Vec<(usize, &str
     out
 }
 
+/// Reads exactly two dice digits (`31`, `66`) from `text`. On error gives the byte offset in
+/// `text` and the problem; `expected` describes the field, `end` what must follow the dice.
+pub(crate) fn parse_two_dice(
+    text: &str,
+    expected: &'static str,
+    end: &'static str,
+) -> Result<tavla_core::Roll, (usize, Problem)> {
+    let mut values = [tavla_core::Die::new(1); 2];
+    let mut chars = text.char_indices();
+    for slot in &mut values {
+        let Some((i, c)) = chars.next() else {
+            return Err((text.len(), Problem::Missing { expected }));
+        };
+        let v = c
+            .to_digit(10)
+            .ok_or((i, Problem::UnexpectedChar { found: c, expected }))?;
+        *slot = tavla_core::Die::try_from(v as u8).map_err(|_| {
+            (
+                i,
+                Problem::OutOfRange {
+                    value: i64::from(v),
+                    expected: "a die 1..=6",
+                },
+            )
+        })?;
+    }
+    if let Some((i, found)) = chars.next() {
+        return Err((
+            i,
+            Problem::UnexpectedChar {
+                found,
+                expected: end,
+            },
+        ));
+    }
+    Ok(tavla_core::Roll::new(values[0], values[1]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,7 +21,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use tavla_core::{BySide, Cube, CubeOwner, Dice, Die, GameState, Roll, Side};
+use tavla_core::{BySide, Cube, CubeOwner, Dice, GameState, Side};
 
 use crate::error::{parse_int, parse_uint, split_offsets, Problem};
 use crate::state::{check_match, position_from_sides, sides_of, MatchCheck, MAX_MATCH_LENGTH};
@@ -220,35 +220,9 @@ fn parse_dice(text: &str, at: usize) -> Result<Dice, ParseXgidError> {
         _ => {}
     }
     let expected = "00, D or two dice 1-6";
-    let mut chars = text.char_indices();
-    let mut dice = [Die::new(1); 2];
-    for slot in &mut dice {
-        let Some((i, c)) = chars.next() else {
-            return Err(fail(text.len(), Problem::Missing { expected }));
-        };
-        let v = c
-            .to_digit(10)
-            .ok_or_else(|| fail(i, Problem::UnexpectedChar { found: c, expected }))?;
-        *slot = Die::try_from(v as u8).map_err(|_| {
-            fail(
-                i,
-                Problem::OutOfRange {
-                    value: i64::from(v),
-                    expected: "a die 1..=6",
-                },
-            )
-        })?;
-    }
-    if let Some((i, found)) = chars.next() {
-        return Err(fail(
-            i,
-            Problem::UnexpectedChar {
-                found,
-                expected: "the end of the dice",
-            },
-        ));
-    }
-    Ok(Dice::Rolled(Roll::new(dice[0], dice[1])))
+    let roll = crate::error::parse_two_dice(text, expected, "the end of the dice")
+        .map_err(|(i, p)| fail(i, p))?;
+    Ok(Dice::Rolled(roll))
 }
 
 impl FromStr for Xgid {
