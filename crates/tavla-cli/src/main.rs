@@ -6,6 +6,7 @@ mod board;
 mod cmd;
 mod input;
 mod nn_cmd;
+mod play_cmd;
 mod players;
 mod train_cmd;
 mod ubgi_cmd;
@@ -51,6 +52,9 @@ enum Command {
     Arena(arena_cmd::ArenaArgs),
     /// Training runs (`tavla train heuristic`: the seed article's trainer).
     Train(train_cmd::TrainArgs),
+    /// Play a cubeless money game against the engine in the terminal: moves typed in standard
+    /// notation, `hint` for the engine's advice, seeded dice.
+    Play(play_cmd::PlayArgs),
 }
 
 fn main() -> ExitCode {
@@ -69,6 +73,7 @@ fn main() -> ExitCode {
         Command::Ubgi(args) => ubgi_cmd::ubgi(&args, &mut out),
         Command::Arena(args) => arena_cmd::arena(&args, &mut out),
         Command::Train(args) => train_cmd::train(&args, &mut out),
+        Command::Play(args) => play_cmd::play(&args, &mut out),
     }
     .and_then(|()| out.flush().map_err(anyhow::Error::from));
     match result {

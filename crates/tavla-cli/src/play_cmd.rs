@@ -1,0 +1,509 @@
+//! `tavla play`: one cubeless money game in the terminal, a person against the engine.
+//!
+//! The person types moves in standard notation (`8/5 6/5`, `24/14`, `bar/22*`, `6/off(2)`) or
+//! one of the commands `hint`, `board`, `help`, `quit`. Unreadable or illegal moves print a
+//! one-line error and the prompt again. A roll with no legal play is passed automatically, and
+//! a roll with exactly one legal play is played automatically (both are said). The opening is
+//! decided the usual way: each side rolls one die, ties are rolled again, and the higher die
+//! starts, playing both dice. The dice come from a ChaCha8 generator seeded with `--seed` (by
+//! default from the clock; the seed is printed so the game can be replayed). End of input ends
+//! the game cleanly.
+
+use std::io::{BufRead, Write};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use anyhow::Result;
+use clap::{Args, ValueEnum};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use tavla_core::{Dice, GameState, PlayList, Position, Roll, Rules, Side};
+use tavla_nn::{RankedPlay, Search, Weights};
+use tavla_notation::{format_pretty, PlayText, ResolvePlayError};
+use tavla_player::Player;
+
+use crate::players::PlayerSpec;
+
+/// Plays shown by `hint`.
+const HINT_PLAYS: usize = 3;
+
+/// The side the person plays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum SideArg {
+    /// X: drawn at the bottom, home board bottom right.
+    #[default]
+    X,
+    /// O: drawn at the top; the board's points are numbered from O's side.
+    O,
+}
+
+impl From<SideArg> for Side {
+    fn from(s: SideArg) -> Side {
+        match s {
+            SideArg::X => Side::X,
+            SideArg::O => Side::O,
+        }
+    }
+}
+
+/// `tavla play`.
+#[derive(Args)]
+pub struct PlayArgs {
+    /// The engine to play against: random, heuristic[:FILE], heuristic-1ply[:FILE],
+    /// neural[:ply=N][,weights=FILE] or ubgi:COMMAND.
+    #[arg(long, default_value = "neural", value_name = "PLAYER")]
+    engine: String,
+    /// Seed of the dice (default: from the clock, printed so the game can be replayed).
+    #[arg(long, value_name = "S")]
+    seed: Option<u64>,
+    /// The side you play.
+    #[arg(long, value_enum, default_value_t = SideArg::X)]
+    side: SideArg,
+}
+
+/// How a game run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GameEnd {
+    /// Played to the end: the winner and 1 single, 2 gammon, 3 backgammon.
+    Finished {
+        /// The winner.
+        winner: Side,
+        /// Points won.
+        points: u8,
+    },
+    /// The person typed `quit`.
+    Quit,
+    /// The input ended.
+    EndOfInput,
+}
+
+/// `tavla play`: one game against the engine, moves read from stdin.
+pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
+    let seed = args.seed.unwrap_or_else(|| {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    });
+    let spec = PlayerSpec::parse(&args.engine)?;
+    let engine = spec.create(seed, Rules::Standard)?;
+    let stdin = std::io::stdin();
+    run_game(stdin.lock(), out, engine, seed, args.side.into())?;
+    Ok(())
+}
+
+/// What the person typed, read.
+enum Command {
+    Hint,
+    Board,
+    Help,
+    Quit,
+    Move(String),
+    Empty,
+}
+
+fn command(line: &str) -> Command {
+    let text = line.trim();
+    match text.to_ascii_lowercase().as_str() {
+        "" => Command::Empty,
+        "hint" | "h" | "?" => Command::Hint,
+        "board" | "b" => Command::Board,
+        "help" => Command::Help,
+        "quit" | "q" | "exit" => Command::Quit,
+        _ => Command::Move(text.to_string()),
+    }
+}
+
+const HELP: &str = "\
+Commands:
+  a move in standard notation, from your side: 8/5 6/5, 24/14, bar/22*, 6/off(2), 13/7*/5
+  hint   the engine's best plays for your roll, with their equities
+  board  draw the board again
+  help   this text
+  quit   abandon the game";
+
+/// The dice: one ChaCha8 stream.
+struct DiceRng(ChaCha8Rng);
+
+impl DiceRng {
+    fn die(&mut self) -> u8 {
+        self.0.gen_range(1..=6)
+    }
+
+    fn roll(&mut self) -> Roll {
+        let (a, b) = (self.die(), self.die());
+        Roll::from_values(a, b)
+    }
+}
+
+/// Draws the board; for a person playing O the point numbers are O's own.
+fn draw(state: &GameState, human: Side) -> String {
+    let board = crate::board::draw(state);
+    if human == Side::X {
+        return board;
+    }
+    // The headers of `board::draw` are 44 characters wide: ` +`, twelve 3-character points, a
+    // 5-character bar and `+`. O's point p is X's 25 - p.
+    let header = |points: &[usize]| -> String {
+        let mut s = String::from(" +");
+        for (i, p) in points.iter().enumerate() {
+            if i == 6 {
+                s.push_str("-----");
+            }
+            s.push_str(&format!("{p:->2}-"));
+        }
+        s.push('+');
+        s
+    };
+    let top: Vec<usize> = (1..=12).rev().collect();
+    let bottom: Vec<usize> = (13..=24).collect();
+    let mut headers = [header(&top), header(&bottom)].into_iter();
+    let mut drawn = String::new();
+    for line in board.lines() {
+        match (line.starts_with(" +"), line.get(44..)) {
+            (true, Some(rest)) => {
+                if let Some(h) = headers.next() {
+                    drawn.push_str(&h);
+                    drawn.push_str(rest);
+                } else {
+                    drawn.push_str(line);
+                }
+            }
+            _ => drawn.push_str(line),
+        }
+        drawn.push('\n');
+    }
+    drawn
+}
+
+fn outcome_word(points: u8) -> &'static str {
+    match points {
+        1 => "a single game (1 point)",
+        2 => "a gammon (2 points)",
+        _ => "a backgammon (3 points)",
+    }
+}
+
+/// Plays one cubeless money game: the person (`human`) reads moves from `input`, the engine
+/// plays the other side; dice from `seed`. Returns how it ended.
+///
+/// # Errors
+/// Only when writing to `out` or reading `input` fails.
+pub fn run_game<R: BufRead, W: Write>(
+    mut input: R,
+    mut out: W,
+    mut engine: Box<dyn Player>,
+    seed: u64,
+    human: Side,
+) -> Result<GameEnd> {
+    let mut dice = DiceRng(ChaCha8Rng::seed_from_u64(seed));
+    let mut plays = PlayList::new();
+    let mut search: Option<Search> = None;
+    let mut ranked: Vec<RankedPlay> = Vec::new();
+    let bot = !human;
+    engine.new_game();
+    writeln!(
+        out,
+        "tavla play: you are {human} against {} (cubeless money game). Dice seed: {seed} \
+         (replay with --seed {seed}).",
+        engine.name()
+    )?;
+    writeln!(
+        out,
+        "You move from your 24-point to your 1-point and bear off from your home board \
+         ({}). Type `help` for commands.",
+        if human == Side::X {
+            "bottom right"
+        } else {
+            "top right"
+        }
+    )?;
+    // The opening roll: one die each, ties rolled again.
+    let (mut state, mut roll) = loop {
+        let (h, b) = (dice.die(), dice.die());
+        writeln!(
+            out,
+            "Opening roll: you ({human}) {h}, {} ({bot}) {b}.",
+            engine.name()
+        )?;
+        if h == b {
+            writeln!(out, "A tie: rolling again.")?;
+            continue;
+        }
+        let first = if h > b { human } else { bot };
+        let mut state = GameState::money(Position::START);
+        state.turn = first;
+        break (state, Roll::from_values(h, b));
+    };
+    loop {
+        state.dice = Dice::Rolled(roll);
+        let pos = state.position;
+        pos.legal_plays(roll, &mut plays);
+        let choice = if state.turn == human {
+            write!(out, "\n{}", draw(&state, human))?;
+            if plays.is_pass() {
+                writeln!(out, "You rolled {roll} and have no legal play: you pass.")?;
+                0
+            } else if plays.len() == 1 {
+                writeln!(
+                    out,
+                    "You rolled {roll}; your only legal play, {}, is played for you.",
+                    format_pretty(&pos, &plays.play(0))
+                )?;
+                0
+            } else {
+                let mut chosen = None;
+                while chosen.is_none() {
+                    write!(out, "Your move ({roll}): ")?;
+                    out.flush()?;
+                    let mut line = String::new();
+                    if input.read_line(&mut line)? == 0 {
+                        writeln!(out, "\nEnd of input: game abandoned.")?;
+                        out.flush()?;
+                        return Ok(GameEnd::EndOfInput);
+                    }
+                    match command(&line) {
+                        Command::Empty => {}
+                        Command::Help => writeln!(out, "{HELP}")?,
+                        Command::Board => write!(out, "{}", draw(&state, human))?,
+                        Command::Quit => {
+                            writeln!(out, "Game abandoned.")?;
+                            out.flush()?;
+                            return Ok(GameEnd::Quit);
+                        }
+                        Command::Hint => {
+                            let search = search
+                                .get_or_insert_with(|| Search::new(Weights::shared_default()));
+                            search.rank_plays(&plays, 0, &mut ranked);
+                            writeln!(out, "The engine's best plays (0-ply, cubeless equity):")?;
+                            for (i, r) in ranked.iter().take(HINT_PLAYS).enumerate() {
+                                let text = format_pretty(&pos, &plays.play(r.index));
+                                writeln!(out, "  {}. {text:<24}  eq {:+.3}", i + 1, r.equity())?;
+                            }
+                        }
+                        Command::Move(text) => match text.parse::<PlayText>() {
+                            Err(e) => writeln!(
+                                out,
+                                "Cannot read `{text}` as a move ({e}); type `help` for commands."
+                            )?,
+                            Ok(play_text) => match play_text.resolve(&pos, roll) {
+                                Err(ResolvePlayError::Illegal(_)) => writeln!(
+                                    out,
+                                    "Illegal: {text} is not a legal play for {roll} (every die \
+                                     that can be played must be; `hint` shows good plays)."
+                                )?,
+                                Err(e) => writeln!(out, "Illegal: {e}.")?,
+                                Ok(play) => {
+                                    chosen = plays
+                                        .plays()
+                                        .position(|p| p.sorted_moves() == play.sorted_moves());
+                                    if chosen.is_none() {
+                                        // Cannot happen: `resolve` returns a play of the list.
+                                        writeln!(out, "Illegal: {text}. Try again.")?;
+                                    }
+                                }
+                            },
+                        },
+                    }
+                }
+                chosen.unwrap_or(0)
+            }
+        } else {
+            let choice = if plays.len() == 1 {
+                0
+            } else {
+                engine
+                    .choose_play(&state, roll, &plays)
+                    .min(plays.len() - 1)
+            };
+            if plays.is_pass() {
+                writeln!(
+                    out,
+                    "\n{bot} ({}) rolls {roll} and cannot move.",
+                    engine.name()
+                )?;
+            } else {
+                writeln!(
+                    out,
+                    "\n{bot} ({}) rolls {roll} and plays {}",
+                    engine.name(),
+                    format_pretty(&pos, &plays.play(choice))
+                )?;
+            }
+            choice
+        };
+        let after = plays.positions()[choice];
+        if let Some(outcome) = after.outcome() {
+            let winner = state.turn;
+            let mut end = state;
+            end.position = after.flip();
+            end.turn = !winner;
+            end.dice = Dice::NotRolled;
+            write!(out, "\n{}", draw(&end, human))?;
+            let who = if winner == human {
+                "You win".to_string()
+            } else {
+                format!("{} wins", engine.name())
+            };
+            writeln!(
+                out,
+                "Game over: {who} ({winner}) {}.",
+                outcome_word(outcome.points)
+            )?;
+            if let Some(e) = engine.take_failure() {
+                writeln!(out, "Warning: the engine failed during the game: {e}")?;
+            }
+            out.flush()?;
+            return Ok(GameEnd::Finished {
+                winner,
+                points: outcome.points,
+            });
+        }
+        state.position = after.flip();
+        state.turn = !state.turn;
+        roll = dice.roll();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+    use std::io::{BufReader, Read};
+    use std::rc::Rc;
+
+    use tavla_player::RandomPlayer;
+
+    use super::*;
+
+    fn game(input: &str, seed: u64, human: Side) -> (GameEnd, String) {
+        let mut out = Vec::new();
+        let end = run_game(
+            input.as_bytes(),
+            &mut out,
+            Box::new(RandomPlayer::new(seed)),
+            seed,
+            human,
+        )
+        .unwrap();
+        (end, String::from_utf8(out).unwrap())
+    }
+
+    #[test]
+    fn shows_the_board_rejects_illegal_moves_hints_and_ends_at_eof() {
+        // A seed where the person (X) opens, with several legal plays.
+        let seed = (0..100)
+            .find(|&s| {
+                let (_, text) = game("", s, Side::X);
+                text.contains("Your move (")
+                    && !text.contains("O (random) rolls")
+                    && !text.contains("only legal play")
+            })
+            .unwrap();
+        let (end, text) = game("hint\n24/1\nnonsense!\nboard\nhelp\n", seed, Side::X);
+        assert_eq!(end, GameEnd::EndOfInput);
+        assert!(text.contains("Dice seed:"), "{text}");
+        assert!(text.contains("X: 167 pips"), "{text}");
+        assert!(text.contains("1. "), "{text}");
+        assert!(text.contains("eq "), "{text}");
+        assert!(text.contains("Illegal: "), "{text}");
+        assert!(text.contains("Cannot read `nonsense!`"), "{text}");
+        assert!(text.contains("Commands:"), "{text}");
+        assert!(text.ends_with("End of input: game abandoned.\n"), "{text}");
+        // The person is asked again after each bad line and each command.
+        assert_eq!(text.matches("Your move (").count(), 6, "{text}");
+    }
+
+    #[test]
+    fn quit_ends_the_game() {
+        let (end, text) = game("quit\n", 5, Side::O);
+        // The engine may have won before the person is asked: not with one move.
+        assert_eq!(end, GameEnd::Quit, "{text}");
+        assert!(text.contains("Game abandoned."));
+    }
+
+    #[test]
+    fn o_sees_its_own_point_numbers() {
+        let mut state = GameState::money(Position::START);
+        state.turn = Side::O;
+        let x = draw(&state, Side::X);
+        let o = draw(&state, Side::O);
+        assert!(x.starts_with(" +13-14-"), "{x}");
+        assert!(o.starts_with(" +12-11-"), "{o}");
+        assert_eq!(x.lines().count(), o.lines().count());
+        assert!(o.contains(" +13-14-15-16-17-18------19-20-21-22-23-24-+   X: 167 pips"));
+    }
+
+    /// Output shared between the game and the scripted player reading it.
+    #[derive(Clone, Default)]
+    struct Shared(Rc<RefCell<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.borrow_mut().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// A person who asks for a hint at each prompt, then types the first play it shows.
+    struct HintFollower {
+        out: Shared,
+        asked: bool,
+    }
+
+    impl Read for HintFollower {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let text = String::from_utf8(self.out.0.borrow().clone()).unwrap();
+            let line = if self.asked {
+                let best = text
+                    .lines()
+                    .rev()
+                    .find_map(|l| l.trim().strip_prefix("1. "))
+                    .unwrap();
+                format!("{}\n", best.split("  ").next().unwrap())
+            } else {
+                "hint\n".to_string()
+            };
+            self.asked = !self.asked;
+            buf[..line.len()].copy_from_slice(line.as_bytes());
+            Ok(line.len())
+        }
+    }
+
+    #[test]
+    fn a_whole_game_against_random_is_played_to_the_end() {
+        for (seed, human) in [(1, Side::X), (2, Side::O)] {
+            let shared = Shared::default();
+            let input = BufReader::with_capacity(
+                64,
+                HintFollower {
+                    out: shared.clone(),
+                    asked: false,
+                },
+            );
+            let end = run_game(
+                input,
+                shared.clone(),
+                Box::new(RandomPlayer::new(seed)),
+                seed,
+                human,
+            )
+            .unwrap();
+            let text = String::from_utf8(shared.0.borrow().clone()).unwrap();
+            match end {
+                GameEnd::Finished { winner, points } => {
+                    assert!((1..=3).contains(&points));
+                    // The engine's best play beats a random player (almost always).
+                    assert_eq!(winner, human, "{text}");
+                    assert!(text.contains("Game over: You win"), "{text}");
+                }
+                other => panic!("{other:?}\n{text}"),
+            }
+            assert!(!text.contains("Illegal"), "{text}");
+            assert!(
+                text.contains(&format!("{} (random) rolls", !human)),
+                "{text}"
+            );
+        }
+    }
+}

@@ -1,0 +1,59 @@
+//! `tavla play` as a program: moves from stdin, the game on stdout.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn play(args: &[&str], input: &str) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tavla"))
+        .arg("play")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn a_seeded_game_shows_the_board_answers_bad_input_and_ends_at_eof() {
+    let input = "24/1\nfoo\nhint\n";
+    let (code, out, err) = play(&["--engine", "random", "--seed", "7"], input);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Dice seed: 7 (replay with --seed 7)"), "{out}");
+    assert!(out.contains("Opening roll:"), "{out}");
+    assert!(out.contains("pips"), "{out}");
+    assert!(out.contains("Your move ("), "{out}");
+    assert!(out.contains("Illegal: 24/1"), "{out}");
+    assert!(out.contains("Cannot read `foo`"), "{out}");
+    assert!(out.contains("  1. "), "{out}");
+    assert!(out.ends_with("End of input: game abandoned.\n"), "{out}");
+    // The same seed gives the same game.
+    let (_, again, _) = play(&["--engine", "random", "--seed", "7"], input);
+    assert_eq!(out, again);
+}
+
+#[test]
+fn quit_exits_cleanly_and_bad_engines_are_refused() {
+    let (code, out, err) = play(
+        &["--engine", "random", "--seed", "1", "--side", "o"],
+        "quit\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("you are O"), "{out}");
+    assert!(out.contains("Game abandoned."), "{out}");
+    let (code, _, err) = play(&["--engine", "nonsense"], "");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("invalid player `nonsense`"), "{err}");
+}
