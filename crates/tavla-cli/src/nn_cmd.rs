@@ -521,20 +521,7 @@ pub fn eval(args: &EvalArgs, out: &mut dyn Write) -> Result<()> {
             "{}-ply, side on roll, before rolling (cubeless):",
             args.engine.ply
         )?;
-        writeln!(
-            out,
-            "  win {:5.1}%  gammon {:5.1}%  backgammon {:5.1}%",
-            100.0 * p.win,
-            100.0 * p.win_gammon,
-            100.0 * p.win_backgammon
-        )?;
-        writeln!(
-            out,
-            "  lose {:5.1}%  gammon {:5.1}%  backgammon {:5.1}%",
-            100.0 * p.lose(),
-            100.0 * p.lose_gammon,
-            100.0 * p.lose_backgammon
-        )?;
+        write_probabilities(out, &p)?;
         writeln!(out, "  equity {:+.4}", p.equity())?;
     }
     Ok(())
@@ -642,20 +629,7 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
             args.seed,
             if config.luck_adjust { "" } else { "not " }
         )?;
-        writeln!(
-            out,
-            "  win {:5.1}%  gammon {:5.1}%  backgammon {:5.1}%",
-            100.0 * p.win,
-            100.0 * p.win_gammon,
-            100.0 * p.win_backgammon
-        )?;
-        writeln!(
-            out,
-            "  lose {:5.1}%  gammon {:5.1}%  backgammon {:5.1}%",
-            100.0 * p.lose(),
-            100.0 * p.lose_gammon,
-            100.0 * p.lose_backgammon
-        )?;
+        write_probabilities(out, &p)?;
         writeln!(
             out,
             "  equity {:+.4} ± {:.4} (95% CI {:+.4} .. {:+.4})",
@@ -665,5 +639,24 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
             hi
         )?;
     }
+    Ok(())
+}
+
+/// The win and lose lines of `eval` and `rollout`.
+fn write_probabilities(out: &mut dyn Write, p: &Probabilities) -> Result<()> {
+    writeln!(
+        out,
+        "  win {:5.1}%  gammon {:5.1}%  backgammon {:5.1}%",
+        100.0 * p.win,
+        100.0 * p.win_gammon,
+        100.0 * p.win_backgammon
+    )?;
+    writeln!(
+        out,
+        "  lose {:5.1}%  gammon {:5.1}%  backgammon {:5.1}%",
+        100.0 * p.lose(),
+        100.0 * p.lose_gammon,
+        100.0 * p.lose_backgammon
+    )?;
     Ok(())
 }
