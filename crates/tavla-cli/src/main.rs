@@ -8,6 +8,7 @@ mod input;
 mod nn_cmd;
 mod play_cmd;
 mod players;
+mod supervised_cmd;
 mod train_cmd;
 mod ubgi_cmd;
 

@@ -31,6 +31,12 @@ enum TrainCommand {
     Td(crate::nn_cmd::TrainTdArgs),
     /// Measure the learning curve of a TD run: its snapshots against fixed opponents.
     Curve(crate::nn_cmd::TrainCurveArgs),
+    /// Label positions from self-play with tavla's own n-ply search (data for `train fit`;
+    /// seeded, multithreaded, resumable).
+    Label(crate::supervised_cmd::LabelArgs),
+    /// Train the networks by gradient descent on labelled positions (from `train label`),
+    /// keeping the weights with the best validation loss.
+    Fit(crate::supervised_cmd::FitArgs),
 }
 
 /// `tavla train heuristic`.
@@ -74,6 +80,8 @@ pub fn train(args: &TrainArgs, out: &mut impl Write) -> Result<()> {
         TrainCommand::Heuristic(h) => heuristic(h, out),
         TrainCommand::Td(t) => crate::nn_cmd::train_td(t),
         TrainCommand::Curve(c) => crate::nn_cmd::train_curve(c),
+        TrainCommand::Label(l) => crate::supervised_cmd::label(l),
+        TrainCommand::Fit(f) => crate::supervised_cmd::fit(f, out),
     }
 }
 

@@ -234,3 +234,90 @@ fn train_writes_config_and_checkpoint_and_resumes() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn label_resumes_to_the_same_data_and_fit_writes_weights() {
+    let dir = temp_dir("label");
+    let data = dir.join("d.txt");
+    let data_s = data.to_str().unwrap();
+    let args = |games: &'static str, seed: &'static str| {
+        vec![
+            "train",
+            "label",
+            "--out",
+            data_s,
+            "--games",
+            games,
+            "--ply",
+            "1",
+            "--seed",
+            seed,
+            "--chunk",
+            "2",
+            "--threads",
+            "2",
+            "--sample",
+            "0.3",
+        ]
+    };
+    // Four games in one sitting...
+    let o = tavla(&args("4", "3"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let whole = std::fs::read_to_string(&data).unwrap();
+    // ...equal two games, an interrupted chunk, then a resumed sitting.
+    std::fs::remove_file(&data).unwrap();
+    assert!(tavla(&args("2", "3")).status.success());
+    let mut partial = std::fs::read_to_string(&data).unwrap();
+    partial.push_str("4HPwATDgc/ABMA 0.5 0.1 0.0 0.1\n");
+    std::fs::write(&data, partial).unwrap();
+    let o = tavla(&args("4", "3"));
+    assert!(stderr(&o).contains("resuming"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&data).unwrap(), whole);
+    assert!(whole.contains("# games 4\n"), "{whole}");
+    let positions = whole.lines().filter(|l| !l.starts_with('#')).count();
+    assert!(positions > 10, "{positions} positions");
+
+    // Other settings do not resume silently.
+    let o = tavla(&args("6", "4"));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("was written with other settings"));
+
+    let weights = dir.join("w.tnn");
+    let w_s = weights.to_str().unwrap();
+    let fit = stdout(&tavla(&[
+        "train",
+        "fit",
+        "--data",
+        data_s,
+        "--out",
+        w_s,
+        "--epochs",
+        "2",
+        "--holdout",
+        "4",
+    ]));
+    assert!(fit.contains("epoch 2"), "{fit}");
+    assert!(fit.contains("best validation cross-entropy"), "{fit}");
+    // The weights load and evaluate.
+    let eval = stdout(&tavla(&["eval", "4HPwATDgc/ABMA", "--weights", w_s]));
+    assert!(eval.contains("equity"), "{eval}");
+
+    // A bad data line is named.
+    let bad = dir.join("bad.txt");
+    std::fs::write(
+        &bad,
+        "4HPwATDgc/ABMA 0.5 0.1 0 0.1 0\nnot-an-id 1 0 0 0 0\n",
+    )
+    .unwrap();
+    let o = tavla(&[
+        "train",
+        "fit",
+        "--data",
+        bad.to_str().unwrap(),
+        "--out",
+        w_s,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("line 2: field 1"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -12,6 +12,8 @@
 //!   when given one.
 //! - [`search`]: n-ply expectimax with move filters and a cache; [`NeuralPlayer`].
 //! - [`td`]: TD(λ) self-play training from random weights, checkpointed and resumable.
+//! - [`supervised`]: positions from self-play labelled by tavla's own deeper search, and
+//!   gradient descent on them.
 //! - [`rollout`]: cubeless, multithreaded, seeded rollouts with variance reduction.
 //! - [`arena`]: cubeless duels between players for strength checks.
 //!
@@ -39,6 +41,7 @@ mod net;
 mod probs;
 pub mod rollout;
 pub mod search;
+pub mod supervised;
 pub mod td;
 mod weights;
 

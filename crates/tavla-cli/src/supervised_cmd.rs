@@ -1,0 +1,369 @@
+//! `tavla train label` and `tavla train fit`: supervised training of the networks on positions
+//! labelled by tavla's own deeper search (see `tavla_nn::supervised`).
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use tavla_nn::inputs::Phase;
+use tavla_nn::search::MAX_PLY;
+use tavla_nn::supervised::{self, Fitter, LabelConfig, Sample};
+use tavla_nn::{Search, Weights};
+
+use crate::input::InputError;
+
+/// `tavla train label`.
+#[derive(Debug, Args)]
+pub struct LabelArgs {
+    /// Data file: one labelled position per line. An existing file from the same settings is
+    /// resumed after its last complete chunk.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// Self-play games to draw positions from, in all (counting earlier sittings).
+    #[arg(long, default_value_t = 10_000, value_name = "N")]
+    pub games: u64,
+    /// Search depth of the labels, 0 to 3.
+    #[arg(long, default_value_t = 2)]
+    pub ply: u8,
+    /// Seed of the dice and of every random choice.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Networks that play the games and label the positions; default: the embedded weights.
+    #[arg(long, value_name = "FILE")]
+    pub weights: Option<PathBuf>,
+    /// Probability that a move is one of the best --top plays at random instead of the best.
+    #[arg(long, default_value_t = 0.1)]
+    pub explore: f32,
+    /// Plays the exploration chooses among.
+    #[arg(long, default_value_t = 4)]
+    pub top: usize,
+    /// Probability that a position of the games is labelled.
+    #[arg(long, default_value_t = 0.2)]
+    pub sample: f32,
+    /// Probability that at a move the position left by a random legal play is labelled too.
+    #[arg(long, default_value_t = 0.1)]
+    pub sample_alternative: f32,
+    /// Exact race values from the two-sided bearoff database inside the search.
+    #[arg(long)]
+    pub bearoff: bool,
+    /// Worker threads; 0 for one per core.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Games per chunk (the data are written, and can be resumed, chunk by chunk).
+    #[arg(long, default_value_t = 100)]
+    pub chunk: u64,
+    /// Stop after this many seconds, at the end of a chunk (the run can be resumed).
+    #[arg(long, value_name = "SECONDS")]
+    pub time_limit: Option<u64>,
+}
+
+const CHUNK_MARK: &str = "# games ";
+
+/// The header line that identifies a labelling run's settings.
+fn header(args: &LabelArgs, weights: &Weights) -> String {
+    let hash = tavla_nn::inputs::fnv1a(&weights.to_bytes());
+    format!(
+        "# tavla train label: seed {} ply {} explore {} top {} sample {} sample-alternative {} \
+         bearoff {} weights {hash:016x}",
+        args.seed,
+        args.ply,
+        args.explore,
+        args.top,
+        args.sample,
+        args.sample_alternative,
+        args.bearoff
+    )
+}
+
+/// Reads an existing data file: its header and the games of its last complete chunk; cuts off a
+/// partly written chunk after it.
+fn resume_point(args: &LabelArgs, header: &str) -> Result<u64> {
+    let file = match File::open(&args.out) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(e).with_context(|| format!("opening {}", args.out.display())),
+    };
+    let mut reader = BufReader::new(file);
+    let mut line = String::new();
+    let mut offset = 0u64;
+    let mut games = 0u64;
+    let mut keep = 0u64;
+    let mut first = true;
+    loop {
+        line.clear();
+        let n = reader.read_line(&mut line)?;
+        if n == 0 {
+            break;
+        }
+        offset += n as u64;
+        let text = line.trim_end();
+        if first {
+            if text != header {
+                bail!(
+                    "{} was written with other settings:\n  {text}\nnot\n  {header}\n\
+                     (choose another --out or the same settings)",
+                    args.out.display()
+                );
+            }
+            keep = offset;
+            first = false;
+        } else if let Some(n) = text.strip_prefix(CHUNK_MARK) {
+            games = n
+                .parse()
+                .with_context(|| format!("bad chunk line {text:?} in {}", args.out.display()))?;
+            keep = offset;
+        }
+    }
+    if first {
+        return Ok(0);
+    }
+    let f = OpenOptions::new().write(true).open(&args.out)?;
+    f.set_len(keep)?;
+    Ok(games)
+}
+
+/// Runs `tavla train label`.
+pub fn label(args: &LabelArgs) -> Result<()> {
+    if args.ply > MAX_PLY {
+        return Err(InputError(format!("--ply must be in 0..={MAX_PLY}, got {}", args.ply)).into());
+    }
+    for (name, p) in [
+        ("--explore", args.explore),
+        ("--sample", args.sample),
+        ("--sample-alternative", args.sample_alternative),
+    ] {
+        if !(0.0..=1.0).contains(&p) {
+            return Err(InputError(format!("{name} must be in 0..=1, got {p}")).into());
+        }
+    }
+    if args.chunk == 0 || args.top == 0 {
+        return Err(InputError("--chunk and --top must be positive".into()).into());
+    }
+    let weights = Arc::new(match &args.weights {
+        Some(path) => Weights::load(path)?,
+        None => Weights::default_weights(),
+    });
+    let exact = if args.bearoff {
+        let (db, _) = tavla_bearoff::cache::default_two_sided()
+            .context("loading the two-sided bearoff database")?;
+        Some(Arc::new(tavla_nn::bearoff::ExactRace::new(db)))
+    } else {
+        None
+    };
+    let make_search = move |w: Arc<Weights>| {
+        let s = Search::new(w);
+        match &exact {
+            Some(e) => s.with_bearoff(e.clone()),
+            None => s,
+        }
+    };
+    let header = header(args, &weights);
+    let mut done = resume_point(args, &header)?;
+    let mut file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&args.out)
+        .with_context(|| format!("opening {}", args.out.display()))?;
+    if done == 0 && file.metadata()?.len() == 0 {
+        writeln!(file, "{header}")?;
+    } else {
+        eprintln!("resuming {} after game {done}", args.out.display());
+    }
+    let config = LabelConfig {
+        seed: args.seed,
+        ply: args.ply,
+        explore: args.explore,
+        top: args.top,
+        sample: args.sample,
+        sample_alternative: args.sample_alternative,
+    };
+    let threads = if args.threads == 0 {
+        std::thread::available_parallelism().map_or(1, usize::from)
+    } else {
+        args.threads
+    };
+    let bar = ProgressBar::new(args.games.saturating_sub(done)).with_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} {wide_bar} {pos}/{len} games ({per_sec}, {eta} left) {msg}",
+        )
+        .expect("a valid template"),
+    );
+    let start = Instant::now();
+    let base = done;
+    let mut written = 0u64;
+    while done < args.games {
+        if args
+            .time_limit
+            .is_some_and(|t| start.elapsed() >= Duration::from_secs(t))
+        {
+            break;
+        }
+        let count = args.chunk.min(args.games - done);
+        let progress = AtomicU64::new(0);
+        let samples = std::thread::scope(|s| {
+            let job = s.spawn(|| {
+                supervised::label_games(
+                    &weights,
+                    &make_search,
+                    &config,
+                    done,
+                    count,
+                    threads,
+                    &progress,
+                )
+            });
+            while !job.is_finished() {
+                std::thread::sleep(Duration::from_millis(200));
+                bar.set_position(done - base + progress.load(Ordering::Relaxed));
+            }
+            job.join().expect("the labelling job panicked")
+        });
+        let mut w = BufWriter::new(&mut file);
+        supervised::write_samples(&mut w, &samples)?;
+        done += count;
+        writeln!(w, "{CHUNK_MARK}{done}")?;
+        w.flush()?;
+        written += samples.len() as u64;
+        bar.set_position(done - base);
+        bar.set_message(format!("{written} positions"));
+    }
+    bar.finish_and_clear();
+    eprintln!(
+        "{written} positions from {} games labelled at {}-ply in {:.0} s; {} has games 0..{done}",
+        done - base,
+        args.ply,
+        start.elapsed().as_secs_f64(),
+        args.out.display()
+    );
+    Ok(())
+}
+
+/// `tavla train fit`.
+#[derive(Debug, Args)]
+pub struct FitArgs {
+    /// Data files written by `tavla train label`.
+    #[arg(long = "data", value_name = "FILE", required = true, num_args = 1..)]
+    pub data: Vec<PathBuf>,
+    /// Where to write the weights with the best validation loss.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// Weights to start from; default: the embedded weights (unless --fresh).
+    #[arg(long, value_name = "FILE", conflicts_with = "fresh")]
+    pub init: Option<PathBuf>,
+    /// Start from random weights of --contact-hidden and --race-hidden units instead.
+    #[arg(long)]
+    pub fresh: bool,
+    /// Hidden units of the contact network (with --fresh).
+    #[arg(long, default_value_t = 128)]
+    pub contact_hidden: usize,
+    /// Hidden units of the race network (with --fresh).
+    #[arg(long, default_value_t = 64)]
+    pub race_hidden: usize,
+    /// Passes over the training data.
+    #[arg(long, default_value_t = 10)]
+    pub epochs: u32,
+    /// Learning rate of the first epoch.
+    #[arg(long, default_value_t = 0.01)]
+    pub alpha: f32,
+    /// Factor applied to the learning rate after each epoch.
+    #[arg(long, default_value_t = 0.8)]
+    pub decay: f32,
+    /// Hold out every N-th sample (after a seeded shuffle) for validation.
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub holdout: usize,
+    /// Seed of the shuffles (and of fresh weights).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// Runs `tavla train fit`.
+pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
+    if !(args.alpha > 0.0 && args.alpha.is_finite()) {
+        return Err(InputError(format!("--alpha must be positive, got {}", args.alpha)).into());
+    }
+    if args.holdout < 2 {
+        return Err(InputError(format!(
+            "--holdout must be at least 2, got {}",
+            args.holdout
+        ))
+        .into());
+    }
+    let mut samples: Vec<Sample> = Vec::new();
+    for path in &args.data {
+        let f = File::open(path).with_context(|| format!("opening {}", path.display()))?;
+        supervised::read_samples(BufReader::new(f), &mut samples)
+            .map_err(|e| InputError(format!("{}: {e}", path.display())))?;
+    }
+    if samples.len() < args.holdout {
+        return Err(InputError(format!(
+            "only {} samples in the data; too few to train",
+            samples.len()
+        ))
+        .into());
+    }
+    let mut weights = if args.fresh {
+        Weights::random(args.contact_hidden, args.race_hidden, args.seed)
+    } else {
+        match &args.init {
+            Some(path) => Weights::load(path)?,
+            None => Weights::default_weights(),
+        }
+    };
+    let (train, valid) = supervised::split(samples, args.holdout, args.seed);
+    let report = |w: &Weights, epoch: String, out: &mut dyn Write| -> Result<f64> {
+        let c = supervised::loss(w, &valid, Some(Phase::Contact));
+        let r = supervised::loss(w, &valid, Some(Phase::Race));
+        let all = supervised::loss(w, &valid, None);
+        writeln!(
+            out,
+            "{epoch}: validation cross-entropy {:.5} (contact {:.5}, race {:.5}), equity error \
+             {:.4} (contact {:.4}, race {:.4})",
+            all.cross_entropy,
+            c.cross_entropy,
+            r.cross_entropy,
+            all.equity_mae,
+            c.equity_mae,
+            r.equity_mae
+        )?;
+        out.flush()?;
+        Ok(all.cross_entropy)
+    };
+    writeln!(
+        out,
+        "{} training and {} validation samples",
+        train.len(),
+        valid.len()
+    )?;
+    let mut best = report(&weights, "start".into(), out)?;
+    weights.save(&args.out)?;
+    let mut fitter = Fitter::new(args.seed);
+    let mut alpha = args.alpha;
+    let bar = ProgressBar::new(u64::from(args.epochs)).with_style(
+        ProgressStyle::with_template("{elapsed_precise} {wide_bar} epoch {pos}/{len} ({eta} left)")
+            .expect("a valid template"),
+    );
+    for epoch in 1..=args.epochs {
+        fitter.epoch(&mut weights, &train, alpha);
+        bar.inc(1);
+        let v =
+            bar.suspend(|| report(&weights, format!("epoch {epoch} (alpha {alpha:.5})"), out))?;
+        if v < best {
+            best = v;
+            weights.save(&args.out)?;
+        }
+        alpha *= args.decay;
+    }
+    bar.finish_and_clear();
+    writeln!(
+        out,
+        "best validation cross-entropy {best:.5}; weights written to {}",
+        args.out.display()
+    )?;
+    Ok(())
+}

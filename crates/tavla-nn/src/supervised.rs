@@ -1,0 +1,494 @@
+//! Supervised training on positions labelled by tavla's own deeper search.
+//!
+//! Two steps, each reproducible from a seed:
+//!
+//! 1. **Labelling** ([`label_games`]): self-play games at 0-ply with some exploration (now and
+//!    then one of the best few plays instead of the best) give a stream of realistic
+//!    positions; a sample of them, plus a sample of the positions left by random legal plays
+//!    (the positions a 0-ply ranking must also value well), is labelled with the n-ply value of
+//!    [`Search::evaluate`]. Game `i` draws everything from ChaCha8 with the run's seed and
+//!    stream `i`, so the data do not depend on the thread count.
+//! 2. **Fitting** ([`Fitter`]): stochastic gradient descent on the cross-entropy between each
+//!    network's outputs and the labels, in a seeded shuffled order, with a held-out validation
+//!    set.
+//!
+//! Labels never come from another engine: they are tavla's own search over its own networks.
+//!
+//! The data file is text, one sample per line: the gnubg Position ID of the position (side on
+//! roll first) and the five label probabilities (win, win gammon, win backgammon, lose gammon,
+//! lose backgammon); `#` starts a comment line.
+
+use std::fmt;
+use std::io::{self, BufRead, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use tavla_core::{PlayList, Position, Roll};
+
+use crate::evaluator::Evaluator;
+use crate::inputs::{encode, phase, Phase, NUM_INPUTS};
+use crate::probs::Probabilities;
+use crate::search::Search;
+use crate::td::best_index;
+use crate::weights::Weights;
+
+/// Longest game played (a safety net; real games end long before).
+const MAX_MOVES: usize = 1000;
+
+/// One labelled position.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sample {
+    /// The position, side on roll to move, before rolling.
+    pub position: Position,
+    /// Its value for the side on roll.
+    pub target: Probabilities,
+}
+
+/// How positions are chosen and labelled.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LabelConfig {
+    /// Seed of the dice and of every random choice.
+    pub seed: u64,
+    /// Search depth of the labels.
+    pub ply: u8,
+    /// Probability that a move of the self-play game is one of the best [`LabelConfig::top`]
+    /// plays at random instead of the best.
+    pub explore: f32,
+    /// Plays the exploration chooses from.
+    pub top: usize,
+    /// Probability that a position of the game (side on roll, before rolling) is labelled.
+    pub sample: f32,
+    /// Probability that, at a move, the position left by a uniformly random legal play (seen
+    /// from the opponent, who is then on roll) is labelled too.
+    pub sample_alternative: f32,
+}
+
+impl Default for LabelConfig {
+    fn default() -> Self {
+        LabelConfig {
+            seed: 1,
+            ply: 2,
+            explore: 0.1,
+            top: 4,
+            sample: 0.2,
+            sample_alternative: 0.1,
+        }
+    }
+}
+
+/// Plays self-play game `game` and returns its labelled positions, in game order.
+///
+/// `search` supplies both the labels ([`Search::evaluate`] at `config.ply`) and the networks
+/// that play the game at 0-ply.
+pub fn label_game(search: &mut Search, config: &LabelConfig, game: u64) -> Vec<Sample> {
+    let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
+    rng.set_stream(game);
+    let weights = search.weights().clone();
+    let mut plays = PlayList::new();
+    let mut evals: Vec<Probabilities> = Vec::new();
+    let mut order: Vec<usize> = Vec::new();
+    let mut samples = Vec::new();
+    let mut pos = Position::START;
+    let label = |search: &mut Search, position: Position, samples: &mut Vec<Sample>| {
+        if position.is_game_over() {
+            return;
+        }
+        let target = search.evaluate(&position, config.ply);
+        samples.push(Sample { position, target });
+    };
+    for t in 0..MAX_MOVES {
+        let roll = loop {
+            let r = Roll::from_values(rng.gen_range(1..=6), rng.gen_range(1..=6));
+            if t > 0 || !r.is_double() {
+                break r;
+            }
+        };
+        if rng.gen::<f32>() < config.sample {
+            label(search, pos, &mut samples);
+        }
+        pos.legal_plays(roll, &mut plays);
+        evals.resize(plays.len(), Probabilities::default());
+        weights.evaluate_plays(plays.positions(), &mut evals);
+        if rng.gen::<f32>() < config.sample_alternative {
+            let alt = plays.positions()[rng.gen_range(0..plays.len())];
+            label(search, alt.flip(), &mut samples);
+        }
+        let chosen = if rng.gen::<f32>() < config.explore && plays.len() > 1 {
+            order.clear();
+            order.extend(0..plays.len());
+            order.sort_by(|&a, &b| evals[b].equity().total_cmp(&evals[a].equity()));
+            order[rng.gen_range(0..config.top.clamp(1, plays.len()))]
+        } else {
+            best_index(&evals)
+        };
+        let after = plays.positions()[chosen];
+        if after.is_game_over() {
+            break;
+        }
+        pos = after.flip();
+    }
+    samples
+}
+
+/// Labels games `first..first + count` on `threads` threads and returns their samples in game
+/// order (the same for any thread count). `progress` counts finished games.
+pub fn label_games(
+    weights: &Arc<Weights>,
+    make_search: &(dyn Fn(Arc<Weights>) -> Search + Sync),
+    config: &LabelConfig,
+    first: u64,
+    count: u64,
+    threads: usize,
+    progress: &AtomicU64,
+) -> Vec<Sample> {
+    let threads = threads.max(1) as u64;
+    let mut per_game: Vec<Vec<Sample>> = vec![Vec::new(); count as usize];
+    std::thread::scope(|s| {
+        let mut handles = Vec::new();
+        for k in 0..threads {
+            let weights = weights.clone();
+            handles.push(s.spawn(move || {
+                let mut search = make_search(weights);
+                let mut mine = Vec::new();
+                let mut g = k;
+                while g < count {
+                    mine.push((g, label_game(&mut search, config, first + g)));
+                    progress.fetch_add(1, Ordering::Relaxed);
+                    g += threads;
+                }
+                mine
+            }));
+        }
+        for h in handles {
+            for (g, samples) in h.join().expect("a labelling thread panicked") {
+                per_game[g as usize] = samples;
+            }
+        }
+    });
+    per_game.into_iter().flatten().collect()
+}
+
+/// Writes samples, one per line.
+///
+/// # Errors
+/// When writing fails.
+pub fn write_samples(out: &mut impl Write, samples: &[Sample]) -> io::Result<()> {
+    for s in samples {
+        let p = s.target.to_array();
+        writeln!(
+            out,
+            "{} {:.5} {:.5} {:.5} {:.5} {:.5}",
+            s.position.position_id(),
+            p[0],
+            p[1],
+            p[2],
+            p[3],
+            p[4]
+        )?;
+    }
+    Ok(())
+}
+
+/// An error in a data file, with its line.
+#[derive(Debug)]
+pub enum DataError {
+    /// Reading failed.
+    Io(io::Error),
+    /// A line is not `POSITION-ID P1 P2 P3 P4 P5`.
+    Line {
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl fmt::Display for DataError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DataError::Io(e) => write!(f, "reading the data: {e}"),
+            DataError::Line { line, message } => write!(f, "line {line}: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for DataError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            DataError::Io(e) => Some(e),
+            DataError::Line { .. } => None,
+        }
+    }
+}
+
+/// Reads samples written by [`write_samples`], appending them to `out`. Blank lines and lines
+/// starting with `#` are skipped.
+///
+/// # Errors
+/// [`DataError::Line`] names the first bad line and what is wrong with it.
+pub fn read_samples(input: impl BufRead, out: &mut Vec<Sample>) -> Result<(), DataError> {
+    for (i, line) in input.lines().enumerate() {
+        let line = line.map_err(DataError::Io)?;
+        let bad = |message: String| DataError::Line {
+            line: i + 1,
+            message,
+        };
+        let text = line.trim();
+        if text.is_empty() || text.starts_with('#') {
+            continue;
+        }
+        let mut fields = text.split_ascii_whitespace();
+        let id = fields.next().unwrap_or_default();
+        let position = Position::from_position_id(id)
+            .map_err(|e| bad(format!("field 1 (position ID {id:?}): {e}")))?;
+        if position.is_game_over() {
+            return Err(bad(format!("field 1: position {id} is a finished game")));
+        }
+        let mut p = [0.0f32; 5];
+        for (k, v) in p.iter_mut().enumerate() {
+            let f = fields
+                .next()
+                .ok_or_else(|| bad(format!("{} fields, expected 6", k + 1)))?;
+            *v = f
+                .parse::<f32>()
+                .ok()
+                .filter(|x| (0.0..=1.0).contains(x))
+                .ok_or_else(|| bad(format!("field {}: {f:?} is not a probability", k + 2)))?;
+        }
+        if fields.next().is_some() {
+            return Err(bad("more than 6 fields".to_string()));
+        }
+        out.push(Sample {
+            position,
+            target: Probabilities::from_array(p),
+        });
+    }
+    Ok(())
+}
+
+/// Losses over a set of samples.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Loss {
+    /// Samples measured.
+    pub samples: usize,
+    /// Mean cross-entropy per output (nats), over the five outputs.
+    pub cross_entropy: f64,
+    /// Mean absolute difference between the network's money equity and the label's.
+    pub equity_mae: f64,
+}
+
+impl fmt::Display for Loss {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} samples, cross-entropy {:.5}, equity error {:.4}",
+            self.samples, self.cross_entropy, self.equity_mae
+        )
+    }
+}
+
+/// The losses of `weights` on `samples` (only those of `only`'s phase when given).
+#[must_use]
+pub fn loss(weights: &Weights, samples: &[Sample], only: Option<Phase>) -> Loss {
+    let mut x = [0.0f32; NUM_INPUTS];
+    let mut l = Loss::default();
+    for s in samples {
+        let ph = phase(&s.position);
+        if only.is_some_and(|o| o != ph) {
+            continue;
+        }
+        encode(&s.position, &mut x);
+        let y = weights.network(ph).forward(&x);
+        let t = s.target.to_array();
+        for k in 0..5 {
+            let yk = f64::from(y[k]).clamp(1e-7, 1.0 - 1e-7);
+            let tk = f64::from(t[k]);
+            // Cross-entropy minus the label's own entropy (zero for a perfect fit).
+            let ent = |p: f64| {
+                if p <= 0.0 || p >= 1.0 {
+                    0.0
+                } else {
+                    -(p * p.ln() + (1.0 - p) * (1.0 - p).ln())
+                }
+            };
+            l.cross_entropy += -(tk * yk.ln() + (1.0 - tk) * (1.0 - yk).ln()) - ent(tk);
+        }
+        let e = Probabilities::from_array(y).equity() - s.target.equity();
+        l.equity_mae += f64::from(e.abs());
+        l.samples += 1;
+    }
+    if l.samples > 0 {
+        l.cross_entropy /= 5.0 * l.samples as f64;
+        l.equity_mae /= l.samples as f64;
+    }
+    l
+}
+
+/// Stochastic gradient descent over labelled samples.
+#[derive(Debug)]
+pub struct Fitter {
+    rng: ChaCha8Rng,
+    order: Vec<usize>,
+}
+
+impl Fitter {
+    /// A fitter whose shuffles come from `seed`.
+    #[must_use]
+    pub fn new(seed: u64) -> Fitter {
+        Fitter {
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            order: Vec::new(),
+        }
+    }
+
+    /// One pass over `samples` in a fresh random order: one gradient step of learning rate
+    /// `alpha` per sample, in the network of its phase.
+    pub fn epoch(&mut self, weights: &mut Weights, samples: &[Sample], alpha: f32) {
+        self.order.clear();
+        self.order.extend(0..samples.len());
+        self.order.shuffle(&mut self.rng);
+        let mut x = [0.0f32; NUM_INPUTS];
+        for &i in &self.order {
+            let s = &samples[i];
+            encode(&s.position, &mut x);
+            weights
+                .network_mut(phase(&s.position))
+                .train(&x, &s.target.to_array(), alpha);
+        }
+    }
+}
+
+/// Splits `samples` into training and validation sets: every `every`-th sample (by a seeded
+/// shuffle) is held out.
+#[must_use]
+pub fn split(samples: Vec<Sample>, every: usize, seed: u64) -> (Vec<Sample>, Vec<Sample>) {
+    let mut samples = samples;
+    samples.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
+    let every = every.max(2);
+    let mut train = Vec::with_capacity(samples.len());
+    let mut valid = Vec::with_capacity(samples.len() / every + 1);
+    for (i, s) in samples.into_iter().enumerate() {
+        if i % every == 0 {
+            valid.push(s);
+        } else {
+            train.push(s);
+        }
+    }
+    (train, valid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small_weights() -> Arc<Weights> {
+        Weights::shared_default()
+    }
+
+    fn config() -> LabelConfig {
+        LabelConfig {
+            ply: 0,
+            sample: 0.5,
+            sample_alternative: 0.5,
+            ..LabelConfig::default()
+        }
+    }
+
+    #[test]
+    fn labelling_is_reproducible_and_independent_of_threads() {
+        let w = small_weights();
+        let make = |w: Arc<Weights>| Search::new(w);
+        let a = label_games(&w, &make, &config(), 0, 6, 1, &AtomicU64::new(0));
+        let b = label_games(&w, &make, &config(), 0, 6, 3, &AtomicU64::new(0));
+        assert!(!a.is_empty());
+        assert_eq!(a, b);
+        // Games 3..6 alone are the tail of the same data.
+        let c = label_games(&w, &make, &config(), 3, 3, 2, &AtomicU64::new(0));
+        assert_eq!(&a[a.len() - c.len()..], &c[..]);
+    }
+
+    #[test]
+    fn labels_are_the_search_values() {
+        let w = small_weights();
+        let config = LabelConfig {
+            ply: 1,
+            sample: 0.1,
+            sample_alternative: 0.0,
+            ..config()
+        };
+        let mut search = Search::new(w.clone());
+        let samples = label_game(&mut search, &config, 4);
+        assert!(samples.len() >= 2);
+        let mut fresh = Search::new(w);
+        for s in &samples {
+            assert!(!s.position.is_game_over());
+            assert_eq!(s.target, fresh.evaluate(&s.position, 1));
+        }
+    }
+
+    #[test]
+    fn file_round_trip_and_errors_name_the_line() {
+        let w = small_weights();
+        let mut search = Search::new(w);
+        let samples = label_game(&mut search, &config(), 1);
+        let mut text = b"# comment\n".to_vec();
+        write_samples(&mut text, &samples).unwrap();
+        let mut back = Vec::new();
+        read_samples(&text[..], &mut back).unwrap();
+        assert_eq!(back.len(), samples.len());
+        for (a, b) in back.iter().zip(&samples) {
+            assert_eq!(a.position, b.position);
+            for (x, y) in a.target.to_array().iter().zip(b.target.to_array()) {
+                assert!((x - y).abs() < 1e-5);
+            }
+        }
+        let err = read_samples(
+            &b"4HPwATDgc/ABMA 0.5 0.1 0 0.1 0\nxyz 1 0 0 0 0\n"[..],
+            &mut back,
+        )
+        .unwrap_err();
+        assert!(err.to_string().starts_with("line 2: field 1"), "{err}");
+        let err = read_samples(&b"4HPwATDgc/ABMA 0.5 0.1 1.5 0.1 0\n"[..], &mut back).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "line 1: field 4: \"1.5\" is not a probability"
+        );
+        let err = read_samples(&b"4HPwATDgc/ABMA 0.5\n"[..], &mut back).unwrap_err();
+        assert_eq!(err.to_string(), "line 1: 2 fields, expected 6");
+    }
+
+    #[test]
+    fn fitting_reduces_the_loss() {
+        let teacher = small_weights();
+        let mut search = Search::new(teacher);
+        let mut samples = Vec::new();
+        for g in 0..10 {
+            samples.extend(label_game(&mut search, &config(), g));
+        }
+        let mut student = Weights::random(16, 8, 99);
+        let before = loss(&student, &samples, None);
+        let mut fitter = Fitter::new(1);
+        for _ in 0..20 {
+            fitter.epoch(&mut student, &samples, 0.05);
+        }
+        let after = loss(&student, &samples, None);
+        assert_eq!(before.samples, samples.len());
+        assert!(
+            after.cross_entropy < before.cross_entropy * 0.5,
+            "{before} -> {after}"
+        );
+    }
+
+    #[test]
+    fn split_holds_out_every_nth() {
+        let s = Sample {
+            position: Position::START,
+            target: Probabilities::default(),
+        };
+        let (train, valid) = split(vec![s; 100], 10, 1);
+        assert_eq!((train.len(), valid.len()), (90, 10));
+    }
+}
