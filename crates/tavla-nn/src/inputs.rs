@@ -17,7 +17,19 @@
 //! | 103 | 1 | direct shots at the side's blots / 12: over its blots, the opponent points (bar included) 1..=6 pips away in the opponent's direction |
 //! | 104 | 1 | indirect shots / 12: the same, 7..=12 pips away |
 //!
-//! The last input, at `2 * SIDE_INPUTS`, is the race lead `(opponent pips - own pips) / 100`.
+//! The input at `2 * SIDE_INPUTS` is the race lead `(opponent pips - own pips) / 100`. After it
+//! come [`EXTRA_INPUTS`] per side (the side on roll, then the opponent), each computed with the
+//! dice: the share of the 36 rolls for which
+//!
+//! | offset | meaning |
+//! |---|---|
+//! | 0 | the opponent can hit at least one of the side's blots (by one die, or by both with an open landing point between; from the bar only while he has checkers there) |
+//! | 1 | the side's rearmost checker can escape: reach a point with no opposing made point between it and the side's 7-point |
+//! | 2 | the side, with checkers on the bar, cannot enter (zero when it has none there) |
+//!
+//! These were appended (layout v2) to the layout of the first trained networks (v1, 211 inputs),
+//! so v1 weights load as v2 weights with zero rows for the new inputs: the same function
+//! ([`PREDECESSOR_LAYOUTS`]).
 //!
 //! [`INPUT_LAYOUT`] describes this layout in words; its hash ([`input_layout_hash`]) is stored in
 //! weight files, so a file trained for another layout is refused. Change the text whenever the
@@ -27,13 +39,25 @@ use tavla_core::{Position, BAR, OPPONENT_BAR};
 
 /// Inputs per side.
 pub const SIDE_INPUTS: usize = 105;
+/// Inputs per side computed with the dice, after the race lead.
+pub const EXTRA_INPUTS: usize = 3;
 /// Total number of network inputs.
-pub const NUM_INPUTS: usize = 2 * SIDE_INPUTS + 1;
+pub const NUM_INPUTS: usize = 2 * SIDE_INPUTS + 1 + 2 * EXTRA_INPUTS;
 
-/// A description of the input layout; its hash identifies the layout in weight files.
-pub const INPUT_LAYOUT: &str = "tavla-nn inputs v1: per side (on roll, then opponent in own \
+const V1_LAYOUT: &str = "tavla-nn inputs v1: per side (on roll, then opponent in own \
 numbering): 24 points x [n>=1, n>=2, n>=3, (n-3)/2]; bar/2; off/15; pips/100; blots/5; \
 home points/6; longest prime/6; anchors/3; direct shots/12; indirect shots/12; then race lead/100";
+
+/// A description of the input layout; its hash identifies the layout in weight files.
+pub const INPUT_LAYOUT: &str = "tavla-nn inputs v2: per side (on roll, then opponent in own \
+numbering): 24 points x [n>=1, n>=2, n>=3, (n-3)/2]; bar/2; off/15; pips/100; blots/5; \
+home points/6; longest prime/6; anchors/3; direct shots/12; indirect shots/12; then race \
+lead/100; then per side (on roll, then opponent): rolls/36 that hit a blot of the side, rolls/36 \
+that escape its rearmost checker, rolls/36 that fail to enter from the bar";
+
+/// Earlier layouts that are prefixes of this one: (layout hash, inputs). Weights trained for
+/// them load with zero weights for the inputs added since, which computes the same function.
+pub const PREDECESSOR_LAYOUTS: [(u64, usize); 1] = [(fnv1a(V1_LAYOUT.as_bytes()), 211)];
 
 /// FNV-1a (64 bit) of `bytes`, usable in constants.
 #[must_use]
@@ -89,6 +113,141 @@ pub fn encode(pos: &Position, out: &mut [f32; NUM_INPUTS]) {
     );
     let (p_mine, p_theirs) = pos.pips();
     out[2 * SIDE_INPUTS] = (p_theirs as f32 - p_mine as f32) / 100.0;
+    let extra = 2 * SIDE_INPUTS + 1;
+    encode_dice_features(pos.signed_board(), &mut out[extra..extra + EXTRA_INPUTS]);
+    encode_dice_features(
+        flipped.signed_board(),
+        &mut out[extra + EXTRA_INPUTS..extra + 2 * EXTRA_INPUTS],
+    );
+}
+
+/// The 21 rolls as (larger die, smaller die, weight out of 36).
+const ROLLS: [(usize, usize, u32); 21] = {
+    let mut out = [(0, 0, 0); 21];
+    let mut i = 0;
+    let mut a = 1;
+    while a <= 6 {
+        let mut b = 1;
+        while b <= a {
+            out[i] = (a, b, if a == b { 1 } else { 2 });
+            i += 1;
+            b += 1;
+        }
+        a += 1;
+    }
+    out
+};
+
+/// Rolls (bits of [`ROLLS`]) that contain the die `d`, for `d` in 1..=6.
+const WITH_DIE: [u32; 7] = {
+    let mut out = [0u32; 7];
+    let mut i = 0;
+    while i < 21 {
+        let (a, b, _) = ROLLS[i];
+        out[a] |= 1 << i;
+        out[b] |= 1 << i;
+        i += 1;
+    }
+    out
+};
+
+/// The doubles among [`ROLLS`].
+const DOUBLES: u32 = {
+    let mut out = 0u32;
+    let mut i = 0;
+    while i < 21 {
+        if ROLLS[i].0 == ROLLS[i].1 {
+            out |= 1 << i;
+        }
+        i += 1;
+    }
+    out
+};
+
+/// Bit of roll (a, b) in [`ROLLS`] (`a >= b`).
+const fn roll_bit(a: usize, b: usize) -> u32 {
+    1 << ((a - 1) * a / 2 + (b - 1))
+}
+
+/// The rolls that move one checker exactly `distance` pips, given which intermediate points are
+/// open: `open(k)` says whether the point `k` pips along the way may be landed on
+/// (`0 < k < distance`).
+#[inline]
+fn rolls_covering(distance: usize, open: impl Fn(usize) -> bool) -> u32 {
+    let mut mask = if distance <= 6 { WITH_DIE[distance] } else { 0 };
+    // Both dice of a non-double, landing on either die first.
+    for a in (distance / 2 + 1)..=6.min(distance - 1) {
+        let b = distance - a;
+        if b >= 1 && (open(a) || open(b)) {
+            mask |= roll_bit(a, b);
+        }
+    }
+    // Doubles: two to four steps, every step landing on an open point.
+    for k in 2..=4 {
+        if distance % k == 0 && distance / k <= 6 {
+            let d = distance / k;
+            if (1..k).all(|j| open(j * d)) {
+                mask |= roll_bit(d, d);
+            }
+        }
+    }
+    mask
+}
+
+/// Weight out of 36 of the rolls in `mask`.
+#[inline]
+fn rolls_weight(mask: u32) -> u32 {
+    (mask & DOUBLES).count_ones() + 2 * (mask & !DOUBLES).count_ones()
+}
+
+/// The dice-based features of the side whose signed board `b` is (its checkers positive,
+/// moving down; the opponent's negative, moving up and entering from point 0).
+fn encode_dice_features(b: &[i8; 26], out: &mut [f32]) {
+    // Hits: opponent checkers at `s` (point 0 = his bar) reaching my blot at `p`, landing on
+    // the way only where I have no made point.
+    let mine_made = |q: usize| (1..=24).contains(&q) && b[q] >= 2;
+    let mut hit = 0u32;
+    let on_bar = b[OPPONENT_BAR] < 0;
+    for p in 1..=24usize {
+        if b[p] != 1 {
+            continue;
+        }
+        for s in 0..p {
+            let shooter = if s == OPPONENT_BAR { on_bar } else { b[s] < 0 };
+            if !shooter || (on_bar && s != OPPONENT_BAR) {
+                continue;
+            }
+            hit |= rolls_covering(p - s, |k| !mine_made(s + k));
+        }
+    }
+    // Escapes: from my rearmost checker (the bar is 25) to a point with no opposing made point
+    // between it and my 7-point.
+    let theirs_made = |q: usize| (1..=24).contains(&q) && b[q] <= -2;
+    // A point q is past every opposing made point from the 7-point up when q is at or below the
+    // lowest of them.
+    let wall = (7..=24).find(|&q| b[q] <= -2).unwrap_or(25);
+    let back = (1..=BAR).rev().find(|&p| b[p] > 0).unwrap_or(0);
+    let escape = if back <= wall {
+        36
+    } else {
+        let mut mask = 0u32;
+        for q in back.saturating_sub(24).max(1)..=wall {
+            if !theirs_made(q) {
+                mask |= rolls_covering(back - q, |k| !theirs_made(back - k));
+            }
+        }
+        rolls_weight(mask)
+    };
+    // Entering: a roll fails when both dice point at made points of his home board (my 19..=24).
+    let fail = if b[BAR] > 0 {
+        let closed = (19..=24).filter(|&q| b[q] <= -2).count() as u32;
+        closed * closed
+    } else {
+        0
+    };
+    out[0] = rolls_weight(hit) as f32 / 36.0;
+    out[1] = escape as f32 / 36.0;
+    out[2] = fail as f32 / 36.0;
 }
 
 /// One side's block, from the signed board seen from that side.
@@ -217,6 +376,86 @@ mod tests {
         assert_eq!(x[103], 1.0 / 12.0);
         assert_eq!(x[104], 1.0 / 12.0);
         assert_eq!(x[SIDE_INPUTS + 96], 0.5);
+    }
+
+    fn dice_features(b: [i8; 26]) -> [f32; EXTRA_INPUTS] {
+        let pos = Position::try_from(b).unwrap();
+        let mut x = [0.0; NUM_INPUTS];
+        encode(&pos, &mut x);
+        x[2 * SIDE_INPUTS + 1..2 * SIDE_INPUTS + 1 + EXTRA_INPUTS]
+            .try_into()
+            .unwrap()
+    }
+
+    #[test]
+    fn hit_rolls_count_the_36() {
+        // A blot on my 8, an opposing checker on my 5 (the rest past it, on 10): hit by any 3
+        // (11 rolls), 2-1 (2 more, via 6 or 7, both open) and 1-1 (1-1-1): 14 of 36.
+        let mut b = [0i8; 26];
+        b[8] = 1;
+        b[24] = 14;
+        b[5] = -1;
+        b[10] = -14;
+        assert_eq!(dice_features(b)[0], 14.0 / 36.0);
+        // Block 6 and 7 with made points: 21 and 11 no longer hit; 3s do.
+        b[24] = 10;
+        b[6] = 2;
+        b[7] = 2;
+        assert_eq!(dice_features(b)[0], 11.0 / 36.0);
+        // No blots: no hits.
+        b[8] = 0;
+        b[24] = 11;
+        assert_eq!(dice_features(b)[0], 0.0);
+    }
+
+    #[test]
+    fn escapes_and_entering() {
+        // Start position: from 24 an escape must pass the opposing 12-point (the midpoint)
+        // without landing on 19, 17 or 12; no roll does it.
+        let f = dice_features(*Position::START.signed_board());
+        assert_eq!(f, [0.0, 0.0, 0.0]);
+        // Opposing points 20 and 18 in front of my checker on 24: escaping means reaching 17 or
+        // lower. 9 non-doubles sum to 7 or more; 64 cannot land between (20 and 18 are made);
+        // 55 goes 19, 14; 66, 44, 33 and 22 are blocked. (9 - 1) x 2 + 1 = 17.
+        let mut b = [0i8; 26];
+        b[24] = 1;
+        b[6] = 14;
+        b[20] = -2;
+        b[18] = -2;
+        b[3] = -11;
+        assert_eq!(dice_features(b)[1], 17.0 / 36.0);
+        // A race: escaped.
+        let mut b = [0i8; 26];
+        b[3] = 15;
+        b[20] = -15;
+        assert_eq!(dice_features(b)[1], 1.0);
+        // On the bar against a 3-point board: 9 of 36 rolls fail.
+        let mut b = [0i8; 26];
+        b[BAR] = 1;
+        b[5] = 14;
+        b[19] = -2;
+        b[20] = -2;
+        b[21] = -2;
+        b[10] = -9;
+        assert_eq!(dice_features(b)[2], 9.0 / 36.0);
+    }
+
+    #[test]
+    fn roll_tables_match_the_dice() {
+        for (i, &(a, b, w)) in ROLLS.iter().enumerate() {
+            assert_eq!(roll_bit(a, b), 1 << i);
+            assert_eq!(rolls_weight(1 << i), w);
+            for d in 1..=6 {
+                assert_eq!(WITH_DIE[d] & (1 << i) != 0, a == d || b == d);
+            }
+        }
+        assert_eq!(rolls_weight((1 << 21) - 1), 36);
+        // Every roll covers its own full move when nothing blocks.
+        let all_open = |_| true;
+        for &(a, b, _) in &ROLLS {
+            let full = if a == b { 4 * a } else { a + b };
+            assert!(rolls_covering(full, all_open) & roll_bit(a, b) != 0);
+        }
     }
 
     #[test]

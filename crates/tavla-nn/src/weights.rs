@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::inputs::{fnv1a, input_layout_hash, Phase, NUM_INPUTS};
+use crate::inputs::{fnv1a, input_layout_hash, Phase, NUM_INPUTS, PREDECESSOR_LAYOUTS};
 use crate::net::{Network, MAX_HIDDEN, NUM_OUTPUTS, OUT_PAD};
 
 /// The magic bytes at the start of a weights file.
@@ -285,17 +285,26 @@ impl Weights {
         if version != FORMAT_VERSION {
             return Err(WeightsError::Version { found: version });
         }
+        // Step 1. The layout: this build's, or an earlier one that is a prefix of it (its
+        // networks get zero weights for the inputs added since).
         let layout = u64_at(12);
-        if layout != input_layout_hash() {
-            return Err(WeightsError::InputLayout {
-                found: layout,
-                expected: input_layout_hash(),
-            });
-        }
+        let file_inputs = if layout == input_layout_hash() {
+            NUM_INPUTS
+        } else {
+            PREDECESSOR_LAYOUTS
+                .iter()
+                .find(|&&(hash, _)| hash == layout)
+                .map(|&(_, n)| n)
+                .ok_or(WeightsError::InputLayout {
+                    found: layout,
+                    expected: input_layout_hash(),
+                })?
+        };
         let inputs = u32_at(20);
-        if inputs as usize != NUM_INPUTS {
+        if inputs as usize != file_inputs {
             return Err(WeightsError::Inputs { found: inputs });
         }
+        let file_inputs = inputs as usize;
         let games = u64_at(24);
         let hidden = [u32_at(32), u32_at(36)];
         for &h in &hidden {
@@ -307,7 +316,7 @@ impl Weights {
             .iter()
             .map(|&h| {
                 let h = h as usize;
-                NUM_INPUTS * h + h + h * NUM_OUTPUTS + NUM_OUTPUTS
+                file_inputs * h + h + h * NUM_OUTPUTS + NUM_OUTPUTS
             })
             .sum();
         let body_end = HEADER_LEN + 4 * floats;
@@ -331,7 +340,8 @@ impl Weights {
         let mut nets = hidden.map(|h| {
             let h = h as usize;
             let mut net = Network::zeros(NUM_INPUTS, h);
-            for w in &mut net.w1 {
+            // Input-major: the rows of the file's inputs come first.
+            for w in &mut net.w1[..file_inputs * h] {
                 *w = next();
             }
             for w in &mut net.b1 {
@@ -367,6 +377,49 @@ mod tests {
         w.games = 12345;
         let bytes = w.to_bytes();
         assert_eq!(Weights::from_bytes(&bytes).unwrap(), w);
+    }
+
+    /// `w` written in the v1 layout (its first 211 inputs), as the first trained networks were.
+    fn v1_bytes(w: &Weights) -> Vec<u8> {
+        let (v1_hash, v1_inputs) = PREDECESSOR_LAYOUTS[0];
+        let mut out = w.to_bytes()[..HEADER_LEN].to_vec();
+        out[12..20].copy_from_slice(&v1_hash.to_le_bytes());
+        out[20..24].copy_from_slice(&(v1_inputs as u32).to_le_bytes());
+        for net in [&w.contact, &w.race] {
+            let h = net.hidden();
+            let floats = net.w1[..v1_inputs * h]
+                .iter()
+                .chain(&net.b1)
+                .copied()
+                .chain((0..h).flat_map(|j| (0..NUM_OUTPUTS).map(move |k| net.w2[j * OUT_PAD + k])))
+                .chain(net.b2[..NUM_OUTPUTS].iter().copied());
+            for v in floats {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        let sum = fnv1a(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+
+    #[test]
+    fn earlier_layout_loads_with_zero_rows_for_new_inputs() {
+        let w = Weights::random(16, 8, 4);
+        let back = Weights::from_bytes(&v1_bytes(&w)).unwrap();
+        let (_, v1_inputs) = PREDECESSOR_LAYOUTS[0];
+        for (a, b) in [(&back.contact, &w.contact), (&back.race, &w.race)] {
+            let h = a.hidden();
+            assert_eq!(a.w1[..v1_inputs * h], b.w1[..v1_inputs * h]);
+            assert!(a.w1[v1_inputs * h..].iter().all(|&x| x == 0.0));
+            assert_eq!((&a.b1, &a.w2, a.b2), (&b.b1, &b.w2, b.b2));
+        }
+        // A v1 file with another input count is refused.
+        let mut bad = v1_bytes(&w);
+        bad[20] ^= 1;
+        assert!(matches!(
+            Weights::from_bytes(&bad),
+            Err(WeightsError::Inputs { .. })
+        ));
     }
 
     #[test]
