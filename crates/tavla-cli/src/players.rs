@@ -5,7 +5,7 @@
 //!   (TOML) or the article's. With `bearoff = true` under `[race]` in FILE, races use the
 //!   one-sided bearoff database (built on first use into the cache, see `tavla bearoff`).
 //! * `heuristic-1ply[:FILE]`: the same evaluation with the article's 1-ply probability score.
-//! * `neural[:ply=N][,weights=FILE]`: the neural engine searching N plies (0 to 3, default 0)
+//! * `neural[:ply=N][,weights=FILE][,bearoff]`: the neural engine searching N plies (0 to 3, default 0)
 //!   with the embedded default weights or those of FILE.
 //! * `ubgi:COMMAND`: an external engine speaking UBGI, started with `sh -c COMMAND`.
 
@@ -15,6 +15,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use tavla_core::Rules;
 use tavla_eval::heuristic::{HeuristicConfig, HeuristicEval};
+use tavla_nn::bearoff::ExactRace;
 use tavla_nn::{NeuralPlayer, Weights};
 use tavla_player::{Player, RandomPlayer};
 use tavla_protocol::UbgiPlayer;
@@ -24,7 +25,7 @@ use crate::input::InputError;
 
 /// The forms PLAYER takes, for messages.
 pub const FORMS: &str = "random, heuristic[:FILE], heuristic-1ply[:FILE], \
-                         neural[:ply=N][,weights=FILE] or ubgi:COMMAND";
+                         neural[:ply=N][,weights=FILE][,bearoff] or ubgi:COMMAND";
 
 /// A player named on the command line, its files already read.
 #[derive(Debug, Clone)]
@@ -49,7 +50,7 @@ pub enum PlayerSpec {
         /// The bearoff database, when the configuration asks for it.
         race: Option<Arc<OneSidedRace>>,
     },
-    /// `neural[:ply=N][,weights=FILE]`.
+    /// `neural[:ply=N][,weights=FILE][,bearoff]`.
     Neural {
         /// Search depth in plies.
         ply: u8,
@@ -57,6 +58,8 @@ pub enum PlayerSpec {
         weights: Arc<Weights>,
         /// Where they came from, if not the embedded default.
         file: Option<PathBuf>,
+        /// Exact race values from the two-sided bearoff database, when asked for.
+        bearoff: Option<Arc<ExactRace>>,
     },
     /// `ubgi:COMMAND`.
     Ubgi {
@@ -136,10 +139,18 @@ impl PlayerSpec {
             PlayerSpec::Random => "random".into(),
             PlayerSpec::Heuristic { file, .. } => with_file("heuristic", file),
             PlayerSpec::HeuristicLookahead { file, .. } => with_file("heuristic-1ply", file),
-            PlayerSpec::Neural { ply, file, .. } => match file {
-                Some(f) => format!("neural:ply={ply},weights={}", f.display()),
-                None => format!("neural:ply={ply}"),
-            },
+            PlayerSpec::Neural {
+                ply, file, bearoff, ..
+            } => {
+                let mut name = format!("neural:ply={ply}");
+                if let Some(f) = file {
+                    name += &format!(",weights={}", f.display());
+                }
+                if bearoff.is_some() {
+                    name += ",bearoff";
+                }
+                name
+            }
             PlayerSpec::Ubgi { command } => format!("ubgi:{command}"),
         }
     }
@@ -161,8 +172,17 @@ impl PlayerSpec {
             PlayerSpec::HeuristicLookahead { config, race, .. } => {
                 Box::new(HeuristicLookahead::new(eval(config, race), rules).with_name(self.name()))
             }
-            PlayerSpec::Neural { ply, weights, .. } => {
-                Box::new(NeuralPlayer::new(weights.clone(), *ply))
+            PlayerSpec::Neural {
+                ply,
+                weights,
+                bearoff,
+                ..
+            } => {
+                let player = NeuralPlayer::new(weights.clone(), *ply);
+                Box::new(match bearoff {
+                    Some(db) => player.with_bearoff(db.clone()),
+                    None => player,
+                })
             }
             PlayerSpec::Ubgi { command } => Box::new(
                 UbgiPlayer::spawn(command)
@@ -172,12 +192,19 @@ impl PlayerSpec {
     }
 }
 
-/// Reads the options of `neural[:ply=N][,weights=FILE]`.
+/// Reads the options of `neural[:ply=N][,weights=FILE][,bearoff]`.
 fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
     let bad = |why: String| InputError(format!("invalid player `{text}`: {why}"));
     let mut ply = 0u8;
     let mut file = None;
+    let mut bearoff = None;
     for option in arg.into_iter().flat_map(|a| a.split(',')) {
+        if option == "bearoff" {
+            let (db, _) = tavla_bearoff::cache::default_two_sided()
+                .context("loading the two-sided bearoff database")?;
+            bearoff = Some(Arc::new(ExactRace::new(db)));
+            continue;
+        }
         match option.split_once('=') {
             Some(("ply", n)) => {
                 ply = n
@@ -193,9 +220,10 @@ fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
             }
             Some(("weights", f)) if !f.is_empty() => file = Some(PathBuf::from(f)),
             _ => {
-                return Err(
-                    bad(format!("unknown option `{option}` (ply=N or weights=FILE)")).into(),
-                )
+                return Err(bad(format!(
+                    "unknown option `{option}` (ply=N, weights=FILE or bearoff)"
+                ))
+                .into())
             }
         }
     }
@@ -203,7 +231,12 @@ fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
         Some(f) => Arc::new(Weights::load(f).map_err(|e| bad(format!("{e}")))?),
         None => Weights::shared_default(),
     };
-    Ok(PlayerSpec::Neural { ply, weights, file })
+    Ok(PlayerSpec::Neural {
+        ply,
+        weights,
+        file,
+        bearoff,
+    })
 }
 
 #[cfg(test)]
@@ -232,6 +265,10 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(PlayerSpec::parse("neural").unwrap().name(), "neural:ply=0");
+        assert_eq!(
+            PlayerSpec::parse("neural:ply=1,bearoff").unwrap().name(),
+            "neural:ply=1,bearoff"
+        );
         match PlayerSpec::parse("ubgi:gnubg -t --ubgi").unwrap() {
             PlayerSpec::Ubgi { command } => assert_eq!(command, "gnubg -t --ubgi"),
             other => panic!("{other:?}"),

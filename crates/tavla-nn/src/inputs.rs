@@ -138,114 +138,96 @@ const ROLLS: [(usize, usize, u32); 21] = {
     out
 };
 
-/// Rolls (bits of [`ROLLS`]) that contain the die `d`, for `d` in 1..=6.
-const WITH_DIE: [u32; 7] = {
-    let mut out = [0u32; 7];
-    let mut i = 0;
-    while i < 21 {
-        let (a, b, _) = ROLLS[i];
-        out[a] |= 1 << i;
-        out[b] |= 1 << i;
-        i += 1;
-    }
-    out
-};
-
-/// The doubles among [`ROLLS`].
-const DOUBLES: u32 = {
-    let mut out = 0u32;
-    let mut i = 0;
-    while i < 21 {
-        if ROLLS[i].0 == ROLLS[i].1 {
-            out |= 1 << i;
+/// Weight out of 36 of each of the [`ROLLS`] whose bit is set in `mask`.
+#[inline]
+fn rolls_weight(mask: u32) -> u32 {
+    const DOUBLES: u32 = {
+        let mut out = 0u32;
+        let mut i = 0;
+        while i < 21 {
+            if ROLLS[i].0 == ROLLS[i].1 {
+                out |= 1 << i;
+            }
+            i += 1;
         }
-        i += 1;
-    }
-    out
-};
-
-/// Bit of roll (a, b) in [`ROLLS`] (`a >= b`).
-const fn roll_bit(a: usize, b: usize) -> u32 {
-    1 << ((a - 1) * a / 2 + (b - 1))
+        out
+    };
+    (mask & DOUBLES).count_ones() + 2 * (mask & !DOUBLES).count_ones()
 }
 
-/// The rolls that move one checker exactly `distance` pips, given which intermediate points are
-/// open: `open(k)` says whether the point `k` pips along the way may be landed on
-/// (`0 < k < distance`).
+/// The rolls (bits of [`ROLLS`]) with which a checker starting on a point of `from` lands on a
+/// point of `target`, using one die or several, every landing point before the last outside
+/// `blocked`. Point `p` is bit `p`; `step(set, d)` moves a set of points `d` pips.
 #[inline]
-fn rolls_covering(distance: usize, open: impl Fn(usize) -> bool) -> u32 {
-    let mut mask = if distance <= 6 { WITH_DIE[distance] } else { 0 };
-    // Both dice of a non-double, landing on either die first.
-    for a in (distance / 2 + 1)..=6.min(distance - 1) {
-        let b = distance - a;
-        if b >= 1 && (open(a) || open(b)) {
-            mask |= roll_bit(a, b);
-        }
-    }
-    // Doubles: two to four steps, every step landing on an open point.
-    for k in 2..=4 {
-        if distance % k == 0 && distance / k <= 6 {
-            let d = distance / k;
-            if (1..k).all(|j| open(j * d)) {
-                mask |= roll_bit(d, d);
+fn rolls_reaching(from: u32, target: u32, blocked: u32, step: impl Fn(u32, usize) -> u32) -> u32 {
+    let mut mask = 0u32;
+    for (i, &(a, b, _)) in ROLLS.iter().enumerate() {
+        let reached = if a == b {
+            let mut r = from;
+            let mut hit = 0;
+            for _ in 0..4 {
+                r = step(r, a);
+                hit |= r & target;
+                r &= !blocked;
             }
+            hit
+        } else {
+            let ra = step(from, a);
+            let rb = step(from, b);
+            (ra | rb | step(ra & !blocked, b) | step(rb & !blocked, a)) & target
+        };
+        if reached != 0 {
+            mask |= 1 << i;
         }
     }
     mask
 }
 
-/// Weight out of 36 of the rolls in `mask`.
-#[inline]
-fn rolls_weight(mask: u32) -> u32 {
-    (mask & DOUBLES).count_ones() + 2 * (mask & !DOUBLES).count_ones()
-}
-
 /// The dice-based features of the side whose signed board `b` is (its checkers positive,
-/// moving down; the opponent's negative, moving up and entering from point 0).
+/// moving down; the opponent's negative, moving up and entering from point 0). Sets of points
+/// are bit masks, bit `p` for point `p`.
 fn encode_dice_features(b: &[i8; 26], out: &mut [f32]) {
-    // Hits: opponent checkers at `s` (point 0 = his bar) reaching my blot at `p`, landing on
-    // the way only where I have no made point.
-    let mine_made = |q: usize| (1..=24).contains(&q) && b[q] >= 2;
-    let mut hit = 0u32;
-    let on_bar = b[OPPONENT_BAR] < 0;
-    for p in 1..=24usize {
-        if b[p] != 1 {
-            continue;
-        }
-        for s in 0..p {
-            let shooter = if s == OPPONENT_BAR { on_bar } else { b[s] < 0 };
-            if !shooter || (on_bar && s != OPPONENT_BAR) {
-                continue;
-            }
-            hit |= rolls_covering(p - s, |k| !mine_made(s + k));
-        }
+    let mut blots = 0u32;
+    let mut mine_made = 0u32;
+    let mut theirs = 0u32;
+    let mut theirs_made = 0u32;
+    for p in 1..=24 {
+        let n = b[p];
+        blots |= u32::from(n == 1) << p;
+        mine_made |= u32::from(n >= 2) << p;
+        theirs |= u32::from(n < 0) << p;
+        theirs_made |= u32::from(n <= -2) << p;
     }
-    // Escapes: from my rearmost checker (the bar is 25) to a point with no opposing made point
-    // between it and my 7-point.
-    let theirs_made = |q: usize| (1..=24).contains(&q) && b[q] <= -2;
-    // A point q is past every opposing made point from the 7-point up when q is at or below the
-    // lowest of them.
-    let wall = (7..=24).find(|&q| b[q] <= -2).unwrap_or(25);
+    // Hits: the opponent's checkers (only those on his bar, point 0, while he has any there)
+    // reaching one of my blots, landing on the way only where I have no made point.
+    let shooters = if b[OPPONENT_BAR] < 0 { 1 } else { theirs };
+    let hit = if blots == 0 {
+        0
+    } else {
+        rolls_weight(rolls_reaching(shooters, blots, mine_made, |set, d| {
+            set << d
+        }))
+    };
+    // Escapes: from my rearmost checker (the bar is 25) to a point past every opposing made
+    // point from the 7-point up, that is at or below the lowest of them.
+    let wall = (theirs_made >> 7 << 7).trailing_zeros().min(25);
     let back = (1..=BAR).rev().find(|&p| b[p] > 0).unwrap_or(0);
-    let escape = if back <= wall {
+    let escape = if back <= wall as usize {
         36
     } else {
-        let mut mask = 0u32;
-        for q in back.saturating_sub(24).max(1)..=wall {
-            if !theirs_made(q) {
-                mask |= rolls_covering(back - q, |k| !theirs_made(back - k));
-            }
-        }
-        rolls_weight(mask)
+        let past = ((1u32 << wall) - 1) & !1 & !theirs_made;
+        rolls_weight(rolls_reaching(1 << back, past, theirs_made, |set, d| {
+            set >> d
+        }))
     };
     // Entering: a roll fails when both dice point at made points of his home board (my 19..=24).
     let fail = if b[BAR] > 0 {
-        let closed = (19..=24).filter(|&q| b[q] <= -2).count() as u32;
+        let closed = (theirs_made >> 19).count_ones();
         closed * closed
     } else {
         0
     };
-    out[0] = rolls_weight(hit) as f32 / 36.0;
+    out[0] = hit as f32 / 36.0;
     out[1] = escape as f32 / 36.0;
     out[2] = fail as f32 / 36.0;
 }
@@ -441,20 +423,17 @@ mod tests {
     }
 
     #[test]
-    fn roll_tables_match_the_dice() {
+    fn roll_weights_match_the_dice() {
         for (i, &(a, b, w)) in ROLLS.iter().enumerate() {
-            assert_eq!(roll_bit(a, b), 1 << i);
             assert_eq!(rolls_weight(1 << i), w);
-            for d in 1..=6 {
-                assert_eq!(WITH_DIE[d] & (1 << i) != 0, a == d || b == d);
-            }
+            assert_eq!(w, if a == b { 1 } else { 2 });
         }
         assert_eq!(rolls_weight((1 << 21) - 1), 36);
-        // Every roll covers its own full move when nothing blocks.
-        let all_open = |_| true;
-        for &(a, b, _) in &ROLLS {
+        // From point 0 with nothing blocked, every roll reaches the points of its full move.
+        for (i, &(a, b, _)) in ROLLS.iter().enumerate() {
             let full = if a == b { 4 * a } else { a + b };
-            assert!(rolls_covering(full, all_open) & roll_bit(a, b) != 0);
+            let m = rolls_reaching(1, 1 << full, 0, |set, d| set << d);
+            assert!(m & (1 << i) != 0, "{a}{b}");
         }
     }
 
