@@ -2,6 +2,7 @@
 
 mod arena_cmd;
 mod bearoff_cmd;
+mod bench_cmd;
 mod board;
 mod cmd;
 mod input;
@@ -53,6 +54,9 @@ enum Command {
     Arena(arena_cmd::ArenaArgs),
     /// Training runs (`tavla train heuristic`: the seed article's trainer).
     Train(train_cmd::TrainArgs),
+    /// The fixed benchmark: decisions on 200 embedded positions at fixed plies, one thread;
+    /// prints times, the median decision time and the node count (the engine's signature).
+    Bench(bench_cmd::BenchArgs),
     /// Play a cubeless money game against the engine in the terminal: moves typed in standard
     /// notation, `hint` for the engine's advice, seeded dice.
     Play(play_cmd::PlayArgs),
@@ -75,6 +79,7 @@ fn main() -> ExitCode {
         Command::Arena(args) => arena_cmd::arena(&args, &mut out),
         Command::Train(args) => train_cmd::train(&args, &mut out),
         Command::Play(args) => play_cmd::play(&args, &mut out),
+        Command::Bench(args) => bench_cmd::bench(&args, &mut out),
     }
     .and_then(|()| out.flush().map_err(anyhow::Error::from));
     match result {

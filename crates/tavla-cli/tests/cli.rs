@@ -135,3 +135,23 @@ fn bad_input_exits_2_with_one_line() {
         assert!(err.starts_with("tavla: "), "{err}");
     }
 }
+
+#[test]
+fn bench_prints_a_reproducible_signature() {
+    let run = || stdout(&tavla(&["bench", "--ply", "1", "--positions", "12"]));
+    let a = run();
+    let b = run();
+    let nodes = |s: &str| {
+        s.lines()
+            .find_map(|l| l.strip_prefix("Nodes searched : "))
+            .expect("a signature line")
+            .trim()
+            .parse::<u64>()
+            .unwrap()
+    };
+    assert!(nodes(&a) > 0, "{a}");
+    assert_eq!(nodes(&a), nodes(&b));
+    assert!(a.contains("median decision"), "{a}");
+    let o = tavla(&["bench", "--ply", "9"]);
+    assert_eq!(o.status.code(), Some(2));
+}

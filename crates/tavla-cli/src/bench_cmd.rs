@@ -1,0 +1,71 @@
+//! `tavla bench`: the fixed benchmark and the engine's signature (see `tavla_nn::bench`).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Result;
+use clap::Args;
+use tavla_nn::search::MAX_PLY;
+use tavla_nn::Weights;
+
+use crate::input::InputError;
+
+/// `tavla bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Search depth; default: 0 and 1 on all 200 positions, 2 on the first 50.
+    #[arg(long)]
+    pub ply: Option<u8>,
+    /// Positions (at most 200); default: as above.
+    #[arg(long, value_name = "N")]
+    pub positions: Option<usize>,
+    /// Weights file instead of the embedded default.
+    #[arg(long, value_name = "FILE")]
+    pub weights: Option<PathBuf>,
+}
+
+/// Runs `tavla bench`.
+pub fn bench(args: &BenchArgs, out: &mut impl Write) -> Result<()> {
+    if let Some(p) = args.ply.filter(|&p| p > MAX_PLY) {
+        return Err(InputError(format!("--ply must be in 0..={MAX_PLY}, got {p}")).into());
+    }
+    if args.positions == Some(0) {
+        return Err(InputError("--positions must be at least 1".into()).into());
+    }
+    let weights = Arc::new(match &args.weights {
+        Some(path) => Weights::load(path)?,
+        None => Weights::default_weights(),
+    });
+    let runs: Vec<(u8, usize)> = match args.ply {
+        Some(p) => vec![(p, args.positions.unwrap_or(if p >= 2 { 50 } else { 200 }))],
+        None => {
+            let n = args.positions.unwrap_or(200);
+            vec![(0, n), (1, n), (2, args.positions.unwrap_or(50))]
+        }
+    };
+    writeln!(
+        out,
+        "| ply | decisions | nodes | time | nodes/s | median decision | 90% decision |"
+    )?;
+    writeln!(out, "|---:|---:|---:|---:|---:|---:|---:|")?;
+    let mut total = 0;
+    for (ply, n) in runs {
+        let r = tavla_nn::bench::run(&weights, ply, n);
+        total += r.nodes;
+        writeln!(
+            out,
+            "| {} | {} | {} | {:.3} s | {:.0} | {:.1} µs | {:.1} µs |",
+            r.ply,
+            r.decisions,
+            r.nodes,
+            r.total.as_secs_f64(),
+            r.nodes_per_second(),
+            r.quantile(0.5).as_secs_f64() * 1e6,
+            r.quantile(0.9).as_secs_f64() * 1e6
+        )?;
+        out.flush()?;
+    }
+    writeln!(out, "Nodes searched : {total}")?;
+    Ok(())
+}
