@@ -11,10 +11,12 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 use tavla_nn::inputs::Phase;
 use tavla_nn::search::MAX_PLY;
 use tavla_nn::supervised::{self, Fitter, LabelConfig, Sample};
-use tavla_nn::{Search, Weights};
+use tavla_nn::{Search, Weights, MAX_HIDDEN};
 
 use crate::input::InputError;
 
@@ -259,12 +261,13 @@ pub struct FitArgs {
     /// Start from random weights of --contact-hidden and --race-hidden units instead.
     #[arg(long)]
     pub fresh: bool,
-    /// Hidden units of the contact network (with --fresh).
-    #[arg(long, default_value_t = 128)]
-    pub contact_hidden: usize,
-    /// Hidden units of the race network (with --fresh).
-    #[arg(long, default_value_t = 64)]
-    pub race_hidden: usize,
+    /// Hidden units of the contact network: of fresh weights (default 128), or more than the
+    /// starting weights have, to grow them (new units start with zero output weights).
+    #[arg(long)]
+    pub contact_hidden: Option<usize>,
+    /// Hidden units of the race network, likewise (default 64 with --fresh).
+    #[arg(long)]
+    pub race_hidden: Option<usize>,
     /// Passes over the training data.
     #[arg(long, default_value_t = 10)]
     pub epochs: u32,
@@ -307,13 +310,47 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
         ))
         .into());
     }
+    for h in [args.contact_hidden, args.race_hidden]
+        .into_iter()
+        .flatten()
+    {
+        if !(1..=MAX_HIDDEN).contains(&h) {
+            return Err(
+                InputError(format!("hidden units must be in 1..={MAX_HIDDEN}, got {h}")).into(),
+            );
+        }
+    }
     let mut weights = if args.fresh {
-        Weights::random(args.contact_hidden, args.race_hidden, args.seed)
+        Weights::random(
+            args.contact_hidden.unwrap_or(128),
+            args.race_hidden.unwrap_or(64),
+            args.seed,
+        )
     } else {
-        match &args.init {
+        let mut w = match &args.init {
             Some(path) => Weights::load(path)?,
             None => Weights::default_weights(),
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
+        for (phase, h) in [
+            (Phase::Contact, args.contact_hidden),
+            (Phase::Race, args.race_hidden),
+        ] {
+            let net = w.network_mut(phase);
+            match h {
+                Some(h) if h < net.hidden() => {
+                    return Err(InputError(format!(
+                        "the starting {phase:?} network has {} hidden units; it can grow, not \
+                         shrink to {h}",
+                        net.hidden()
+                    ))
+                    .into())
+                }
+                Some(h) => *net = net.grown(h, &mut rng),
+                None => {}
+            }
         }
+        w
     };
     let (train, valid) = supervised::split(samples, args.holdout, args.seed);
     let report = |w: &Weights, epoch: String, out: &mut dyn Write| -> Result<f64> {

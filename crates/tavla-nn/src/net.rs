@@ -89,6 +89,35 @@ impl Network {
         net
     }
 
+    /// The same network with `hidden` units: the existing units keep their weights, the new
+    /// ones get small random input weights and zero output weights, so the outputs do not
+    /// change until training uses them.
+    ///
+    /// # Panics
+    /// When `hidden` is smaller than the current size or above [`MAX_HIDDEN`].
+    #[must_use]
+    #[track_caller]
+    pub fn grown(&self, hidden: usize, rng: &mut impl Rng) -> Network {
+        assert!(
+            (self.hidden..=MAX_HIDDEN).contains(&hidden),
+            "hidden units can grow from {} up to {MAX_HIDDEN}",
+            self.hidden
+        );
+        let mut net = Network::zeros(self.inputs, hidden);
+        let s1 = 1.0 / (self.inputs as f32).sqrt();
+        for i in 0..self.inputs {
+            let row = &mut net.w1[i * hidden..(i + 1) * hidden];
+            row[..self.hidden].copy_from_slice(&self.w1[i * self.hidden..(i + 1) * self.hidden]);
+            for w in &mut row[self.hidden..] {
+                *w = rng.gen_range(-s1..s1);
+            }
+        }
+        net.b1[..self.hidden].copy_from_slice(&self.b1);
+        net.w2[..self.hidden * OUT_PAD].copy_from_slice(&self.w2);
+        net.b2 = self.b2;
+        net
+    }
+
     /// Number of inputs.
     #[must_use]
     pub fn inputs(&self) -> usize {
@@ -245,6 +274,19 @@ mod tests {
             }
             let want = s / (1.0 + s.abs());
             assert!((hidden[j] - want).abs() < 1e-5, "unit {j}");
+        }
+    }
+
+    #[test]
+    fn growing_keeps_the_outputs() {
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let net = Network::random(6, 8, &mut rng);
+        let big = net.grown(40, &mut rng);
+        assert_eq!(big.hidden(), 40);
+        let x = [1.0, 0.0, 0.5, 2.0, 0.0, 1.0];
+        let (a, b) = (net.forward(&x), big.forward(&x));
+        for k in 0..NUM_OUTPUTS {
+            assert!((a[k] - b[k]).abs() < 1e-6, "{a:?} {b:?}");
         }
     }
 
