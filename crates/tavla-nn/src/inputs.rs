@@ -191,8 +191,7 @@ fn encode_dice_features(b: &[i8; 26], out: &mut [f32]) {
     let mut mine_made = 0u32;
     let mut theirs = 0u32;
     let mut theirs_made = 0u32;
-    for p in 1..=24 {
-        let n = b[p];
+    for (p, &n) in b.iter().enumerate().take(25).skip(1) {
         blots |= u32::from(n == 1) << p;
         mine_made |= u32::from(n >= 2) << p;
         theirs |= u32::from(n < 0) << p;
