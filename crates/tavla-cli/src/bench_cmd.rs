@@ -33,10 +33,7 @@ pub fn bench(args: &BenchArgs, out: &mut impl Write) -> Result<()> {
     if args.positions == Some(0) {
         return Err(InputError("--positions must be at least 1".into()).into());
     }
-    let weights = Arc::new(match &args.weights {
-        Some(path) => Weights::load(path)?,
-        None => Weights::default_weights(),
-    });
+    let weights = Arc::new(Weights::load_or_default(args.weights.as_deref())?);
     let runs: Vec<(u8, usize)> = match args.ply {
         Some(p) => vec![(p, args.positions.unwrap_or(if p >= 2 { 50 } else { 200 }))],
         None => {

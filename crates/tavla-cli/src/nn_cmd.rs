@@ -365,17 +365,14 @@ impl EngineArgs {
         if self.ply > MAX_PLY {
             bail!("--ply must be in 0..={MAX_PLY}, got {}", self.ply);
         }
-        let weights = match &self.weights {
-            Some(path) => Weights::load(path)?,
-            None => Weights::default_weights(),
-        };
+        let weights = Weights::load_or_default(self.weights.as_deref())?;
         let search = Search::new(Arc::new(weights));
         if !self.bearoff {
             return Ok(search);
         }
-        let (db, _) = tavla_bearoff::cache::default_two_sided()
+        let exact = tavla_nn::bearoff::ExactRace::default_database()
             .context("loading the two-sided bearoff database")?;
-        Ok(search.with_bearoff(Arc::new(tavla_nn::bearoff::ExactRace::new(db))))
+        Ok(search.with_bearoff(Arc::new(exact)))
     }
 }
 
@@ -567,10 +564,7 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
     if args.games == 0 {
         bail!("--games must be positive");
     }
-    let weights = Arc::new(match &args.weights {
-        Some(path) => Weights::load(path)?,
-        None => Weights::default_weights(),
-    });
+    let weights = Arc::new(Weights::load_or_default(args.weights.as_deref())?);
     let threads = args.threads.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });

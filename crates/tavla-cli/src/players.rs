@@ -200,9 +200,9 @@ fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
     let mut bearoff = None;
     for option in arg.into_iter().flat_map(|a| a.split(',')) {
         if option == "bearoff" {
-            let (db, _) = tavla_bearoff::cache::default_two_sided()
-                .context("loading the two-sided bearoff database")?;
-            bearoff = Some(Arc::new(ExactRace::new(db)));
+            bearoff = Some(Arc::new(
+                ExactRace::default_database().context("loading the two-sided bearoff database")?,
+            ));
             continue;
         }
         match option.split_once('=') {

@@ -13,6 +13,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use tavla_nn::bearoff::ExactRace;
 use tavla_nn::inputs::Phase;
 use tavla_nn::search::MAX_PLY;
 use tavla_nn::supervised::{self, Fitter, LabelConfig, Sample};
@@ -147,14 +148,11 @@ pub fn label(args: &LabelArgs) -> Result<()> {
     if args.chunk == 0 || args.top == 0 {
         return Err(InputError("--chunk and --top must be positive".into()).into());
     }
-    let weights = Arc::new(match &args.weights {
-        Some(path) => Weights::load(path)?,
-        None => Weights::default_weights(),
-    });
+    let weights = Arc::new(Weights::load_or_default(args.weights.as_deref())?);
     let exact = if args.bearoff {
-        let (db, _) = tavla_bearoff::cache::default_two_sided()
-            .context("loading the two-sided bearoff database")?;
-        Some(Arc::new(tavla_nn::bearoff::ExactRace::new(db)))
+        Some(Arc::new(
+            ExactRace::default_database().context("loading the two-sided bearoff database")?,
+        ))
     } else {
         None
     };
@@ -327,10 +325,7 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
             args.seed,
         )
     } else {
-        let mut w = match &args.init {
-            Some(path) => Weights::load(path)?,
-            None => Weights::default_weights(),
-        };
+        let mut w = Weights::load_or_default(args.init.as_deref())?;
         let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
         for (phase, h) in [
             (Phase::Contact, args.contact_hidden),

@@ -23,6 +23,16 @@ impl ExactRace {
         ExactRace { db }
     }
 
+    /// The default two-sided database (6 points, 8 checkers), built on first use and cached
+    /// (see `tavla_bearoff::cache`).
+    ///
+    /// # Errors
+    /// When the cached file cannot be read or written.
+    pub fn default_database() -> Result<ExactRace, tavla_bearoff::DbError> {
+        let (db, _) = tavla_bearoff::cache::default_two_sided()?;
+        Ok(ExactRace::new(db))
+    }
+
     /// The exact probabilities of `pos` for the side on roll, before it rolls, when the database
     /// covers it; `None` otherwise (contact, checkers outside the home boards, too many
     /// checkers, or a finished game).

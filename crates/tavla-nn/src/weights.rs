@@ -210,6 +210,17 @@ impl Weights {
         Weights::from_bytes(&bytes)
     }
 
+    /// The weights in `path`, or the embedded default when no file is given.
+    ///
+    /// # Errors
+    /// As [`Weights::load`].
+    pub fn load_or_default(path: Option<&Path>) -> Result<Weights, WeightsError> {
+        match path {
+            Some(path) => Weights::load(path),
+            None => Ok(Weights::default_weights()),
+        }
+    }
+
     /// Writes weights to a file (through a temporary file and a rename, so a crash never leaves
     /// a half-written file).
     ///
