@@ -27,11 +27,14 @@
 //!   de-duplicated by resulting position, through a small open-addressing table keyed
 //!   by the hash and confirmed by comparing positions.
 //!
+//! A checker move changes a position by adding two constant 32-byte rows (see [`ROWS`]), so
+//! positions are built in vector registers and never byte by byte.
+//!
 //! Nothing is allocated per call: the [`PlayList`] is owned by the caller and reused.
 
 use crate::hash::{KEYS, KEY_OFF};
 use crate::play::{CheckerMove, Play};
-use crate::position::{Position, BAR, OPPONENT_BAR};
+use crate::position::{Position, BAR, OFF, OPPONENT_BAR};
 use crate::Roll;
 
 /// Rule variants that change which plays are legal.
@@ -156,7 +159,7 @@ impl PlayList {
         };
         let double = high == low;
         let mut moves = [CheckerMove::default(); 4];
-        let mut board = self.origin.board;
+        let mut board = self.origin.cells;
         for (depth, mv) in moves.iter_mut().enumerate().take(len) {
             let from = (path >> (4 + 5 * depth)) & 31;
             let die = if double { high } else { dice[depth] };
@@ -269,6 +272,68 @@ impl PlayList {
     }
 }
 
+/// Rows of one step's change, by destination: row `i` (0..=26) adds one checker at cell `i`
+/// (26 is [`OFF`]: a bear-off); row `HIT + i` is a hit on point `i`: the blot (-1) becomes the
+/// mover's checker (+2) and goes to the opponent's bar (cell 0, stored negative). A step is
+/// `cells - ROWS[src] + ROWS[destination]`, two vector subtractions and additions: writing
+/// single bytes of a position and then copying it whole would make the copy wait for them (a
+/// failed store-to-load forward), which cost more than the rest of a step.
+static ROWS: [[i8; 32]; 2 * HIT] = {
+    let mut rows = [[0i8; 32]; 2 * HIT];
+    let mut i = 0;
+    while i < HIT {
+        rows[i][i] = 1;
+        rows[HIT + i][i] = 2;
+        rows[HIT + i][OPPONENT_BAR] -= 1;
+        i += 1;
+    }
+    rows
+};
+
+/// Offset of the hit rows in [`ROWS`] and [`ROW_KEYS`].
+const HIT: usize = 32;
+
+/// The hash-key change of each row of [`ROWS`].
+static ROW_KEYS: [u64; 2 * HIT] = {
+    let mut keys = [0u64; 2 * HIT];
+    let mut i = 0;
+    while i < OFF {
+        keys[i] = KEYS[i];
+        keys[HIT + i] = KEYS[i].wrapping_mul(2).wrapping_sub(KEYS[OPPONENT_BAR]);
+        i += 1;
+    }
+    keys[OFF] = KEY_OFF;
+    keys
+};
+
+impl Position {
+    /// `self - ROWS[src] + ROWS[row]`, cell by cell.
+    #[inline(always)]
+    fn moved(&self, src: usize, row: usize) -> Position {
+        let (minus, plus) = (&ROWS[src % HIT], &ROWS[row % (2 * HIT)]);
+        let mut cells = [0i8; 32];
+        for (i, c) in cells.iter_mut().enumerate() {
+            *c = self.cells[i].wrapping_sub(minus[i]).wrapping_add(plus[i]);
+        }
+        Position { cells }
+    }
+
+    /// The row of [`ROWS`] that puts a checker moved from `src` by `die` on its destination.
+    #[inline(always)]
+    fn destination_row(&self, src: u32, die: u32) -> usize {
+        let to = if src > die { (src - die) as usize } else { OFF };
+        // A legal destination holds at most one opposing checker, so a negative count is a
+        // hit; a borne-off count is never negative.
+        to + HIT * usize::from(self.cells[to] as u8 >> 7)
+    }
+
+    /// The position after one checker moves from `src` by `die` (a legal step).
+    #[inline(always)]
+    fn after_step(&self, src: u32, die: u32) -> Position {
+        self.moved(src as usize, self.destination_row(src, die))
+    }
+}
+
 /// The generator's copy-make state.
 #[derive(Clone, Copy)]
 struct State {
@@ -305,43 +370,32 @@ impl State {
         m
     }
 
-    /// Moves one checker from `src` by `die`; `src` must be in `sources(die, ..)`.
-    ///
-    /// Branch-free except for bearing off: whether a blot is hit and whether the source empties
-    /// are data the branch predictor cannot guess.
+    /// Moves one checker from `src` by `die`; `src` must be in `sources(die, ..)`. Branch-free:
+    /// whether a blot is hit and whether the source empties are data the branch predictor
+    /// cannot guess.
     #[inline(always)]
     fn step(&self, src: u32, die: u32) -> State {
-        let mut s = *self;
         let from = src as usize;
-        let b = &mut s.pos.board;
-        b[from] -= 1;
-        let mut key = s.key.wrapping_sub(KEYS[from]);
-        s.occ ^= u32::from(b[from] == 0) << src;
-        if src > die {
-            let to = (src - die) as usize;
-            let hit = i8::from(b[to] == -1);
-            // -1 becomes 1 on a hit; otherwise one more checker.
-            b[to] += 1 + hit;
-            b[OPPONENT_BAR] -= hit;
-            let h = hit as u64;
-            key = key
-                .wrapping_add(KEYS[to].wrapping_mul(1 + h))
-                .wrapping_sub(KEYS[OPPONENT_BAR].wrapping_mul(h));
-            s.occ |= 1 << to;
-        } else {
-            s.pos.off[0] += 1;
-            key = key.wrapping_add(KEY_OFF);
+        let row = self.pos.destination_row(src, die);
+        let to = row % HIT;
+        let emptied = u32::from(self.pos.cells[from] == 1);
+        State {
+            pos: self.pos.moved(from, row),
+            key: self
+                .key
+                .wrapping_sub(ROW_KEYS[from])
+                .wrapping_add(ROW_KEYS[row]),
+            // Bit 26 (a bear-off) is not a point: masked away.
+            occ: ((self.occ ^ (emptied << src)) | (1 << to)) & ((1 << OFF) - 1),
         }
-        s.key = key;
-        s
     }
 }
 
-/// Bit masks of a signed board: `(occupied, blocked)`, bit `i` set when `board[i] > 0`,
-/// respectively `board[i] <= -2`. Eight bytes at a time (SWAR): a byte is non-zero when adding
+/// Bit masks of a position's cells: `(occupied, blocked)`, bit `i` set when `cells[i] > 0` (i < 26),
+/// respectively `cells[i] <= -2` (1..=24). Eight bytes at a time (SWAR): a byte is non-zero when adding
 /// 0x7f to its low seven bits or its own top bit sets bit 7; the top bit is the sign.
 #[inline(always)]
-fn masks(board: &[i8; 26]) -> (u32, u32) {
+fn masks(cells: &[i8; 32]) -> (u32, u32) {
     const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     // Gathers bit 7 of each byte into the low 8 bits (multiplication puts bit 8k+7 at 56+k).
@@ -354,7 +408,7 @@ fn masks(board: &[i8; 26]) -> (u32, u32) {
         (((x & LOW7) + LOW7) | x) & HIGH
     }
     let mut bytes = [0u8; 32];
-    for (b, &n) in bytes.iter_mut().zip(board) {
+    for (b, &n) in bytes.iter_mut().zip(cells) {
         *b = n as u8;
     }
     let mut occ = 0u32;
@@ -367,25 +421,7 @@ fn masks(board: &[i8; 26]) -> (u32, u32) {
         occ |= gather(nonzero(x) & !sign) << (8 * k);
         blocked |= gather(nonzero(!x) & sign) << (8 * k);
     }
-    (occ, blocked & 0x01ff_fffe)
-}
-
-impl Position {
-    /// The position after one checker moves from `src` by `die` (a legal single step).
-    #[inline(always)]
-    fn after_step(&self, src: u32, die: u32) -> Position {
-        let mut p = *self;
-        p.board[src as usize] -= 1;
-        if src > die {
-            let to = (src - die) as usize;
-            let hit = i8::from(p.board[to] == -1);
-            p.board[to] += 1 + hit;
-            p.board[OPPONENT_BAR] -= hit;
-        } else {
-            p.off[0] += 1;
-        }
-        p
-    }
+    (occ & 0x03ff_ffff, blocked & 0x01ff_fffe)
 }
 
 /// Mask of the points at or below `p` (sources allowed after a move from `p`).
@@ -518,7 +554,7 @@ impl Gen<'_> {
                 // the same play: skip it before hashing.
                 let landing = src1.saturating_sub(low);
                 let continued = (1u32 << landing) & !1;
-                let own_there = continued * u32::from(s.pos.board[landing as usize] > 0);
+                let own_there = continued * u32::from(s.pos.cells[landing as usize] > 0);
                 m2 &= !(root_high & !(continued & !own_there));
             }
             // Two checker moves, `p` by one die and `q` by the other, have another
@@ -576,7 +612,7 @@ impl Position {
         list.best_len = 0;
         list.origin = *self;
         list.roll = roll;
-        let (occ, blocked) = masks(&self.board);
+        let (occ, blocked) = masks(&self.cells);
         let state = State {
             pos: *self,
             key: 0,
@@ -637,19 +673,19 @@ impl Position {
         for mv in play.sorted_moves().moves() {
             let from = usize::from(mv.from());
             let to = usize::from(mv.to());
-            if pos.board[from] <= 0 {
+            if pos.cells[from] <= 0 {
                 return None;
             }
-            pos.board[from] -= 1;
+            pos.cells[from] -= 1;
             if to == 0 {
-                pos.off[0] += 1;
-            } else if pos.board[to] == -1 {
-                pos.board[to] = 1;
-                pos.board[OPPONENT_BAR] -= 1;
-            } else if pos.board[to] < -1 {
+                pos.cells[OFF] += 1;
+            } else if pos.cells[to] == -1 {
+                pos.cells[to] = 1;
+                pos.cells[OPPONENT_BAR] -= 1;
+            } else if pos.cells[to] < -1 {
                 return None;
             } else {
-                pos.board[to] += 1;
+                pos.cells[to] += 1;
             }
         }
         Some(pos)
@@ -681,7 +717,7 @@ mod tests {
     fn swar_masks_match_a_plain_loop() {
         let mut seed = 0x1234_5678_u64;
         for _ in 0..2000 {
-            let mut board = [0i8; 26];
+            let mut board = [0i8; 32];
             for b in &mut board {
                 seed = seed
                     .wrapping_mul(6364136223846793005)
@@ -690,7 +726,7 @@ mod tests {
             }
             let (occ, blocked) = masks(&board);
             for (i, &n) in board.iter().enumerate() {
-                assert_eq!(occ >> i & 1 == 1, n > 0, "{board:?} occ {i}");
+                assert_eq!(occ >> i & 1 == 1, n > 0 && i < 26, "{board:?} occ {i}");
                 let expect = n <= -2 && (1..=24).contains(&i);
                 assert_eq!(blocked >> i & 1 == 1, expect, "{board:?} blocked {i}");
             }

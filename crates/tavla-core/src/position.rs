@@ -33,44 +33,49 @@ pub struct Board {
 ///
 /// Equality is equality of the checker layout; who is on roll in absolute terms (X or O), the dice
 /// and the cube belong to [`crate::GameState`].
+///
+/// The layout is 32 signed bytes, two vector registers (see [`Position::cells`]); the move
+/// generator builds positions with whole-vector byte additions.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(C, align(16))]
 pub struct Position {
     /// Index 1..=24: that point, positive for the side on roll's checkers, negative for the
     /// opponent's. Index 25 ([`BAR`]): the side on roll's bar (`>= 0`). Index 0
-    /// ([`OPPONENT_BAR`]): the opponent's bar, stored negative (`<= 0`).
-    pub(crate) board: [i8; 26],
-    /// Checkers borne off: `[side on roll, opponent]`.
-    pub(crate) off: [u8; 2],
+    /// ([`OPPONENT_BAR`]): the opponent's bar, stored negative (`<= 0`). Index 26 ([`OFF`]) and
+    /// 27: the checkers borne off by the side on roll and by the opponent. 28..32: zero.
+    pub(crate) cells: [i8; 32],
 }
+
+/// Index of the side on roll's borne-off count in [`Position`]'s cells (the opponent's is next).
+pub(crate) const OFF: usize = 26;
 
 impl Position {
     /// The starting position: two checkers on the 24-point, five on the 13, three on the 8 and
     /// five on the 6, for each side.
     pub const START: Position = {
-        let mut board = [0i8; 26];
-        board[24] = 2;
-        board[13] = 5;
-        board[8] = 3;
-        board[6] = 5;
-        board[1] = -2;
-        board[12] = -5;
-        board[17] = -3;
-        board[19] = -5;
-        Position { board, off: [0, 0] }
+        let mut cells = [0i8; 32];
+        cells[24] = 2;
+        cells[13] = 5;
+        cells[8] = 3;
+        cells[6] = 5;
+        cells[1] = -2;
+        cells[12] = -5;
+        cells[17] = -3;
+        cells[19] = -5;
+        Position { cells }
     };
 
     /// The same layout seen from the opponent: the opponent is now on roll.
     #[must_use]
     #[inline]
     pub fn flip(self) -> Position {
-        let mut board = [0i8; 26];
-        for (i, b) in board.iter_mut().enumerate() {
-            *b = -self.board[25 - i];
+        let mut cells = [0i8; 32];
+        for (i, b) in cells.iter_mut().take(26).enumerate() {
+            *b = -self.cells[25 - i];
         }
-        Position {
-            board,
-            off: [self.off[1], self.off[0]],
-        }
+        cells[OFF] = self.cells[OFF + 1];
+        cells[OFF + 1] = self.cells[OFF];
+        Position { cells }
     }
 
     /// Checkers on `point` (1..=24, side on roll's numbering): positive for the side on roll,
@@ -82,38 +87,40 @@ impl Position {
     #[track_caller]
     pub fn at(&self, point: u8) -> i8 {
         assert!((1..=24).contains(&point), "points are numbered 1..=24");
-        self.board[usize::from(point)]
+        self.cells[usize::from(point)]
     }
 
     /// The signed array: index 1..=24 the points (positive = side on roll), 25 the side on roll's
     /// bar, 0 the opponent's bar as a negative count.
     #[must_use]
     pub fn signed_board(&self) -> &[i8; 26] {
-        &self.board
+        self.cells
+            .first_chunk()
+            .expect("the board is the first 26 cells")
     }
 
     /// Checkers of the side on roll on the bar.
     #[must_use]
     pub fn bar(&self) -> u8 {
-        self.board[BAR] as u8
+        self.cells[BAR] as u8
     }
 
     /// Checkers of the opponent on the bar.
     #[must_use]
     pub fn opponent_bar(&self) -> u8 {
-        (-self.board[OPPONENT_BAR]) as u8
+        (-self.cells[OPPONENT_BAR]) as u8
     }
 
     /// Checkers the side on roll has borne off.
     #[must_use]
     pub fn off(&self) -> u8 {
-        self.off[0]
+        self.cells[OFF] as u8
     }
 
     /// Checkers the opponent has borne off.
     #[must_use]
     pub fn opponent_off(&self) -> u8 {
-        self.off[1]
+        self.cells[OFF + 1] as u8
     }
 
     /// Pip counts `(side on roll, opponent)`: the total distance the checkers must travel to bear
@@ -123,7 +130,7 @@ impl Position {
         let mut mine = 0u32;
         let mut theirs = 0u32;
         for p in 1..=24usize {
-            let n = self.board[p];
+            let n = self.cells[p];
             if n > 0 {
                 mine += n as u32 * p as u32;
             } else if n < 0 {
@@ -138,7 +145,7 @@ impl Position {
     /// Whether the game is over (one side has borne off all fifteen checkers).
     #[must_use]
     pub fn is_game_over(&self) -> bool {
-        self.off[0] == 15 || self.off[1] == 15
+        self.cells[OFF] == 15 || self.cells[OFF + 1] == 15
     }
 
     /// The result of a finished game, relative to the side on roll; `None` while it goes on.
@@ -147,18 +154,18 @@ impl Position {
     /// the loser has a checker on the bar or in the winner's home board.
     #[must_use]
     pub fn outcome(&self) -> Option<Outcome> {
-        let (winner_is_on_roll, loser) = if self.off[0] == 15 {
+        let (winner_is_on_roll, loser) = if self.cells[OFF] == 15 {
             (true, self.flip())
-        } else if self.off[1] == 15 {
+        } else if self.cells[OFF + 1] == 15 {
             (false, *self)
         } else {
             return None;
         };
         // `loser` is seen from the loser: his checkers are positive; the winner's home board is
         // the loser's points 19..=24.
-        let points = if loser.off[0] > 0 {
+        let points = if loser.cells[OFF] > 0 {
             1
-        } else if loser.board[BAR] > 0 || (19..=24).any(|p| loser.board[p] > 0) {
+        } else if loser.cells[BAR] > 0 || (19..=24).any(|p| loser.cells[p] > 0) {
             3
         } else {
             2
@@ -174,7 +181,7 @@ impl Position {
     pub fn to_board(&self) -> Board {
         let mut b = Board::default();
         for p in 1..=24usize {
-            let n = self.board[p];
+            let n = self.cells[p];
             if n > 0 {
                 b.on_roll[p - 1] = n as u8;
             } else if n < 0 {
@@ -197,10 +204,11 @@ impl Position {
                 opp -= i32::from(n);
             }
         }
-        Position {
-            board,
-            off: [(15 - on) as u8, (15 - opp) as u8],
-        }
+        let mut cells = [0i8; 32];
+        cells[..26].copy_from_slice(&board);
+        cells[OFF] = (15 - on) as i8;
+        cells[OFF + 1] = (15 - opp) as i8;
+        Position { cells }
     }
 }
 
