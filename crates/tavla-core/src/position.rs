@@ -34,8 +34,8 @@ pub struct Board {
 /// Equality is equality of the checker layout; who is on roll in absolute terms (X or O), the dice
 /// and the cube belong to [`crate::GameState`].
 ///
-/// The layout is 32 signed bytes, two vector registers (see [`Position::cells`]); the move
-/// generator builds positions with whole-vector byte additions.
+/// The layout is 32 signed bytes, two vector registers: the board, the borne-off counts and four
+/// zero bytes; the move generator builds positions with whole-vector byte additions.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(C, align(16))]
 pub struct Position {
