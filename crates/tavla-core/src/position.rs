@@ -295,6 +295,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn layout_is_two_vector_registers_with_zero_padding() {
+        // The move generator relies on this: a step is two 16-byte additions.
+        assert_eq!(std::mem::size_of::<Position>(), 32);
+        assert_eq!(std::mem::align_of::<Position>(), 16);
+        let p = pos!(x 6:5, 13:4, 25:1; o 6:5, 13:5, 8:3, 24:1);
+        let mut list = crate::PlayList::new();
+        for &(roll, _) in &crate::Roll::ALL_21 {
+            p.legal_plays(roll, &mut list);
+            for q in list.positions() {
+                assert_eq!(q.cells[28..], [0; 4], "{roll:?}");
+                assert_eq!(q.flip().cells[28..], [0; 4]);
+            }
+        }
+    }
+
+    #[test]
     fn start_is_symmetric_with_167_pips() {
         assert_eq!(Position::START.pips(), (167, 167));
         assert_eq!(Position::START.flip(), Position::START);
