@@ -272,7 +272,7 @@ impl PlayList {
     }
 }
 
-/// Rows of one step's change, by destination: row `i` (0..=26) adds one checker at cell `i`
+/// Rows of one step's change, by destination: row `i` (1..=26) adds one checker at cell `i`
 /// (26 is [`OFF`]: a bear-off); row `HIT + i` is a hit on point `i`: the blot (-1) becomes the
 /// mover's checker (+2) and goes to the opponent's bar (cell 0, stored negative). A step is
 /// `cells - ROWS[src] + ROWS[destination]`, two vector subtractions and additions: writing
@@ -307,7 +307,8 @@ static ROW_KEYS: [u64; 2 * HIT] = {
 };
 
 impl Position {
-    /// `self - ROWS[src] + ROWS[row]`, cell by cell.
+    /// `self - ROWS[src] + ROWS[row]`, cell by cell. (The remainders cost nothing and let the
+    /// compiler drop the bounds checks.)
     #[inline(always)]
     fn moved(&self, src: usize, row: usize) -> Position {
         let (minus, plus) = (&ROWS[src % HIT], &ROWS[row % (2 * HIT)]);
@@ -391,9 +392,10 @@ impl State {
     }
 }
 
-/// Bit masks of a position's cells: `(occupied, blocked)`, bit `i` set when `cells[i] > 0` (i < 26),
-/// respectively `cells[i] <= -2` (1..=24). Eight bytes at a time (SWAR): a byte is non-zero when adding
-/// 0x7f to its low seven bits or its own top bit sets bit 7; the top bit is the sign.
+/// Bit masks of a position's cells: `(occupied, blocked)`, bit `i` set when `cells[i] > 0`
+/// (`i` < 26), respectively `cells[i] <= -2` (1..=24). Eight bytes at a time (SWAR): a byte is
+/// non-zero when adding 0x7f to its low seven bits or its own top bit sets bit 7; the top bit is
+/// the sign.
 #[inline(always)]
 fn masks(cells: &[i8; 32]) -> (u32, u32) {
     const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
