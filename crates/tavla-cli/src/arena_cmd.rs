@@ -34,7 +34,8 @@ impl From<VariantArg> for Rules {
 /// `tavla arena`.
 #[derive(Args)]
 pub struct ArenaArgs {
-    /// Player A: random, heuristic[:FILE], heuristic-1ply[:FILE] or ubgi:COMMAND.
+    /// Player A: random, heuristic[:FILE], heuristic-1ply[:FILE],
+    /// neural[:ply=N][,weights=FILE][,bearoff] or ubgi:COMMAND.
     #[arg(long = "a", value_name = "PLAYER")]
     a: String,
     /// Player B, in the same forms.

@@ -1,5 +1,8 @@
 //! `tavla`: the one command-line program of the tavla backgammon engine.
 
+// The argument docs are clap's help texts, where brackets mark optional parts, not links.
+#![allow(rustdoc::broken_intra_doc_links)]
+
 mod arena_cmd;
 mod bearoff_cmd;
 mod bench_cmd;

@@ -16,7 +16,7 @@
 //!   gradient descent on them.
 //! - [`rollout`]: cubeless, multithreaded, seeded rollouts with variance reduction.
 //! - [`arena`]: cubeless duels between players for strength checks.
-//! - [`bench`]: the fixed benchmark behind `tavla bench` (node-count signature, decision times).
+//! - [`mod@bench`]: the fixed benchmark behind `tavla bench` (node-count signature, decision times).
 //!
 //! ```
 //! use tavla_core::{PlayList, Position, Roll};

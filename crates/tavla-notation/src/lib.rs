@@ -41,7 +41,7 @@
 //!
 //! # Feature flags
 //!
-//! * `proptest`: the [`testing`] module, with proptest strategies for random legal game
+//! * `proptest`: the `testing` module, with proptest strategies for random legal game
 //!   states.
 //!
 //! # Example
