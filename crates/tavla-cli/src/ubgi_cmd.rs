@@ -11,9 +11,9 @@ use crate::players::PlayerSpec;
 /// `tavla ubgi`.
 #[derive(Args)]
 pub struct UbgiArgs {
-    /// The player that makes the decisions: neural[:ply=N][,weights=FILE][,bearoff] (the default, at
-    /// 0 ply), random, heuristic[:FILE], heuristic-1ply[:FILE] or ubgi:COMMAND (a proxy for
-    /// another engine).
+    /// The player that makes the decisions: neural[:ply=N][,weights=FILE][,bearoff] (the
+    /// default, at 0 ply), random, heuristic[:FILE], heuristic-1ply[:FILE] or ubgi:COMMAND (a
+    /// proxy for another engine).
     #[arg(long, value_name = "PLAYER", default_value = "neural")]
     pub player: String,
 
