@@ -52,6 +52,13 @@ pub struct LabelArgs {
     /// Probability that at a move the position left by a random legal play is labelled too.
     #[arg(long, default_value_t = 0.1)]
     pub sample_alternative: f32,
+    /// Probability that at a move the positions left by the best --siblings plays (at 0-ply)
+    /// are labelled too.
+    #[arg(long, default_value_t = 0.0)]
+    pub sample_siblings: f32,
+    /// Plays labelled when a move's siblings are.
+    #[arg(long, default_value_t = 5)]
+    pub siblings: usize,
     /// Exact race values from the two-sided bearoff database inside the search.
     #[arg(long)]
     pub bearoff: bool,
@@ -71,9 +78,18 @@ const CHUNK_MARK: &str = "# games ";
 /// The header line that identifies a labelling run's settings.
 fn header(args: &LabelArgs, weights: &Weights) -> String {
     let hash = tavla_nn::inputs::fnv1a(&weights.to_bytes());
+    // Written only when used, so the headers of files made before the option stay the same.
+    let siblings = if args.sample_siblings > 0.0 {
+        format!(
+            " sample-siblings {} siblings {}",
+            args.sample_siblings, args.siblings
+        )
+    } else {
+        String::new()
+    };
     format!(
         "# tavla train label: seed {} ply {} explore {} top {} sample {} sample-alternative {} \
-         bearoff {} weights {hash:016x}",
+         bearoff {} weights {hash:016x}{siblings}",
         args.seed,
         args.ply,
         args.explore,
@@ -140,13 +156,14 @@ pub fn label(args: &LabelArgs) -> Result<()> {
         ("--explore", args.explore),
         ("--sample", args.sample),
         ("--sample-alternative", args.sample_alternative),
+        ("--sample-siblings", args.sample_siblings),
     ] {
         if !(0.0..=1.0).contains(&p) {
             return Err(InputError(format!("{name} must be in 0..=1, got {p}")).into());
         }
     }
-    if args.chunk == 0 || args.top == 0 {
-        return Err(InputError("--chunk and --top must be positive".into()).into());
+    if args.chunk == 0 || args.top == 0 || args.siblings == 0 {
+        return Err(InputError("--chunk, --top and --siblings must be positive".into()).into());
     }
     let weights = Arc::new(Weights::load_or_default(args.weights.as_deref())?);
     let exact = if args.bearoff {
@@ -182,6 +199,8 @@ pub fn label(args: &LabelArgs) -> Result<()> {
         top: args.top,
         sample: args.sample,
         sample_alternative: args.sample_alternative,
+        sample_siblings: args.sample_siblings,
+        siblings: args.siblings,
     };
     let threads = if args.threads == 0 {
         std::thread::available_parallelism().map_or(1, usize::from)

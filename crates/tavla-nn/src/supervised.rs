@@ -64,6 +64,12 @@ pub struct LabelConfig {
     /// Probability that, at a move, the position left by a uniformly random legal play (seen
     /// from the opponent, who is then on roll) is labelled too.
     pub sample_alternative: f32,
+    /// Probability that, at a move, the positions left by the best [`LabelConfig::siblings`]
+    /// plays at 0-ply (seen from the opponent) are labelled: the positions whose order a 0-ply
+    /// choice must get right.
+    pub sample_siblings: f32,
+    /// Plays labelled when the siblings of a move are.
+    pub siblings: usize,
 }
 
 impl Default for LabelConfig {
@@ -75,6 +81,8 @@ impl Default for LabelConfig {
             top: 4,
             sample: 0.2,
             sample_alternative: 0.1,
+            sample_siblings: 0.0,
+            siblings: 5,
         }
     }
 }
@@ -116,10 +124,15 @@ pub fn label_game(search: &mut Search, config: &LabelConfig, game: u64) -> Vec<S
             let alt = plays.positions()[rng.gen_range(0..plays.len())];
             label(search, alt.flip(), &mut samples);
         }
+        // Drawn only when asked for, so data made without siblings stay as they were.
+        if config.sample_siblings > 0.0 && rng.gen::<f32>() < config.sample_siblings {
+            by_equity(&evals, &mut order);
+            for &i in order.iter().take(config.siblings) {
+                label(search, plays.positions()[i].flip(), &mut samples);
+            }
+        }
         let chosen = if rng.gen::<f32>() < config.explore && plays.len() > 1 {
-            order.clear();
-            order.extend(0..plays.len());
-            order.sort_by(|&a, &b| evals[b].equity().total_cmp(&evals[a].equity()));
+            by_equity(&evals, &mut order);
             order[rng.gen_range(0..config.top.clamp(1, plays.len()))]
         } else {
             best_index(&evals)
@@ -131,6 +144,13 @@ pub fn label_game(search: &mut Search, config: &LabelConfig, game: u64) -> Vec<S
         pos = after.flip();
     }
     samples
+}
+
+/// The indices of `evals` from the best equity down.
+fn by_equity(evals: &[Probabilities], order: &mut Vec<usize>) {
+    order.clear();
+    order.extend(0..evals.len());
+    order.sort_by(|&a, &b| evals[b].equity().total_cmp(&evals[a].equity()));
 }
 
 /// Labels games `first..first + count` on `threads` threads and returns their samples in game
@@ -427,6 +447,64 @@ mod tests {
             assert!(!s.position.is_game_over());
             assert_eq!(s.target, fresh.evaluate(&s.position, 1));
         }
+    }
+
+    #[test]
+    fn siblings_are_the_best_plays_of_each_move() {
+        let w = small_weights();
+        let config = LabelConfig {
+            ply: 0,
+            explore: 0.0,
+            sample: 0.0,
+            sample_alternative: 0.0,
+            sample_siblings: 1.0,
+            siblings: 3,
+            ..LabelConfig::default()
+        };
+        let mut search = Search::new(w.clone());
+        let samples = label_game(&mut search, &config, 2);
+        // Replay the game (no exploration: the best play every move) and compare each move's
+        // labelled positions with its three best plays, in order.
+        let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
+        rng.set_stream(2);
+        let mut pos = Position::START;
+        let mut plays = PlayList::new();
+        let mut evals = Vec::new();
+        let mut next = samples.iter();
+        for t in 0.. {
+            let roll = loop {
+                let r = Roll::from_values(rng.gen_range(1..=6), rng.gen_range(1..=6));
+                if t > 0 || !r.is_double() {
+                    break r;
+                }
+            };
+            // The draws of the configuration, in the order label_game makes them.
+            let _sample: f32 = rng.gen();
+            pos.legal_plays(roll, &mut plays);
+            evals.resize(plays.len(), Probabilities::default());
+            w.evaluate_plays(plays.positions(), &mut evals);
+            let _alternative: f32 = rng.gen();
+            let _siblings: f32 = rng.gen();
+            let mut order = Vec::new();
+            by_equity(&evals, &mut order);
+            for &i in order.iter().take(3) {
+                let expected = plays.positions()[i].flip();
+                if expected.is_game_over() {
+                    continue;
+                }
+                let s = next.next().expect("a label for every sibling");
+                assert_eq!(s.position, expected);
+                assert_eq!(s.target, w.evaluate(&expected));
+            }
+            let _explore: f32 = rng.gen();
+            let after = plays.positions()[best_index(&evals)];
+            if after.is_game_over() {
+                break;
+            }
+            pos = after.flip();
+        }
+        assert!(next.next().is_none());
+        assert!(samples.len() > 30);
     }
 
     #[test]
