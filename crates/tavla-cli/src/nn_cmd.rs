@@ -541,6 +541,10 @@ pub struct RolloutArgs {
     /// No luck adjustment.
     #[arg(long)]
     pub no_luck_adjust: bool,
+    /// Stop each game after N plays (both sides counted) and value the position reached by the
+    /// 0-ply networks; 0 plays the games to the end.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub truncate: u32,
     /// Weights file instead of the embedded default.
     #[arg(long)]
     pub weights: Option<PathBuf>,
@@ -573,6 +577,7 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
         seed: args.seed,
         threads,
         luck_adjust: !args.no_luck_adjust,
+        truncate: args.truncate,
     };
     let progress = AtomicU64::new(0);
     let bar = ProgressBar::new(u64::from(args.games));
@@ -598,6 +603,7 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
             games: u32,
             seed: u64,
             luck_adjust: bool,
+            truncate: u32,
             #[serde(flatten)]
             probs: JsonProbs,
             equity_stderr: f64,
@@ -609,6 +615,7 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
             games: r.games,
             seed: args.seed,
             luck_adjust: config.luck_adjust,
+            truncate: config.truncate,
             probs,
             equity_stderr: r.equity_stderr,
             equity_ci95: [lo, hi],
@@ -618,10 +625,15 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
         let p = r.probs;
         writeln!(
             out,
-            "{} games (seed {}, {}luck-adjusted), side on roll, cubeless:",
+            "{} games (seed {}, {}luck-adjusted{}), side on roll, cubeless:",
             r.games,
             args.seed,
-            if config.luck_adjust { "" } else { "not " }
+            if config.luck_adjust { "" } else { "not " },
+            if config.truncate > 0 {
+                format!(", truncated after {} plays", config.truncate)
+            } else {
+                String::new()
+            }
         )?;
         write_probabilities(out, &p)?;
         writeln!(

@@ -59,6 +59,15 @@ pub struct LabelArgs {
     /// Plays labelled when a move's siblings are.
     #[arg(long, default_value_t = 5)]
     pub siblings: usize,
+    /// Label by luck-adjusted rollouts of N games each (by the 0-ply networks, truncated after
+    /// --truncate plays) instead of the --ply search; the positions labelled at one move share
+    /// dice.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub rollout_games: u32,
+    /// Plays per rollout game before the 0-ply networks value the position reached (0: play
+    /// to the end).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub truncate: u32,
     /// Exact race values from the two-sided bearoff database inside the search.
     #[arg(long)]
     pub bearoff: bool,
@@ -78,18 +87,23 @@ const CHUNK_MARK: &str = "# games ";
 /// The header line that identifies a labelling run's settings.
 fn header(args: &LabelArgs, weights: &Weights) -> String {
     let hash = tavla_nn::inputs::fnv1a(&weights.to_bytes());
-    // Written only when used, so the headers of files made before the option stay the same.
-    let siblings = if args.sample_siblings > 0.0 {
-        format!(
+    // Written only when used, so the headers of files made before these options stay the same.
+    let mut extra = String::new();
+    if args.sample_siblings > 0.0 {
+        extra += &format!(
             " sample-siblings {} siblings {}",
             args.sample_siblings, args.siblings
-        )
-    } else {
-        String::new()
-    };
+        );
+    }
+    if args.rollout_games > 0 {
+        extra += &format!(
+            " rollout-games {} truncate {}",
+            args.rollout_games, args.truncate
+        );
+    }
     format!(
         "# tavla train label: seed {} ply {} explore {} top {} sample {} sample-alternative {} \
-         bearoff {} weights {hash:016x}{siblings}",
+         bearoff {} weights {hash:016x}{extra}",
         args.seed,
         args.ply,
         args.explore,
@@ -201,6 +215,8 @@ pub fn label(args: &LabelArgs) -> Result<()> {
         sample_alternative: args.sample_alternative,
         sample_siblings: args.sample_siblings,
         siblings: args.siblings,
+        rollout_games: args.rollout_games,
+        truncate: args.truncate,
     };
     let threads = if args.threads == 0 {
         std::thread::available_parallelism().map_or(1, usize::from)
@@ -253,10 +269,17 @@ pub fn label(args: &LabelArgs) -> Result<()> {
         bar.set_message(format!("{written} positions"));
     }
     bar.finish_and_clear();
+    let by = if args.rollout_games > 0 {
+        format!(
+            "by rollouts of {} games truncated after {} plays",
+            args.rollout_games, args.truncate
+        )
+    } else {
+        format!("at {}-ply", args.ply)
+    };
     eprintln!(
-        "{written} positions from {} games labelled at {}-ply in {:.0} s; {} has games 0..{done}",
+        "{written} positions from {} games labelled {by} in {:.0} s; {} has games 0..{done}",
         done - base,
-        args.ply,
         start.elapsed().as_secs_f64(),
         args.out.display()
     );

@@ -11,6 +11,10 @@
 //!   minus the sum of the lucks (each seen from the root side), which keeps the expectation and
 //!   removes most of the dice noise. Applied to the five probabilities and so to the equity.
 //!
+//! **Truncation.** With [`RolloutConfig::truncate`] `n > 0` a game stops after `n` plays (both
+//! sides counted) and the position reached is valued by the 0-ply networks: much cheaper, and
+//! the first moves, where most of a position's difficulty lies, are still played out.
+//!
 //! Game `i` draws its dice from ChaCha8 seeded with `seed`, stream `i`, so results do not
 //! depend on the number of threads; per-game results are summed in game order.
 
@@ -36,6 +40,9 @@ pub struct RolloutConfig {
     pub threads: usize,
     /// Subtract the luck of every roll.
     pub luck_adjust: bool,
+    /// Stop each game after this many plays and value the position by the 0-ply networks;
+    /// 0 plays every game to its end.
+    pub truncate: u32,
 }
 
 /// What a rollout found, for the side on roll at the root.
@@ -72,11 +79,11 @@ fn play_out(
     weights: &Weights,
     root: Position,
     game: u32,
-    seed: u64,
-    luck_adjust: bool,
+    config: &RolloutConfig,
     plays: &mut PlayList,
     evals: &mut Vec<Probabilities>,
 ) -> [f64; 5] {
+    let (seed, luck_adjust) = (config.seed, config.luck_adjust);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     rng.set_stream(u64::from(game));
     let mut pos = root;
@@ -114,10 +121,14 @@ fn play_out(
                 *l += f64::from(g) - f64::from(m);
             }
         }
-        let (i, _) = best_of(&pos, roll, plays, evals);
+        let (i, value) = best_of(&pos, roll, plays, evals);
         let after = plays.positions()[i];
-        if let Some(o) = after.outcome() {
-            let p = Probabilities::from_outcome(o);
+        let end = match after.outcome() {
+            Some(o) => Some(Probabilities::from_outcome(o)),
+            None if t + 1 == config.truncate => Some(value),
+            None => None,
+        };
+        if let Some(p) = end {
             let p = if root_to_move { p } else { p.flip() };
             let mut out = p.to_array().map(f64::from);
             for (o, l) in out.iter_mut().zip(luck) {
@@ -129,6 +140,32 @@ fn play_out(
         root_to_move = !root_to_move;
         t += 1;
     }
+}
+
+/// The mean (adjusted) probabilities of games `first..first + config.games` from `root`, played
+/// one after another on this thread (`config.threads` is not used): for callers that are
+/// parallel already, such as the labelling of training data. `first` chooses the first rolls
+/// when there are fewer than 36 games.
+#[must_use]
+pub fn rollout_here(
+    weights: &Weights,
+    root: Position,
+    config: &RolloutConfig,
+    first: u32,
+    plays: &mut PlayList,
+    evals: &mut Vec<Probabilities>,
+) -> Probabilities {
+    let mut sum = [0.0f64; 5];
+    for game in first..first + config.games {
+        for (s, x) in sum
+            .iter_mut()
+            .zip(play_out(weights, root, game, config, plays, evals))
+        {
+            *s += x;
+        }
+    }
+    let n = f64::from(config.games.max(1));
+    Probabilities::from_array(sum.map(|s| (s / n) as f32))
 }
 
 /// Rolls `root` out (side on roll to move, before rolling). `progress` counts finished games.
@@ -160,8 +197,7 @@ pub fn rollout(
                         &weights,
                         root,
                         (start + j) as u32,
-                        config.seed,
-                        config.luck_adjust,
+                        &config,
                         &mut plays,
                         &mut evals,
                     );
@@ -207,6 +243,7 @@ mod tests {
             seed: 11,
             threads,
             luck_adjust,
+            truncate: 0,
         };
         rollout(&w, Position::START, cfg, &AtomicU64::new(0))
     }
@@ -231,6 +268,55 @@ mod tests {
         );
         let (lo, hi) = adjusted.equity_ci95();
         assert!(lo < adjusted.equity && adjusted.equity < hi);
+    }
+
+    #[test]
+    fn truncated_after_one_play_is_the_mean_first_play_value() {
+        // Truncated after one play, 36 games are the 36 first rolls, each valued by the 0-ply
+        // value of its best play: the 1-ply value of the position.
+        let w = Arc::new(Weights::default_weights());
+        let cfg = RolloutConfig {
+            games: 36,
+            seed: 3,
+            threads: 2,
+            luck_adjust: false,
+            truncate: 1,
+        };
+        let r = rollout(&w, Position::START, cfg, &AtomicU64::new(0));
+        let one_ply = crate::search::Search::new(w).evaluate(&Position::START, 1);
+        for (a, b) in r.probs.to_array().iter().zip(one_ply.to_array()) {
+            assert!((a - b).abs() < 1e-5, "{a} vs {b}");
+        }
+        // Deeper truncations play on and stay reproducible.
+        let deeper = RolloutConfig { truncate: 6, ..cfg };
+        let a = rollout(
+            &Arc::new(Weights::default_weights()),
+            Position::START,
+            deeper,
+            &AtomicU64::new(0),
+        );
+        let b = rollout(
+            &Arc::new(Weights::default_weights()),
+            Position::START,
+            RolloutConfig {
+                threads: 1,
+                ..deeper
+            },
+            &AtomicU64::new(0),
+        );
+        assert_eq!(a, b);
+        assert_ne!(a.probs, r.probs);
+        let here = rollout_here(
+            &Weights::default_weights(),
+            Position::START,
+            &deeper,
+            0,
+            &mut PlayList::new(),
+            &mut Vec::new(),
+        );
+        for (x, y) in here.to_array().iter().zip(a.probs.to_array()) {
+            assert!((x - y).abs() < 1e-5, "{x} vs {y}");
+        }
     }
 
     #[test]

@@ -31,6 +31,7 @@ use tavla_core::{PlayList, Position, Roll};
 use crate::evaluator::Evaluator;
 use crate::inputs::{encode, phase, Phase, NUM_INPUTS};
 use crate::probs::Probabilities;
+use crate::rollout::{rollout_here, RolloutConfig};
 use crate::search::Search;
 use crate::td::best_index;
 use crate::weights::Weights;
@@ -70,6 +71,12 @@ pub struct LabelConfig {
     pub sample_siblings: f32,
     /// Plays labelled when the siblings of a move are.
     pub siblings: usize,
+    /// Label by truncated, luck-adjusted rollouts instead of the search: games per position
+    /// (0: use the search at [`LabelConfig::ply`]). All the positions labelled at one move
+    /// share their dice, so their differences are measured with less noise than their values.
+    pub rollout_games: u32,
+    /// Plays per rollout game before the 0-ply networks value the position reached.
+    pub truncate: u32,
 }
 
 impl Default for LabelConfig {
@@ -83,6 +90,8 @@ impl Default for LabelConfig {
             sample_alternative: 0.1,
             sample_siblings: 0.0,
             siblings: 5,
+            rollout_games: 0,
+            truncate: 0,
         }
     }
 }
@@ -100,14 +109,40 @@ pub fn label_game(search: &mut Search, config: &LabelConfig, game: u64) -> Vec<S
     let mut order: Vec<usize> = Vec::new();
     let mut samples = Vec::new();
     let mut pos = Position::START;
-    let label = |search: &mut Search, position: Position, samples: &mut Vec<Sample>| {
+    let mut rollout_plays = PlayList::new();
+    let mut rollout_evals = Vec::new();
+    let mut rollout = RolloutConfig {
+        games: config.rollout_games,
+        seed: 0,
+        threads: 1,
+        luck_adjust: true,
+        truncate: config.truncate,
+    };
+    let mut label = |search: &mut Search,
+                     rollout: &RolloutConfig,
+                     position: Position,
+                     samples: &mut Vec<Sample>| {
         if position.is_game_over() {
             return;
         }
-        let target = search.evaluate(&position, config.ply);
+        let target = if rollout.games > 0 {
+            rollout_here(
+                &weights,
+                position,
+                rollout,
+                (rollout.seed % 36) as u32,
+                &mut rollout_plays,
+                &mut rollout_evals,
+            )
+            .consistent()
+        } else {
+            search.evaluate(&position, config.ply)
+        };
         samples.push(Sample { position, target });
     };
     for t in 0..MAX_MOVES {
+        // The dice of this move's rollouts: one seed per game and move.
+        rollout.seed = mix(mix(config.seed, game), t as u64);
         let roll = loop {
             let r = Roll::from_values(rng.gen_range(1..=6), rng.gen_range(1..=6));
             if t > 0 || !r.is_double() {
@@ -115,20 +150,20 @@ pub fn label_game(search: &mut Search, config: &LabelConfig, game: u64) -> Vec<S
             }
         };
         if rng.gen::<f32>() < config.sample {
-            label(search, pos, &mut samples);
+            label(search, &rollout, pos, &mut samples);
         }
         pos.legal_plays(roll, &mut plays);
         evals.resize(plays.len(), Probabilities::default());
         weights.evaluate_plays(plays.positions(), &mut evals);
         if rng.gen::<f32>() < config.sample_alternative {
             let alt = plays.positions()[rng.gen_range(0..plays.len())];
-            label(search, alt.flip(), &mut samples);
+            label(search, &rollout, alt.flip(), &mut samples);
         }
         // Drawn only when asked for, so data made without siblings stay as they were.
         if config.sample_siblings > 0.0 && rng.gen::<f32>() < config.sample_siblings {
             by_equity(&evals, &mut order);
             for &i in order.iter().take(config.siblings) {
-                label(search, plays.positions()[i].flip(), &mut samples);
+                label(search, &rollout, plays.positions()[i].flip(), &mut samples);
             }
         }
         let chosen = if rng.gen::<f32>() < config.explore && plays.len() > 1 {
@@ -144,6 +179,16 @@ pub fn label_game(search: &mut Search, config: &LabelConfig, game: u64) -> Vec<S
         pos = after.flip();
     }
     samples
+}
+
+/// A 64-bit mix of two numbers (the finaliser of SplitMix64 over their combination).
+fn mix(a: u64, b: u64) -> u64 {
+    let mut z = a ^ b
+        .wrapping_add(0x9e37_79b9_7f4a_7c15)
+        .wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 /// The indices of `evals` from the best equity down.
@@ -428,6 +473,32 @@ mod tests {
         // Games 3..6 alone are the tail of the same data.
         let c = label_games(&w, &make, &config(), 3, 3, 2, &AtomicU64::new(0));
         assert_eq!(&a[a.len() - c.len()..], &c[..]);
+    }
+
+    #[test]
+    fn rollout_labels_are_reproducible_and_played_out() {
+        let w = small_weights();
+        let make = |w: Arc<Weights>| Search::new(w);
+        let config = LabelConfig {
+            rollout_games: 2,
+            truncate: 4,
+            sample_siblings: 0.3,
+            ..config()
+        };
+        let a = label_games(&w, &make, &config, 0, 3, 1, &AtomicU64::new(0));
+        let b = label_games(&w, &make, &config, 0, 3, 2, &AtomicU64::new(0));
+        assert!(a.len() > 10);
+        assert_eq!(a, b);
+        // The labels are rollouts, not the networks' own values.
+        let differ = a
+            .iter()
+            .filter(|s| (s.target.equity() - w.evaluate(&s.position).equity()).abs() > 1e-4)
+            .count();
+        assert!(differ > a.len() / 2, "{differ} of {}", a.len());
+        for s in &a {
+            let p = s.target;
+            assert!((0.0..=1.0).contains(&p.win) && p.win_gammon <= p.win, "{p:?}");
+        }
     }
 
     #[test]
