@@ -27,8 +27,17 @@
 //! | 1 | the side's rearmost checker can escape: reach a point with no opposing made point between it and the side's 7-point |
 //! | 2 | the side, with checkers on the bar, cannot enter (zero when it has none there) |
 //!
-//! These were appended (layout v2) to the layout of the first trained networks (v1, 211 inputs),
-//! so v1 weights load as v2 weights with zero rows for the new inputs: the same function
+//! Then come [`STRUCTURE_INPUTS`] per side (layout v3), likewise the side on roll first:
+//!
+//! | offset | meaning |
+//! |---|---|
+//! | 0 | pip loss / 12: over the 36 rolls, the mean of the most pips a hit with that roll costs the side (a blot on point `p` goes back to 25: `25 - p`) |
+//! | 1 | trapped checkers / 5: the side's checkers on points 13..=25, each weighted by the share of rolls that fail to carry it past the opposing made points (from the 7-point up) within 12 pips in front of it |
+//! | 2 | containment: 1 - the fewest rolls (out of 36) that escape, in that sense, from any of the points 15..=24, wherever the side's checkers are |
+//! | 3 | pips to break contact / 100: for each of the side's checkers above the opponent's rearmost one, the distance to it |
+//!
+//! Each layout was appended to the one before (v1: 211 inputs, v2: 217), so weights of an
+//! earlier layout load with zero rows for the new inputs: the same function
 //! ([`PREDECESSOR_LAYOUTS`]).
 //!
 //! [`INPUT_LAYOUT`] describes this layout in words; its hash ([`input_layout_hash`]) is stored in
@@ -41,23 +50,33 @@ use tavla_core::{Position, BAR, OPPONENT_BAR};
 pub const SIDE_INPUTS: usize = 105;
 /// Inputs per side computed with the dice, after the race lead.
 pub const EXTRA_INPUTS: usize = 3;
+/// Structure inputs per side, appended in layout v3 after the dice inputs.
+pub const STRUCTURE_INPUTS: usize = 4;
 /// Total number of network inputs.
-pub const NUM_INPUTS: usize = 2 * SIDE_INPUTS + 1 + 2 * EXTRA_INPUTS;
+pub const NUM_INPUTS: usize = 2 * SIDE_INPUTS + 1 + 2 * EXTRA_INPUTS + 2 * STRUCTURE_INPUTS;
 
 const V1_LAYOUT: &str = "tavla-nn inputs v1: per side (on roll, then opponent in own \
 numbering): 24 points x [n>=1, n>=2, n>=3, (n-3)/2]; bar/2; off/15; pips/100; blots/5; \
 home points/6; longest prime/6; anchors/3; direct shots/12; indirect shots/12; then race lead/100";
 
-/// A description of the input layout; its hash identifies the layout in weight files.
-pub const INPUT_LAYOUT: &str = "tavla-nn inputs v2: per side (on roll, then opponent in own \
+const V2_LAYOUT: &str = "tavla-nn inputs v2: per side (on roll, then opponent in own \
 numbering): 24 points x [n>=1, n>=2, n>=3, (n-3)/2]; bar/2; off/15; pips/100; blots/5; \
 home points/6; longest prime/6; anchors/3; direct shots/12; indirect shots/12; then race \
 lead/100; then per side (on roll, then opponent): rolls/36 that hit a blot of the side, rolls/36 \
 that escape its rearmost checker, rolls/36 that fail to enter from the bar";
 
+/// A description of the input layout; its hash identifies the layout in weight files.
+pub const INPUT_LAYOUT: &str = "tavla-nn inputs v3: the v2 layout, then per side (on roll, \
+then opponent): expected pips lost to a hit this roll/12; checkers on 13..=25 weighted by the \
+share of rolls that do not escape the opposing points (from 7 up) within 12 pips in front/5; 1 - the \
+fewest escaping rolls/36 from any of the points 15..=24; pips to break contact/100";
+
 /// Earlier layouts that are prefixes of this one: (layout hash, inputs). Weights trained for
 /// them load with zero weights for the inputs added since, which computes the same function.
-pub const PREDECESSOR_LAYOUTS: [(u64, usize); 1] = [(fnv1a(V1_LAYOUT.as_bytes()), 211)];
+pub const PREDECESSOR_LAYOUTS: [(u64, usize); 2] = [
+    (fnv1a(V1_LAYOUT.as_bytes()), 211),
+    (fnv1a(V2_LAYOUT.as_bytes()), 217),
+];
 
 /// FNV-1a (64 bit) of `bytes`, usable in constants.
 #[must_use]
@@ -114,11 +133,40 @@ pub fn encode(pos: &Position, out: &mut [f32; NUM_INPUTS]) {
     let (p_mine, p_theirs) = pos.pips();
     out[2 * SIDE_INPUTS] = (p_theirs as f32 - p_mine as f32) / 100.0;
     let extra = 2 * SIDE_INPUTS + 1;
-    encode_dice_features(pos.signed_board(), &mut out[extra..extra + EXTRA_INPUTS]);
-    encode_dice_features(
-        flipped.signed_board(),
-        &mut out[extra + EXTRA_INPUTS..extra + 2 * EXTRA_INPUTS],
-    );
+    let structure = extra + 2 * EXTRA_INPUTS;
+    for (k, b) in [pos.signed_board(), flipped.signed_board()]
+        .into_iter()
+        .enumerate()
+    {
+        let (dice, more) = side_dice_features(b);
+        out[extra + k * EXTRA_INPUTS..extra + (k + 1) * EXTRA_INPUTS].copy_from_slice(&dice);
+        out[structure + k * STRUCTURE_INPUTS..structure + (k + 1) * STRUCTURE_INPUTS]
+            .copy_from_slice(&more);
+    }
+}
+
+/// For each 12-bit pattern of blocked points in front of a checker (bit `i` is the point
+/// `12 - i` pips ahead), the rolls (out of 36) that carry it past every blocked point of the
+/// pattern, landing on the way only on open points.
+fn escape_table() -> &'static [u8; 4096] {
+    static TABLE: std::sync::OnceLock<Box<[u8; 4096]>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut t = Box::new([0u8; 4096]);
+        for (pattern, e) in t.iter_mut().enumerate() {
+            // Bit d (1..=12) of `blocked` is the point d pips ahead; the checker is on bit 0.
+            let blocked = (1..=12u32)
+                .filter(|&d| pattern & (1 << (12 - d)) != 0)
+                .fold(0u32, |m, d| m | 1 << d);
+            *e = if blocked == 0 {
+                36
+            } else {
+                let farthest = 31 - blocked.leading_zeros();
+                let past = !((2u32 << farthest) - 1);
+                rolls_weight(rolls_reaching(1, past, blocked, |set, d| set << d)) as u8
+            };
+        }
+        t
+    })
 }
 
 /// The 21 rolls as (larger die, smaller die, weight out of 36).
@@ -183,10 +231,10 @@ fn rolls_reaching(from: u32, target: u32, blocked: u32, step: impl Fn(u32, usize
     mask
 }
 
-/// The dice-based features of the side whose signed board `b` is (its checkers positive,
-/// moving down; the opponent's negative, moving up and entering from point 0). Sets of points
-/// are bit masks, bit `p` for point `p`.
-fn encode_dice_features(b: &[i8; 26], out: &mut [f32]) {
+/// The dice-based features (layout v2) and the structure features (v3) of the side whose
+/// signed board `b` is (its checkers positive, moving down; the opponent's negative, moving up
+/// and entering from point 0). Sets of points are bit masks, bit `p` for point `p`.
+fn side_dice_features(b: &[i8; 26]) -> ([f32; EXTRA_INPUTS], [f32; STRUCTURE_INPUTS]) {
     let mut blots = 0u32;
     let mut mine_made = 0u32;
     let mut theirs = 0u32;
@@ -199,13 +247,45 @@ fn encode_dice_features(b: &[i8; 26], out: &mut [f32]) {
     }
     // Hits: the opponent's checkers (only those on his bar, point 0, while he has any there)
     // reaching one of my blots, landing on the way only where I have no made point.
+    // Per roll, the most pips a hit costs: a blot on point p goes back to 25.
     let shooters = if b[OPPONENT_BAR] < 0 { 1 } else { theirs };
-    let hit = if blots == 0 {
-        0
-    } else {
-        rolls_weight(rolls_reaching(shooters, blots, mine_made, |set, d| {
-            set << d
-        }))
+    let mut hit_mask = 0u32;
+    let mut loss = [0u8; 21];
+    let mut rest = blots;
+    while rest != 0 {
+        let p = rest.trailing_zeros();
+        rest &= rest - 1;
+        let m = rolls_reaching(shooters, 1 << p, mine_made, |set, d| set << d);
+        hit_mask |= m;
+        let mut r = m;
+        while r != 0 {
+            let i = r.trailing_zeros() as usize;
+            r &= r - 1;
+            loss[i] = loss[i].max(25 - p as u8);
+        }
+    }
+    let hit = rolls_weight(hit_mask);
+    let pip_loss: u32 = ROLLS
+        .iter()
+        .zip(loss)
+        .map(|(&(_, _, w), l)| w * u32::from(l))
+        .sum();
+    // Containment: escapes past the opposing points within 12 pips in front of a point (his
+    // points in my home board hold nothing back).
+    let table = escape_table();
+    let wall = theirs_made & !0x7f;
+    let escapes_from = |p: usize| u32::from(table[((wall >> (p - 12)) & 0xfff) as usize]);
+    let trapped: u32 = (13..=BAR)
+        .map(|p| b[p].max(0) as u32 * (36 - escapes_from(p)))
+        .sum();
+    let fewest = (15..=24).map(escapes_from).min().unwrap_or(36);
+    // Pips to break contact: my checkers above the opponent's rearmost one (point 0 is his bar)
+    // must each pass it.
+    let contact_pips: u32 = match (0..=24).find(|&p| b[p] < 0) {
+        Some(q) => (q + 1..=BAR)
+            .map(|p| b[p].max(0) as u32 * (p - q) as u32)
+            .sum(),
+        None => 0,
     };
     // Escapes: from my rearmost checker (the bar is 25) to a point past every opposing made
     // point from the 7-point up, that is at or below the lowest of them.
@@ -226,9 +306,15 @@ fn encode_dice_features(b: &[i8; 26], out: &mut [f32]) {
     } else {
         0
     };
-    out[0] = hit as f32 / 36.0;
-    out[1] = escape as f32 / 36.0;
-    out[2] = fail as f32 / 36.0;
+    (
+        [hit as f32 / 36.0, escape as f32 / 36.0, fail as f32 / 36.0],
+        [
+            pip_loss as f32 / (36.0 * 12.0),
+            trapped as f32 / (36.0 * 5.0),
+            1.0 - fewest as f32 / 36.0,
+            contact_pips as f32 / 100.0,
+        ],
+    )
 }
 
 /// One side's block, from the signed board seen from that side.
@@ -419,6 +505,57 @@ mod tests {
         b[21] = -2;
         b[10] = -9;
         assert_eq!(dice_features(b)[2], 9.0 / 36.0);
+    }
+
+    fn structure_features(b: [i8; 26]) -> [f32; STRUCTURE_INPUTS] {
+        let pos = Position::try_from(b).unwrap();
+        let mut x = [0.0; NUM_INPUTS];
+        encode(&pos, &mut x);
+        let at = 2 * SIDE_INPUTS + 1 + 2 * EXTRA_INPUTS;
+        x[at..at + STRUCTURE_INPUTS].try_into().unwrap()
+    }
+
+    #[test]
+    fn escape_table_counts_rolls_past_the_block() {
+        let t = escape_table();
+        assert_eq!(t[0], 36);
+        // One point 6 pips ahead (bit 12 - 6): every non-double of 7 or more (9, played in
+        // the order that avoids the 6) and 44 and 55: 20.
+        assert_eq!(t[1 << 6], 20);
+        // A full prime directly ahead (1..=6 pips): nothing.
+        assert_eq!(t[0b1111_1100_0000], 0);
+        // Blocks 1 pip ahead: all but 11.
+        assert_eq!(t[1 << 11], 35);
+    }
+
+    #[test]
+    fn structure_features_of_known_positions() {
+        // Start: the two back checkers cannot pass the points 19, 17 and 12 (12 pips ahead);
+        // the midpoint's five escape with all but 11. Pips to break contact with his checkers
+        // on my 1-point: 2 x 23 + 5 x 12 + 3 x 7 + 5 x 5 = 152.
+        let f = structure_features(*Position::START.signed_board());
+        assert_eq!(f[0], 0.0);
+        assert_eq!(f[1], (2.0 * 36.0 + 5.0 * 1.0) / (36.0 * 5.0));
+        assert_eq!(f[2], 1.0);
+        assert_eq!(f[3], 1.52);
+        // A blot on my 8 hit by 14 rolls from his checker on my 5 (see hit_rolls_count_the_36):
+        // each hit costs 25 - 8 = 17 pips.
+        let mut b = [0i8; 26];
+        b[8] = 1;
+        b[24] = 14;
+        b[5] = -1;
+        b[10] = -14;
+        let f = structure_features(b);
+        assert_eq!(f[0], (14.0 * 17.0) / (36.0 * 12.0));
+        // His rearmost checker is on my 5: to break contact my 8 must pass it (3 pips) and my
+        // fourteen on 24 (19 pips each).
+        assert_eq!(f[3], (14.0 * 19.0 + 3.0) / 100.0);
+        // A race: no contact pips, nothing trapped.
+        let mut b = [0i8; 26];
+        b[3] = 15;
+        b[20] = -15;
+        assert_eq!(structure_features(b)[1], 0.0);
+        assert_eq!(structure_features(b)[3], 0.0);
     }
 
     #[test]

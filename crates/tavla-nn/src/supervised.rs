@@ -497,7 +497,10 @@ mod tests {
         assert!(differ > a.len() / 2, "{differ} of {}", a.len());
         for s in &a {
             let p = s.target;
-            assert!((0.0..=1.0).contains(&p.win) && p.win_gammon <= p.win, "{p:?}");
+            assert!(
+                (0.0..=1.0).contains(&p.win) && p.win_gammon <= p.win,
+                "{p:?}"
+            );
         }
     }
 
