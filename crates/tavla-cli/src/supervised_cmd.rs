@@ -179,6 +179,11 @@ pub fn label(args: &LabelArgs) -> Result<()> {
     if args.chunk == 0 || args.top == 0 || args.siblings == 0 {
         return Err(InputError("--chunk, --top and --siblings must be positive".into()).into());
     }
+    if args.truncate > 0 && args.rollout_games == 0 {
+        return Err(
+            InputError("--truncate applies to rollout labels: add --rollout-games".into()).into(),
+        );
+    }
     let weights = Arc::new(Weights::load_or_default(args.weights.as_deref())?);
     let exact = if args.bearoff {
         Some(Arc::new(

@@ -321,3 +321,57 @@ fn label_resumes_to_the_same_data_and_fit_writes_weights() {
     assert!(stderr(&o).contains("line 2: field 1"), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn label_by_truncated_rollouts_and_refuse_bad_options() {
+    let dir = temp_dir("label-rollout");
+    let data = dir.join("r.txt");
+    let data_s = data.to_str().unwrap();
+    let o = tavla(&[
+        "train",
+        "label",
+        "--out",
+        data_s,
+        "--games",
+        "2",
+        "--rollout-games",
+        "2",
+        "--truncate",
+        "4",
+        "--sample-siblings",
+        "0.2",
+        "--threads",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("labelled by rollouts of 2 games truncated after 4 plays"),
+        "{}",
+        stderr(&o)
+    );
+    let text = std::fs::read_to_string(&data).unwrap();
+    let header = text.lines().next().unwrap();
+    assert!(
+        header.ends_with("sample-siblings 0.2 siblings 5 rollout-games 2 truncate 4"),
+        "{header}"
+    );
+    assert!(text.lines().filter(|l| !l.starts_with('#')).count() > 10);
+    for (args, message) in [
+        (
+            &["--truncate", "8"][..],
+            "--truncate applies to rollout labels",
+        ),
+        (&["--siblings", "0"][..], "--siblings must be positive"),
+        (
+            &["--sample-siblings", "1.5"][..],
+            "--sample-siblings must be in 0..=1",
+        ),
+    ] {
+        let mut all = vec!["train", "label", "--out", data_s];
+        all.extend_from_slice(args);
+        let o = tavla(&all);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(message), "{}", stderr(&o));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
