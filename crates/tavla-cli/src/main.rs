@@ -9,6 +9,7 @@ mod bench_cmd;
 mod board;
 mod cmd;
 mod input;
+mod judge_cmd;
 mod nn_cmd;
 mod play_cmd;
 mod players;
@@ -60,6 +61,9 @@ enum Command {
     /// The fixed benchmark: decisions on 200 embedded positions at fixed plies, one thread;
     /// prints times, the median decision time and the node count (the engine's signature).
     Bench(bench_cmd::BenchArgs),
+    /// Judge players' plays on a fixed set of positions against reference equities (gnubg
+    /// 2-ply): mean equity lost per move, by class of position, and paired differences.
+    Judge(judge_cmd::JudgeArgs),
     /// Play a cubeless money game against the engine in the terminal: moves typed in standard
     /// notation, `hint` for the engine's advice, seeded dice.
     Play(play_cmd::PlayArgs),
@@ -81,6 +85,7 @@ fn main() -> ExitCode {
         Command::Ubgi(args) => ubgi_cmd::ubgi(&args, &mut out),
         Command::Arena(args) => arena_cmd::arena(&args, &mut out),
         Command::Train(args) => train_cmd::train(&args, &mut out),
+        Command::Judge(args) => judge_cmd::judge(&args, &mut out),
         Command::Play(args) => play_cmd::play(&args, &mut out),
         Command::Bench(args) => bench_cmd::bench(&args, &mut out),
     }

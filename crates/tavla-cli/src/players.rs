@@ -16,6 +16,7 @@ use anyhow::{Context, Result};
 use tavla_core::Rules;
 use tavla_eval::heuristic::{HeuristicConfig, HeuristicEval};
 use tavla_nn::bearoff::ExactRace;
+use tavla_nn::search::{MoveFilter, DEFAULT_FILTERS, MAX_PLY};
 use tavla_nn::{NeuralPlayer, Weights};
 use tavla_player::{Player, RandomPlayer};
 use tavla_protocol::UbgiPlayer;
@@ -25,7 +26,8 @@ use crate::input::InputError;
 
 /// The forms PLAYER takes, for messages.
 pub const FORMS: &str = "random, heuristic[:FILE], heuristic-1ply[:FILE], \
-                         neural[:ply=N][,weights=FILE][,bearoff] or ubgi:COMMAND";
+                         neural[:ply=N][,weights=FILE][,bearoff][,filters=K:M/K:M/K:M] \
+                         or ubgi:COMMAND";
 
 /// A player named on the command line, its files already read.
 #[derive(Debug, Clone)]
@@ -60,6 +62,8 @@ pub enum PlayerSpec {
         file: Option<PathBuf>,
         /// Exact race values from the two-sided bearoff database, when asked for.
         bearoff: Option<Arc<ExactRace>>,
+        /// Move filters other than the default ones.
+        filters: Option<[MoveFilter; MAX_PLY as usize]>,
     },
     /// `ubgi:COMMAND`.
     Ubgi {
@@ -140,7 +144,11 @@ impl PlayerSpec {
             PlayerSpec::Heuristic { file, .. } => with_file("heuristic", file),
             PlayerSpec::HeuristicLookahead { file, .. } => with_file("heuristic-1ply", file),
             PlayerSpec::Neural {
-                ply, file, bearoff, ..
+                ply,
+                file,
+                bearoff,
+                filters,
+                ..
             } => {
                 let mut name = format!("neural:ply={ply}");
                 if let Some(f) = file {
@@ -148,6 +156,13 @@ impl PlayerSpec {
                 }
                 if bearoff.is_some() {
                     name += ",bearoff";
+                }
+                if let Some(filters) = filters {
+                    let f: Vec<String> = filters
+                        .iter()
+                        .map(|f| format!("{}:{}", f.keep, f.margin))
+                        .collect();
+                    name += &format!(",filters={}", f.join("/"));
                 }
                 name
             }
@@ -176,13 +191,17 @@ impl PlayerSpec {
                 ply,
                 weights,
                 bearoff,
+                filters,
                 ..
             } => {
-                let player = NeuralPlayer::new(weights.clone(), *ply);
-                Box::new(match bearoff {
-                    Some(db) => player.with_bearoff(db.clone()),
-                    None => player,
-                })
+                let mut player = NeuralPlayer::new(weights.clone(), *ply);
+                if let Some(db) = bearoff {
+                    player = player.with_bearoff(db.clone());
+                }
+                if let Some(f) = filters {
+                    player = player.with_filters(*f);
+                }
+                Box::new(player)
             }
             PlayerSpec::Ubgi { command } => Box::new(
                 UbgiPlayer::spawn(command)
@@ -198,6 +217,7 @@ fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
     let mut ply = 0u8;
     let mut file = None;
     let mut bearoff = None;
+    let mut filters = None;
     for option in arg.into_iter().flat_map(|a| a.split(',')) {
         if option == "bearoff" {
             bearoff = Some(Arc::new(
@@ -219,9 +239,11 @@ fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
                     })?;
             }
             Some(("weights", f)) if !f.is_empty() => file = Some(PathBuf::from(f)),
+            Some(("filters", f)) => filters = Some(parse_filters(f).map_err(bad)?),
             _ => {
                 return Err(bad(format!(
-                    "unknown option `{option}` (ply=N, weights=FILE or bearoff)"
+                    "unknown option `{option}` (ply=N, weights=FILE, bearoff or \
+                     filters=K:M/K:M/K:M)"
                 ))
                 .into())
             }
@@ -236,7 +258,34 @@ fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
         weights,
         file,
         bearoff,
+        filters,
     })
+}
+
+/// Reads `K:M/K:M/K:M`: for each ply transition, the plays kept at most and the equity margin.
+fn parse_filters(text: &str) -> Result<[MoveFilter; MAX_PLY as usize], String> {
+    let parts: Vec<&str> = text.split('/').collect();
+    if parts.len() != usize::from(MAX_PLY) {
+        return Err(format!(
+            "filters `{text}`: give {MAX_PLY} filters K:M separated by `/` (keep K plays within \
+             equity M), one per ply transition"
+        ));
+    }
+    let mut filters = DEFAULT_FILTERS;
+    for (f, part) in filters.iter_mut().zip(parts) {
+        let parsed = part.split_once(':').and_then(|(k, m)| {
+            let keep = k.parse::<usize>().ok().filter(|&k| k >= 1)?;
+            let margin = m
+                .parse::<f32>()
+                .ok()
+                .filter(|m| m.is_finite() && *m >= 0.0)?;
+            Some(MoveFilter { keep, margin })
+        });
+        *f = parsed.ok_or_else(|| {
+            format!("filter `{part}` in `{text}`: expected K:M, K a count of at least 1 and M a non-negative equity")
+        })?;
+    }
+    Ok(filters)
 }
 
 #[cfg(test)]
@@ -269,6 +318,20 @@ mod tests {
             PlayerSpec::parse("neural:ply=1,bearoff").unwrap().name(),
             "neural:ply=1,bearoff"
         );
+        let spec = PlayerSpec::parse("neural:ply=2,filters=8:0.16/8:0.2/2:0.04").unwrap();
+        assert_eq!(spec.name(), "neural:ply=2,filters=8:0.16/8:0.2/2:0.04");
+        match spec {
+            PlayerSpec::Neural {
+                filters: Some(f), ..
+            } => assert_eq!(
+                f[1],
+                MoveFilter {
+                    keep: 8,
+                    margin: 0.2
+                }
+            ),
+            other => panic!("{other:?}"),
+        }
         match PlayerSpec::parse("ubgi:gnubg -t --ubgi").unwrap() {
             PlayerSpec::Ubgi { command } => assert_eq!(command, "gnubg -t --ubgi"),
             other => panic!("{other:?}"),
@@ -308,6 +371,9 @@ mod tests {
             ("neural:ply=7", "ply `7` is not 0 to 3"),
             ("neural:depth=2", "unknown option `depth=2`"),
             ("neural:weights=/no/such.tnn", "/no/such.tnn"),
+            ("neural:filters=8:0.16", "give 3 filters"),
+            ("neural:filters=8:0.16/0:1/2:0.04", "filter `0:1`"),
+            ("neural:filters=8:0.16/3:x/2:0.04", "filter `3:x`"),
         ] {
             let err = PlayerSpec::parse(text).unwrap_err().to_string();
             assert!(

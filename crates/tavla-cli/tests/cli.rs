@@ -136,6 +136,45 @@ fn bad_input_exits_2_with_one_line() {
     }
 }
 
+/// A few positions of tools/judge/gnubg-2ply.jsonl.
+const JUDGED: &str = "../tavla-match/tests/data/judged-sample.jsonl";
+
+#[test]
+fn judge_compares_players_on_the_same_positions() {
+    let sample = format!("{}/{JUDGED}", env!("CARGO_MANIFEST_DIR"));
+    let out = stdout(&tavla(&[
+        "judge", &sample, "--player", "neural", "--player", "random", "--json",
+    ]));
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["player"], "neural:ply=0");
+    assert_eq!(lines[0]["plies"], 2);
+    let neural = lines[0]["all"]["mean_loss"].as_f64().unwrap();
+    let random = lines[1]["all"]["mean_loss"].as_f64().unwrap();
+    assert!(neural < random / 3.0, "{neural} {random}");
+    let d = lines[1]["vs_first"]["difference"].as_f64().unwrap();
+    assert!((d - (random - neural)).abs() < 1e-9);
+    // The table names every player and class.
+    let table = stdout(&tavla(&[
+        "judge", &sample, "--player", "neural", "--limit", "10",
+    ]));
+    assert!(table.starts_with("10 positions"), "{table}");
+    assert!(table.contains("contact"), "{table}");
+    // A broken line is named.
+    let dir = std::env::temp_dir().join(format!("tavla-judge-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.jsonl");
+    std::fs::write(&bad, "# comment\n{\"posid\": 3}\n").unwrap();
+    let o = tavla(&["judge", bad.to_str().unwrap(), "--player", "neural"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(err.contains("line 2"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn bench_prints_a_reproducible_signature() {
     let run = || stdout(&tavla(&["bench", "--ply", "1", "--positions", "12"]));

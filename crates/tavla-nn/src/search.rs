@@ -368,6 +368,13 @@ impl NeuralPlayer {
         self
     }
 
+    /// Uses `filters` instead of [`DEFAULT_FILTERS`].
+    #[must_use]
+    pub fn with_filters(mut self, filters: [MoveFilter; MAX_PLY as usize]) -> NeuralPlayer {
+        self.search.set_filters(filters);
+        self
+    }
+
     /// The search, for statistics.
     #[must_use]
     pub fn search(&self) -> &Search {

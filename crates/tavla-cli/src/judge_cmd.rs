@@ -1,0 +1,139 @@
+//! `tavla judge`: players' plays on a fixed set of positions, judged against reference equities
+//! (see `tavla_match::judge`).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use tavla_core::Rules;
+use tavla_match::judge::{judge as judge_set, paired_difference, JudgedSet, Judgement};
+
+use crate::input::InputError;
+use crate::players::PlayerSpec;
+
+/// `tavla judge`.
+#[derive(Args)]
+pub struct JudgeArgs {
+    /// The judged set: JSON lines written by tools/judge/make-judged-set (the repo ships
+    /// tools/judge/gnubg-2ply.jsonl).
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// A player to judge (random, heuristic[:FILE], heuristic-1ply[:FILE],
+    /// neural[:ply=N][,weights=FILE][,bearoff][,filters=K:M/K:M/K:M] or ubgi:COMMAND); give it
+    /// several times to compare players on the same positions.
+    #[arg(long = "player", value_name = "PLAYER", required = true)]
+    players: Vec<String>,
+    /// Judge only the first N positions.
+    #[arg(long, value_name = "N")]
+    limit: Option<usize>,
+    /// Worker threads; 0 for one per core.
+    #[arg(long, default_value_t = 0, value_name = "T")]
+    threads: usize,
+    /// Print one JSON object per player instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The name of a class number of gnubg's `classifypos`.
+fn class_name(class: u8) -> String {
+    match class {
+        10 => "contact".into(),
+        9 => "crashed".into(),
+        8 => "race".into(),
+        c => format!("class {c}"),
+    }
+}
+
+/// Runs `tavla judge`.
+pub fn judge(args: &JudgeArgs, out: &mut impl Write) -> Result<()> {
+    let specs = args
+        .players
+        .iter()
+        .map(|p| PlayerSpec::parse(p))
+        .collect::<Result<Vec<_>>>()?;
+    let text = std::fs::read_to_string(&args.file)
+        .with_context(|| format!("cannot read {}", args.file.display()))?;
+    let mut set =
+        JudgedSet::parse(&text).map_err(|e| InputError(format!("{}: {e}", args.file.display())))?;
+    if let Some(n) = args.limit {
+        set.positions.truncate(n);
+    }
+    if set.positions.is_empty() {
+        return Err(InputError(format!("{}: no positions to judge", args.file.display())).into());
+    }
+    let mut results: Vec<(Judgement, f64)> = Vec::new();
+    for spec in &specs {
+        let start = Instant::now();
+        let mut j = judge_set(&set, args.threads, || spec.create(0, Rules::Standard))
+            .with_context(|| format!("judging {}", spec.name()))?;
+        j.player = spec.name();
+        results.push((j, start.elapsed().as_secs_f64()));
+    }
+    if args.json {
+        for (i, (j, seconds)) in results.iter().enumerate() {
+            let mut v = serde_json::to_value(j)?;
+            v["seconds"] = (*seconds).into();
+            v["plies"] = set.plies.into();
+            if i > 0 {
+                let (d, ci) = paired_difference(j, &results[0].0);
+                v["vs_first"] = serde_json::json!({ "difference": d, "ci95": ci });
+            }
+            serde_json::to_writer(&mut *out, &v)?;
+            writeln!(out)?;
+        }
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{} positions, {}, judged at {} plies; loss in mEMG per move (cubeless money)",
+        set.positions.len(),
+        args.file.display(),
+        set.plies
+    )?;
+    for (i, (j, seconds)) in results.iter().enumerate() {
+        writeln!(out)?;
+        writeln!(out, "{} ({seconds:.1} s)", j.player)?;
+        let ci = |c: Option<f64>| c.map_or(String::new(), |c| format!(" ± {c:.2}"));
+        writeln!(
+            out,
+            "  {:<10} {:>5} positions  {:>7.2}{:<8}  {} errors, {} blunders",
+            "all",
+            j.all.positions,
+            j.all.mean_loss,
+            ci(j.all.ci95),
+            j.all.errors,
+            j.all.blunders
+        )?;
+        for (class, s) in &j.by_class {
+            writeln!(
+                out,
+                "  {:<10} {:>5} positions  {:>7.2}{:<8}  {} errors, {} blunders",
+                class_name(*class),
+                s.positions,
+                s.mean_loss,
+                ci(s.ci95),
+                s.errors,
+                s.blunders
+            )?;
+        }
+        if j.shallow > 0 {
+            writeln!(
+                out,
+                "  {} choices outside the judge's deeply evaluated plays (valued at 0-ply)",
+                j.shallow
+            )?;
+        }
+        if i > 0 {
+            let (d, c) = paired_difference(j, &results[0].0);
+            writeln!(
+                out,
+                "  minus {}: {d:+.2}{} (paired)",
+                results[0].0.player,
+                ci(c)
+            )?;
+        }
+    }
+    Ok(())
+}
