@@ -8,7 +8,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args;
 use tavla_core::Rules;
-use tavla_match::judge::{judge as judge_set, paired_difference, JudgedSet, Judgement};
+use tavla_match::judge::{judge as judge_set, paired_difference, JudgedPlay, JudgedSet, Judgement};
 
 use crate::input::InputError;
 use crate::players::PlayerSpec;
@@ -31,6 +31,9 @@ pub struct JudgeArgs {
     /// Worker threads; 0 for one per core.
     #[arg(long, default_value_t = 0, value_name = "T")]
     threads: usize,
+    /// Also list each player's N costliest choices beside the judge's best play.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    worst: usize,
     /// Print one JSON object per player instead of the table.
     #[arg(long)]
     json: bool,
@@ -44,6 +47,31 @@ fn class_name(class: u8) -> String {
         8 => "race".into(),
         c => format!("class {c}"),
     }
+}
+
+/// Lists the `n` costliest choices of `j`.
+fn write_worst(out: &mut impl Write, set: &JudgedSet, j: &Judgement, n: usize) -> Result<()> {
+    let mut order: Vec<usize> = (0..j.losses.len()).collect();
+    order.sort_by(|&a, &b| j.losses[b].total_cmp(&j.losses[a]).then(a.cmp(&b)));
+    for &i in order.iter().take(n).filter(|&&i| j.losses[i] > 0.0) {
+        let jp = &set.positions[i];
+        let name = |p: &JudgedPlay| {
+            p.notation
+                .clone()
+                .unwrap_or_else(|| p.after.position_id().to_string())
+        };
+        writeln!(
+            out,
+            "    {} {}{}  -{:.3}  played {}, best {}",
+            jp.position.position_id(),
+            jp.roll.high().value(),
+            jp.roll.low().value(),
+            j.losses[i],
+            name(&jp.plays[j.choices[i]]),
+            name(jp.best_play())
+        )?;
+    }
+    Ok(())
 }
 
 /// Runs `tavla judge`.
@@ -85,12 +113,19 @@ pub fn judge(args: &JudgeArgs, out: &mut impl Write) -> Result<()> {
         }
         return Ok(());
     }
+    let zero = set.zero_ply_losses();
     writeln!(
         out,
         "{} positions, {}, judged at {} plies; loss in mEMG per move (cubeless money)",
         set.positions.len(),
         args.file.display(),
         set.plies
+    )?;
+    writeln!(
+        out,
+        "the judge's own 0-ply choices: {:.2}{}",
+        zero.mean_loss,
+        zero.ci95.map_or(String::new(), |c| format!(" ± {c:.2}"))
     )?;
     for (i, (j, seconds)) in results.iter().enumerate() {
         writeln!(out)?;
@@ -125,6 +160,7 @@ pub fn judge(args: &JudgeArgs, out: &mut impl Write) -> Result<()> {
                 j.shallow
             )?;
         }
+        write_worst(out, &set, j, args.worst)?;
         if i > 0 {
             let (d, c) = paired_difference(j, &results[0].0);
             writeln!(

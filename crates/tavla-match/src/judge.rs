@@ -45,6 +45,8 @@ use crate::arena::BoxError;
 /// One play of a judged position.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JudgedPlay {
+    /// The play in the judge's notation, when the file gives it.
+    pub notation: Option<String>,
     /// The position the play leaves, seen from the opponent (on roll next).
     pub after: Position,
     /// Its equity for the mover at 0-ply.
@@ -74,10 +76,23 @@ impl JudgedPosition {
     #[must_use]
     pub fn loss(&self, after: &Position) -> Option<(f32, bool)> {
         let p = self.plays.iter().find(|p| p.after == *after)?;
-        Some(match p.deep {
+        Some(self.loss_of(p))
+    }
+
+    fn loss_of(&self, p: &JudgedPlay) -> (f32, bool) {
+        match p.deep {
             Some(e) => ((self.best - e).max(0.0), true),
             None => ((self.best - p.eq0).max(0.0), false),
-        })
+        }
+    }
+
+    /// The judge's best play: the one with the best deep equity.
+    #[must_use]
+    pub fn best_play(&self) -> &JudgedPlay {
+        self.plays
+            .iter()
+            .find(|p| p.deep == Some(self.best))
+            .expect("parsing checked that a play has the best deep equity")
     }
 }
 
@@ -121,7 +136,6 @@ struct Line {
 #[serde(deny_unknown_fields)]
 struct MoveLine {
     #[serde(default)]
-    #[allow(dead_code)]
     r#move: Option<String>,
     after: String,
     eq0: f32,
@@ -175,6 +189,7 @@ impl JudgedSet {
                     return Err(err(format!("moves[{k}]: equities must be finite")));
                 }
                 plays.push(JudgedPlay {
+                    notation: m.r#move.clone(),
                     after,
                     eq0: m.eq0,
                     deep: m.eq_n,
@@ -222,6 +237,27 @@ impl JudgedSet {
             positions,
             plies: plies.unwrap_or(0),
         })
+    }
+}
+
+impl JudgedSet {
+    /// The losses of the judge's own 0-ply choices (the play with the best `eq0`): how far the
+    /// judge's static evaluation is from its deep one, a yardstick for players' rates.
+    #[must_use]
+    pub fn zero_ply_losses(&self) -> LossSummary {
+        let losses: Vec<f64> = self
+            .positions
+            .iter()
+            .map(|jp| {
+                let first = jp
+                    .plays
+                    .iter()
+                    .max_by(|a, b| a.eq0.total_cmp(&b.eq0))
+                    .expect("at least two plays");
+                f64::from(jp.loss_of(first).0)
+            })
+            .collect();
+        LossSummary::of(&losses)
     }
 }
 
@@ -276,6 +312,9 @@ pub struct Judgement {
     /// The loss of each position, in set order (equity, not thousandths).
     #[serde(skip)]
     pub losses: Vec<f64>,
+    /// The play chosen in each position, in set order: its index in the position's `plays`.
+    #[serde(skip)]
+    pub choices: Vec<usize>,
 }
 
 /// Why a set could not be judged.
@@ -328,6 +367,9 @@ impl std::error::Error for JudgeError {
     }
 }
 
+/// One choice: its loss, whether it was judged deeply, its index in the judged plays.
+type Choice = (f64, bool, usize);
+
 /// Positions one player instance judges in a row (a fresh instance, fresh caches, per chunk).
 const CHUNK: usize = 64;
 
@@ -350,7 +392,7 @@ where
         .num_threads(threads)
         .build()
         .map_err(JudgeError::Threads)?;
-    let chunks: Vec<Result<Vec<(f64, bool)>, JudgeError>> = pool.install(|| {
+    let chunks: Vec<Result<Vec<Choice>, JudgeError>> = pool.install(|| {
         set.positions
             .par_chunks(CHUNK)
             .enumerate()
@@ -379,8 +421,13 @@ where
                         })?
                         .flip();
                     // Parsing checked that the judged plays are the legal plays.
-                    let (loss, deep) = jp.loss(&after).unwrap_or((0.0, false));
-                    out.push((f64::from(loss), deep));
+                    let k = jp
+                        .plays
+                        .iter()
+                        .position(|p| p.after == after)
+                        .expect("the judged plays are the legal plays");
+                    let (loss, deep) = jp.loss_of(&jp.plays[k]);
+                    out.push((f64::from(loss), deep, k));
                 }
                 Ok(out)
             })
@@ -406,6 +453,7 @@ where
         by_class,
         shallow: results.iter().filter(|r| !r.1).count(),
         losses,
+        choices: results.iter().map(|r| r.2).collect(),
     })
 }
 
@@ -464,6 +512,13 @@ mod tests {
         assert_eq!(j.all.mean_loss, 0.0);
         assert_eq!(j.all.errors, 0);
         assert_eq!(j.shallow, 0);
+        for (jp, &k) in set.positions.iter().zip(&j.choices) {
+            // Ties are possible: compare equities, not plays.
+            assert_eq!(jp.plays[k].deep, jp.best_play().deep);
+        }
+        // The judge's own 0-ply choices lose something, but little.
+        let zero = set.zero_ply_losses();
+        assert!(zero.mean_loss > 0.0 && zero.mean_loss < 20.0, "{zero:?}");
     }
 
     #[test]
