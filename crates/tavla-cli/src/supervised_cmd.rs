@@ -328,6 +328,13 @@ pub struct FitArgs {
     /// Seed of the shuffles (and of fresh weights).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Also fit the pairs of sibling positions in the data (left by two plays of one roll,
+    /// written one after the other): one step per pair and epoch, mixed among the others,
+    /// fitting the difference of their equities to the difference of their labels, at this
+    /// multiple of the learning rate. The weights written are then those with the least error
+    /// on the held-out pairs. 0: no pair steps.
+    #[arg(long, default_value_t = 0.0, value_name = "W")]
+    pub rank_weight: f32,
 }
 
 /// Runs `tavla train fit`.
@@ -394,12 +401,42 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
         }
         w
     };
+    if !(args.rank_weight >= 0.0 && args.rank_weight.is_finite()) {
+        return Err(InputError(format!(
+            "--rank-weight must be 0 or positive, got {}",
+            args.rank_weight
+        ))
+        .into());
+    }
+    // The sibling pairs, copied out before the split reorders the samples: those with both
+    // samples in the training set train, those with a held-out sample validate.
+    let mut rank_samples = Vec::new();
+    let mut valid_rank_samples = Vec::new();
+    if args.rank_weight > 0.0 {
+        let held = supervised::held_out(samples.len(), args.holdout, args.seed);
+        for (a, b) in supervised::sibling_pairs(&samples) {
+            let to = if held[a] || held[b] {
+                &mut valid_rank_samples
+            } else {
+                &mut rank_samples
+            };
+            to.push(samples[a]);
+            to.push(samples[b]);
+        }
+    }
+    let pairs_of = |v: &[Sample]| -> Vec<(usize, usize)> {
+        (0..v.len() / 2).map(|k| (2 * k, 2 * k + 1)).collect()
+    };
+    let rank_pairs = pairs_of(&rank_samples);
+    let valid_rank_pairs = pairs_of(&valid_rank_samples);
     let (train, valid) = supervised::split(samples, args.holdout, args.seed);
+    // The criterion that picks the weights written: the validation cross-entropy, or with
+    // --rank-weight the error of the validation sibling pairs' equity differences.
     let report = |w: &Weights, epoch: String, out: &mut dyn Write| -> Result<f64> {
         let c = supervised::loss(w, &valid, Some(Phase::Contact));
         let r = supervised::loss(w, &valid, Some(Phase::Race));
         let all = supervised::loss(w, &valid, None);
-        writeln!(
+        write!(
             out,
             "{epoch}: validation cross-entropy {:.5} (contact {:.5}, race {:.5}), equity error \
              {:.4} (contact {:.4}, race {:.4})",
@@ -410,8 +447,16 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
             c.equity_mae,
             r.equity_mae
         )?;
+        let criterion = if args.rank_weight > 0.0 {
+            let e = supervised::pair_error(w, &valid_rank_samples, &valid_rank_pairs);
+            write!(out, ", sibling difference error {e:.4}")?;
+            e
+        } else {
+            all.cross_entropy
+        };
+        writeln!(out)?;
         out.flush()?;
-        Ok(all.cross_entropy)
+        Ok(criterion)
     };
     writeln!(
         out,
@@ -419,6 +464,14 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
         train.len(),
         valid.len()
     )?;
+    if args.rank_weight > 0.0 {
+        writeln!(
+            out,
+            "{} pairs of sibling positions train, {} validate",
+            rank_pairs.len(),
+            valid_rank_pairs.len()
+        )?;
+    }
     let mut best = report(&weights, "start".into(), out)?;
     weights.save(&args.out)?;
     let mut fitter = Fitter::new(args.seed);
@@ -428,7 +481,14 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
             .expect("a valid template"),
     );
     for epoch in 1..=args.epochs {
-        fitter.epoch(&mut weights, &train, alpha);
+        fitter.epoch_with_pairs(
+            &mut weights,
+            &train,
+            alpha,
+            &rank_samples,
+            &rank_pairs,
+            alpha * args.rank_weight,
+        );
         bar.inc(1);
         let v =
             bar.suspend(|| report(&weights, format!("epoch {epoch} (alpha {alpha:.5})"), out))?;
@@ -441,7 +501,12 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
     bar.finish_and_clear();
     writeln!(
         out,
-        "best validation cross-entropy {best:.5}; weights written to {}",
+        "best validation {} {best:.5}; weights written to {}",
+        if args.rank_weight > 0.0 {
+            "sibling difference error"
+        } else {
+            "cross-entropy"
+        },
         args.out.display()
     )?;
     Ok(())

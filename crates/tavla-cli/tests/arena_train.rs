@@ -356,6 +356,38 @@ fn label_by_truncated_rollouts_and_refuse_bad_options() {
         "{header}"
     );
     assert!(text.lines().filter(|l| !l.starts_with('#')).count() > 10);
+    // Fitting with pair steps over the siblings, picked by their held-out error.
+    let weights = dir.join("w.tnn");
+    let fit = stdout(&tavla(&[
+        "train",
+        "fit",
+        "--data",
+        data_s,
+        "--out",
+        weights.to_str().unwrap(),
+        "--epochs",
+        "1",
+        "--holdout",
+        "4",
+        "--rank-weight",
+        "1",
+    ]));
+    assert!(fit.contains("pairs of sibling positions train"), "{fit}");
+    assert!(
+        fit.contains("best validation sibling difference error"),
+        "{fit}"
+    );
+    let o = tavla(&[
+        "train",
+        "fit",
+        "--data",
+        data_s,
+        "--out",
+        weights.to_str().unwrap(),
+        "--rank-weight=-1",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--rank-weight must be 0 or positive"));
     for (args, message) in [
         (
             &["--truncate", "8"][..],

@@ -208,16 +208,27 @@ impl Network {
         target: &[f32; NUM_OUTPUTS],
         alpha: f32,
     ) -> [f32; NUM_OUTPUTS] {
+        // For a sigmoid with cross-entropy loss the gradient with respect to the
+        // pre-activation is `target - y`.
+        self.train_with(x, alpha, |y| std::array::from_fn(|k| target[k] - y[k]))
+    }
+
+    /// One gradient step of any loss: `descent` maps the outputs for `x` to minus the loss's
+    /// gradient with respect to the output pre-activations (before the sigmoids). Returns the
+    /// outputs before the step.
+    pub fn train_with(
+        &mut self,
+        x: &[f32],
+        alpha: f32,
+        descent: impl FnOnce(&[f32; NUM_OUTPUTS]) -> [f32; NUM_OUTPUTS],
+    ) -> [f32; NUM_OUTPUTS] {
         let nh = self.hidden;
         let mut hidden = [0.0f32; MAX_HIDDEN];
         let y = self.forward_into(x, &mut hidden);
         let h = &hidden[..nh];
-        // Step 1. Output deltas: for a sigmoid with cross-entropy loss the gradient with
-        // respect to the pre-activation is `target - y`.
+        // Step 1. Output deltas.
         let mut d_out = [0.0f32; OUT_PAD];
-        for k in 0..NUM_OUTPUTS {
-            d_out[k] = target[k] - y[k];
-        }
+        d_out[..NUM_OUTPUTS].copy_from_slice(&descent(&y));
         // Step 2. Back-propagate to the hidden pre-activations (softsign'(x) = (1 - |a|)^2)
         // and update the output layer.
         let mut d_hidden = [0.0f32; MAX_HIDDEN];

@@ -30,6 +30,7 @@ use tavla_core::{PlayList, Position, Roll};
 
 use crate::evaluator::Evaluator;
 use crate::inputs::{encode, phase, Phase, NUM_INPUTS};
+use crate::net::NUM_OUTPUTS;
 use crate::probs::Probabilities;
 use crate::rollout::{rollout_here, RolloutConfig};
 use crate::search::Search;
@@ -412,18 +413,137 @@ impl Fitter {
     /// One pass over `samples` in a fresh random order: one gradient step of learning rate
     /// `alpha` per sample, in the network of its phase.
     pub fn epoch(&mut self, weights: &mut Weights, samples: &[Sample], alpha: f32) {
-        self.order.clear();
-        self.order.extend(0..samples.len());
-        self.order.shuffle(&mut self.rng);
-        let mut x = [0.0f32; NUM_INPUTS];
-        for &i in &self.order {
-            let s = &samples[i];
-            encode(&s.position, &mut x);
-            weights
-                .network_mut(phase(&s.position))
-                .train(&x, &s.target.to_array(), alpha);
+        self.epoch_with_pairs(weights, samples, alpha, &[], &[], 0.0);
+    }
+}
+
+/// Equity weights of the five outputs (win, win gammon, win backgammon, lose gammon, lose
+/// backgammon): `equity = 2 win - 1 + wg + wbg - lg - lbg`.
+const EQUITY: [f32; NUM_OUTPUTS] = [2.0, 1.0, 1.0, -1.0, -1.0];
+
+/// Whether `a` and `b` (each seen from the side on roll) can be the positions left by two plays
+/// of one roll from one position: the mover (the side not on roll) has the same pip count in
+/// both and as many checkers off, and the side on roll differs only by blots hit (a point with
+/// one checker in one and none in the other, the checker on the bar instead).
+#[must_use]
+pub fn could_be_siblings(a: &Position, b: &Position) -> bool {
+    if a == b || a.opponent_off() != b.opponent_off() || a.off() != b.off() {
+        return false;
+    }
+    if a.pips().1 != b.pips().1 {
+        return false;
+    }
+    let (x, y) = (a.signed_board(), b.signed_board());
+    let mut hits = 0i32;
+    for p in 1..=24 {
+        let (m, n) = (x[p].max(0), y[p].max(0));
+        if m != n {
+            if m + n != 1 {
+                return false;
+            }
+            hits += i32::from(m) - i32::from(n);
         }
     }
+    hits == i32::from(b.bar()) - i32::from(a.bar())
+}
+
+/// Pairs of consecutive samples that are siblings ([`could_be_siblings`]) and in the same
+/// network: labelling writes the positions of one move one after the other (a random play's,
+/// the best few plays'), and with rollout labels they share their dice, so the difference of
+/// their labels is measured more precisely than either label.
+#[must_use]
+pub fn sibling_pairs(samples: &[Sample]) -> Vec<(usize, usize)> {
+    samples
+        .windows(2)
+        .enumerate()
+        .filter(|(_, w)| {
+            could_be_siblings(&w[0].position, &w[1].position)
+                && phase(&w[0].position) == phase(&w[1].position)
+        })
+        .map(|(i, _)| (i, i + 1))
+        .collect()
+}
+
+impl Fitter {
+    /// Like [`Fitter::epoch`], with gradient steps on `pairs` of `rank_samples` mixed in at
+    /// random places: each fits the difference of the two positions' equities to the
+    /// difference of their labels (the order of plays a 0-ply choice depends on), at learning
+    /// rate `rank_alpha`. The pairs constrain only differences; mixing them with the
+    /// cross-entropy steps keeps the values themselves from drifting.
+    pub fn epoch_with_pairs(
+        &mut self,
+        weights: &mut Weights,
+        samples: &[Sample],
+        alpha: f32,
+        rank_samples: &[Sample],
+        pairs: &[(usize, usize)],
+        rank_alpha: f32,
+    ) {
+        self.order.clear();
+        self.order.extend(0..samples.len() + pairs.len());
+        self.order.shuffle(&mut self.rng);
+        let mut xa = [0.0f32; NUM_INPUTS];
+        let mut xb = [0.0f32; NUM_INPUTS];
+        let equity =
+            |y: &[f32; NUM_OUTPUTS]| -> f32 { EQUITY.iter().zip(y).map(|(c, v)| c * v).sum() };
+        for &i in &self.order {
+            if i < samples.len() {
+                let s = &samples[i];
+                encode(&s.position, &mut xa);
+                weights
+                    .network_mut(phase(&s.position))
+                    .train(&xa, &s.target.to_array(), alpha);
+                continue;
+            }
+            let (a, b) = pairs[i - samples.len()];
+            let (a, b) = (&rank_samples[a], &rank_samples[b]);
+            encode(&a.position, &mut xa);
+            encode(&b.position, &mut xb);
+            let target = a.target.equity() - b.target.equity();
+            let net = weights.network_mut(phase(&a.position));
+            let yb = net.forward(&xb);
+            let mut err = 0.0;
+            net.train_with(&xa, rank_alpha, |ya| {
+                err = equity(ya) - equity(&yb) - target;
+                std::array::from_fn(|k| -err * EQUITY[k] * ya[k] * (1.0 - ya[k]))
+            });
+            net.train_with(&xb, rank_alpha, |yb| {
+                std::array::from_fn(|k| err * EQUITY[k] * yb[k] * (1.0 - yb[k]))
+            });
+        }
+    }
+}
+
+/// The mean absolute error of the equity differences of `pairs` of `samples` against the
+/// differences of their labels.
+#[must_use]
+pub fn pair_error(weights: &Weights, samples: &[Sample], pairs: &[(usize, usize)]) -> f64 {
+    if pairs.is_empty() {
+        return 0.0;
+    }
+    let sum: f64 = pairs
+        .iter()
+        .map(|&(a, b)| {
+            let (a, b) = (&samples[a], &samples[b]);
+            let d = weights.evaluate(&a.position).equity() - weights.evaluate(&b.position).equity();
+            f64::from((d - (a.target.equity() - b.target.equity())).abs())
+        })
+        .sum();
+    sum / pairs.len() as f64
+}
+
+/// Which samples [`split`] holds out: `held[i]` for sample `i` of `n`, with the same `every`
+/// and `seed`.
+#[must_use]
+pub fn held_out(n: usize, every: usize, seed: u64) -> Vec<bool> {
+    let mut index: Vec<usize> = (0..n).collect();
+    index.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
+    let every = every.max(2);
+    let mut held = vec![false; n];
+    for (i, &k) in index.iter().enumerate() {
+        held[k] = i % every == 0;
+    }
+    held
 }
 
 /// Splits `samples` into training and validation sets: every `every`-th sample (by a seeded
@@ -642,5 +762,89 @@ mod tests {
         };
         let (train, valid) = split(vec![s; 100], 10, 1);
         assert_eq!((train.len(), valid.len()), (90, 10));
+        // held_out names the same samples: mark each by its win probability.
+        let marked: Vec<Sample> = (0..100)
+            .map(|i| Sample {
+                position: Position::START,
+                target: Probabilities {
+                    win: i as f32 / 100.0,
+                    ..Probabilities::default()
+                },
+            })
+            .collect();
+        let held = held_out(100, 10, 1);
+        let (_, valid) = split(marked, 10, 1);
+        let mut want: Vec<usize> = (0..100).filter(|&i| held[i]).collect();
+        let mut got: Vec<usize> = valid
+            .iter()
+            .map(|s| (s.target.win * 100.0).round() as usize)
+            .collect();
+        want.sort_unstable();
+        got.sort_unstable();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn siblings_are_recognised() {
+        // Every two plays of one roll leave siblings, hits included (the blot on the 5-point
+        // is hit by 6/5* with a 1).
+        let pos = Position::from_position_id("4HPwATDgc/ABMA").unwrap();
+        let mut b = *pos.signed_board();
+        b[5] = 0;
+        b[6] -= 1;
+        b[20] = 1;
+        b[24] -= 1;
+        let blots = Position::try_from(b).unwrap();
+        let mut plays = PlayList::new();
+        for (p, roll) in [
+            (pos, Roll::from_values(3, 1)),
+            (blots.flip(), Roll::from_values(6, 1)),
+        ] {
+            p.legal_plays(roll, &mut plays);
+            let after: Vec<Position> = plays.positions().iter().map(|a| a.flip()).collect();
+            assert!(after.len() > 5);
+            for x in &after {
+                for y in &after {
+                    assert_eq!(could_be_siblings(x, y), x != y, "{x:?} {y:?}");
+                }
+            }
+            // The position before the roll is not a sibling of those after it.
+            assert!(!could_be_siblings(&p, &after[0]));
+        }
+        // Another roll moves other pips.
+        pos.legal_plays(Roll::from_values(4, 2), &mut plays);
+        let a = plays.positions()[0].flip();
+        pos.legal_plays(Roll::from_values(5, 2), &mut plays);
+        assert!(!could_be_siblings(&a, &plays.positions()[0].flip()));
+    }
+
+    #[test]
+    fn pair_steps_fit_the_differences_of_siblings() {
+        let w = small_weights();
+        let config = LabelConfig {
+            ply: 0,
+            sample: 0.0,
+            sample_alternative: 0.0,
+            sample_siblings: 1.0,
+            siblings: 4,
+            ..LabelConfig::default()
+        };
+        let mut search = Search::new(w);
+        let mut samples = label_game(&mut search, &config, 5);
+        // Labels whose differences the starting network gets wrong: the first sibling of each
+        // pair is worth 0.1 more in win probability than its network value.
+        let pairs = sibling_pairs(&samples);
+        assert!(pairs.len() * 2 > samples.len(), "{} pairs", pairs.len());
+        for &(a, _) in &pairs {
+            samples[a].target.win = (samples[a].target.win + 0.1).min(1.0);
+        }
+        let mut student = (*small_weights()).clone();
+        let before = pair_error(&student, &samples, &pairs);
+        let mut fitter = Fitter::new(3);
+        for _ in 0..30 {
+            fitter.epoch_with_pairs(&mut student, &[], 0.0, &samples, &pairs, 0.1);
+        }
+        let after = pair_error(&student, &samples, &pairs);
+        assert!(after < before * 0.6, "{before} -> {after}");
     }
 }
