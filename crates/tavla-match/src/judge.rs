@@ -26,10 +26,11 @@
 //! use tavla_match::judge::{judge, JudgedSet};
 //! use tavla_player::RandomPlayer;
 //!
-//! let text = r#"{"posid":"4HPwATDgc/ABMA","dice":[2,1],"class":10,"plies":2,"moves":[
-//!   {"after":"4HPwATDgc/ABMA","eq0":0.0,"eqN":0.0}]}"#;
-//! // Not a real judged position: 21 from the start has more than one play.
-//! assert!(JudgedSet::parse(text).is_err());
+//! let set = JudgedSet::parse(include_str!("../tests/data/judged-sample.jsonl"))?;
+//! let random = judge(&set, 1, || Ok::<_, std::convert::Infallible>(RandomPlayer::new(1)))?;
+//! assert_eq!(random.all.positions, set.positions.len());
+//! assert!(random.all.mean_loss > set.zero_ply_losses().mean_loss);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 use std::collections::HashMap;
