@@ -820,7 +820,8 @@ mod tests {
 
     #[test]
     fn pair_steps_fit_the_differences_of_siblings() {
-        let w = small_weights();
+        // Siblings labelled by the default networks; a small random network learns their
+        // differences from the pair steps alone.
         let config = LabelConfig {
             ply: 0,
             sample: 0.0,
@@ -829,22 +830,20 @@ mod tests {
             siblings: 4,
             ..LabelConfig::default()
         };
-        let mut search = Search::new(w);
-        let mut samples = label_game(&mut search, &config, 5);
-        // Labels whose differences the starting network gets wrong: the first sibling of each
-        // pair is worth 0.1 more in win probability than its network value.
+        let mut search = Search::new(small_weights());
+        let mut samples = Vec::new();
+        for g in 0..4 {
+            samples.extend(label_game(&mut search, &config, g));
+        }
         let pairs = sibling_pairs(&samples);
         assert!(pairs.len() * 2 > samples.len(), "{} pairs", pairs.len());
-        for &(a, _) in &pairs {
-            samples[a].target.win = (samples[a].target.win + 0.1).min(1.0);
-        }
-        let mut student = (*small_weights()).clone();
+        let mut student = Weights::random(16, 8, 5);
         let before = pair_error(&student, &samples, &pairs);
         let mut fitter = Fitter::new(3);
-        for _ in 0..30 {
+        for _ in 0..100 {
             fitter.epoch_with_pairs(&mut student, &[], 0.0, &samples, &pairs, 0.1);
         }
         let after = pair_error(&student, &samples, &pairs);
-        assert!(after < before * 0.6, "{before} -> {after}");
+        assert!(after < before * 0.75, "{before} -> {after}");
     }
 }
