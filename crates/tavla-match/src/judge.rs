@@ -386,14 +386,12 @@ where
     F: Fn() -> Result<P, E> + Sync,
     E: Into<BoxError>,
 {
-    let name = make()
-        .map_err(|e| JudgeError::CreatePlayer(e.into()))?
-        .name();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .map_err(JudgeError::Threads)?;
-    let chunks: Vec<Result<Vec<Choice>, JudgeError>> = pool.install(|| {
+    // Each chunk's player name and choices.
+    let chunks: Vec<Result<(String, Vec<Choice>), JudgeError>> = pool.install(|| {
         set.positions
             .par_chunks(CHUNK)
             .enumerate()
@@ -430,13 +428,18 @@ where
                     let (loss, deep) = jp.loss_of(&jp.plays[k]);
                     out.push((f64::from(loss), deep, k));
                 }
-                Ok(out)
+                Ok((player.name(), out))
             })
             .collect()
     });
+    let mut name = String::new();
     let mut results = Vec::with_capacity(set.positions.len());
     for c in chunks {
-        results.extend(c?);
+        let (n, choices) = c?;
+        if name.is_empty() {
+            name = n;
+        }
+        results.extend(choices);
     }
     let losses: Vec<f64> = results.iter().map(|r| r.0).collect();
     let mut classes: HashMap<u8, Vec<f64>> = HashMap::new();
