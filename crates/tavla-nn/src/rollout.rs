@@ -104,15 +104,20 @@ fn play_out(
         } else {
             Roll::from_values(rng.gen_range(1..=6), rng.gen_range(1..=6))
         };
+        // The play chosen for the roll that came, and its value for the mover.
+        let mut chosen = None;
         if luck_adjust {
             let mut mean = [0.0f64; 5];
             for (r, w) in Roll::ALL_21 {
-                let (_, v) = best_of(&pos, r, plays, evals);
+                let (i, v) = best_of(&pos, r, plays, evals);
                 for (m, x) in mean.iter_mut().zip(v.to_array()) {
                     *m += f64::from(w) / 36.0 * f64::from(x);
                 }
+                if r == roll {
+                    chosen = Some((plays.positions()[i], v));
+                }
             }
-            let (_, got) = best_of(&pos, roll, plays, evals);
+            let (_, got) = chosen.expect("the roll that came is one of the 21");
             // Seen from the root side.
             let got = if root_to_move { got } else { got.flip() };
             let mean_p = Probabilities::from_array(mean.map(|m| m as f32));
@@ -121,8 +126,10 @@ fn play_out(
                 *l += f64::from(g) - f64::from(m);
             }
         }
-        let (i, value) = best_of(&pos, roll, plays, evals);
-        let after = plays.positions()[i];
+        let (after, value) = chosen.unwrap_or_else(|| {
+            let (i, v) = best_of(&pos, roll, plays, evals);
+            (plays.positions()[i], v)
+        });
         let end = match after.outcome() {
             Some(o) => Some(Probabilities::from_outcome(o)),
             None if t + 1 == config.truncate => Some(value),
