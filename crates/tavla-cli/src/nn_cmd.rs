@@ -524,7 +524,7 @@ pub fn eval(args: &EvalArgs, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-/// `tavla rollout POSITION --games N`: cubeless rollout by the 0-ply networks.
+/// `tavla rollout POSITION --games N [--ply N]`: cubeless rollout by the networks.
 #[derive(Debug, Clone, Args)]
 pub struct RolloutArgs {
     /// The position, in any notation `tavla` reads; the side on roll is to roll.
@@ -542,9 +542,13 @@ pub struct RolloutArgs {
     #[arg(long)]
     pub no_luck_adjust: bool,
     /// Stop each game after N plays (both sides counted) and value the position reached by the
-    /// 0-ply networks; 0 plays the games to the end.
+    /// networks at --ply; 0 plays the games to the end.
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub truncate: u32,
+    /// The depth at which both sides choose their plays (0 to 3): 1 and deeper are slower and
+    /// play better.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub ply: u8,
     /// Weights file instead of the embedded default.
     #[arg(long)]
     pub weights: Option<PathBuf>,
@@ -568,6 +572,9 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
     if args.games == 0 {
         bail!("--games must be positive");
     }
+    if args.ply > MAX_PLY {
+        bail!("--ply must be in 0..={MAX_PLY}, got {}", args.ply);
+    }
     let weights = Arc::new(Weights::load_or_default(args.weights.as_deref())?);
     let threads = args.threads.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
@@ -578,6 +585,7 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
         threads,
         luck_adjust: !args.no_luck_adjust,
         truncate: args.truncate,
+        ply: args.ply,
     };
     let progress = AtomicU64::new(0);
     let bar = ProgressBar::new(u64::from(args.games));
@@ -604,6 +612,7 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
             seed: u64,
             luck_adjust: bool,
             truncate: u32,
+            ply: u8,
             #[serde(flatten)]
             probs: JsonProbs,
             equity_stderr: f64,
@@ -616,6 +625,7 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
             seed: args.seed,
             luck_adjust: config.luck_adjust,
             truncate: config.truncate,
+            ply: config.ply,
             probs,
             equity_stderr: r.equity_stderr,
             equity_ci95: [lo, hi],
@@ -625,9 +635,10 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
         let p = r.probs;
         writeln!(
             out,
-            "{} games (seed {}, {}luck-adjusted{}), side on roll, cubeless:",
+            "{} games (seed {}, {}-ply players, {}luck-adjusted{}), side on roll, cubeless:",
             r.games,
             args.seed,
+            config.ply,
             if config.luck_adjust { "" } else { "not " },
             if config.truncate > 0 {
                 format!(", truncated after {} plays", config.truncate)

@@ -194,3 +194,46 @@ fn bench_prints_a_reproducible_signature() {
     let o = tavla(&["bench", "--ply", "9"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn rollout_at_any_ply_is_seeded_and_refuses_bad_options() {
+    let run = |threads: &str, ply: &str| {
+        let o = tavla(&[
+            "rollout",
+            START,
+            "--games",
+            "12",
+            "--truncate",
+            "3",
+            "--ply",
+            ply,
+            "--threads",
+            threads,
+            "--json",
+        ]);
+        serde_json::from_str::<serde_json::Value>(&stdout(&o)).unwrap()
+    };
+    let one = run("1", "1");
+    assert_eq!(one, run("2", "1"), "the threads do not change the result");
+    assert_eq!(one["ply"], 1);
+    assert_eq!(one["games"], 12);
+    let (eq, ci) = (one["equity"].as_f64().unwrap(), &one["equity_ci95"]);
+    assert!(ci[0].as_f64().unwrap() <= eq && eq <= ci[1].as_f64().unwrap());
+    assert_ne!(one["equity"], run("1", "0")["equity"]);
+    for (args, what) in [
+        (
+            vec!["rollout", START, "--ply", "4"],
+            "--ply must be in 0..=3",
+        ),
+        (
+            vec!["rollout", START, "--games", "0"],
+            "--games must be positive",
+        ),
+    ] {
+        let o = tavla(&args);
+        assert!(!o.status.success(), "{args:?}");
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(what), "{err}");
+    }
+}

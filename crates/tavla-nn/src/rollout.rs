@@ -1,5 +1,8 @@
-//! Cubeless rollouts: games played out from a position by the 0-ply networks, with seeded dice,
+//! Cubeless rollouts: games played out from a position by the networks, with seeded dice,
 //! over several threads, with variance reduction.
+//!
+//! The players choose their plays at [`RolloutConfig::ply`]: 0 (the networks' best play, the
+//! fast default) or deeper, through a [`Search`] per thread with its move filters and cache.
 //!
 //! Variance reduction:
 //! - **First rolls enumerated.** Game `i` starts with the `(i mod 36)`-th of the 36 ordered
@@ -12,8 +15,12 @@
 //!   removes most of the dice noise. Applied to the five probabilities and so to the equity.
 //!
 //! **Truncation.** With [`RolloutConfig::truncate`] `n > 0` a game stops after `n` plays (both
-//! sides counted) and the position reached is valued by the 0-ply networks: much cheaper, and
-//! the first moves, where most of a position's difficulty lies, are still played out.
+//! sides counted) and the position reached is valued by the networks at the players' ply: much
+//! cheaper, and the first moves, where most of a position's difficulty lies, are still played
+//! out.
+//!
+//! The luck adjustment always uses the 0-ply values: the adjustment has expectation zero
+//! whatever the players choose, so it removes dice noise without biasing a deeper rollout.
 //!
 //! Game `i` draws its dice from ChaCha8 seeded with `seed`, stream `i`, so results do not
 //! depend on the number of threads; per-game results are summed in game order.
@@ -27,6 +34,7 @@ use tavla_core::{PlayList, Position, Roll};
 
 use crate::evaluator::Evaluator;
 use crate::probs::Probabilities;
+use crate::search::{RankedPlay, Search, MAX_PLY};
 use crate::weights::Weights;
 
 /// Settings of a rollout.
@@ -40,9 +48,11 @@ pub struct RolloutConfig {
     pub threads: usize,
     /// Subtract the luck of every roll.
     pub luck_adjust: bool,
-    /// Stop each game after this many plays and value the position by the 0-ply networks;
-    /// 0 plays every game to its end.
+    /// Stop each game after this many plays and value the position by the networks at
+    /// `ply`; 0 plays every game to its end.
     pub truncate: u32,
+    /// The depth at which both sides choose their plays (0 to [`MAX_PLY`]).
+    pub ply: u8,
 }
 
 /// What a rollout found, for the side on roll at the root.
@@ -74,15 +84,18 @@ fn first_roll(i: u32) -> Roll {
 }
 
 /// One game from `root` (side on roll to move); returns the (adjusted) probabilities from the
-/// root side.
+/// root side. `search` chooses the plays when `config.ply > 0`; its networks are the players'.
 fn play_out(
-    weights: &Weights,
+    search: &mut Search,
     root: Position,
     game: u32,
     config: &RolloutConfig,
     plays: &mut PlayList,
     evals: &mut Vec<Probabilities>,
 ) -> [f64; 5] {
+    let weights = Arc::clone(search.weights());
+    let ply = config.ply.min(MAX_PLY);
+    let mut ranked: Vec<RankedPlay> = Vec::new();
     let (seed, luck_adjust) = (config.seed, config.luck_adjust);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     rng.set_stream(u64::from(game));
@@ -126,10 +139,23 @@ fn play_out(
                 *l += f64::from(g) - f64::from(m);
             }
         }
-        let (after, value) = chosen.unwrap_or_else(|| {
-            let (i, v) = best_of(&pos, roll, plays, evals);
-            (plays.positions()[i], v)
-        });
+        let (after, value) = if ply > 0 {
+            pos.legal_plays(roll, plays);
+            let i = search.choose(plays, ply, &mut ranked);
+            let after = plays.positions()[i];
+            let value = match after.outcome() {
+                Some(o) => Probabilities::from_outcome(o),
+                // The leaf of a truncated game is valued at the players' ply.
+                None if t + 1 == config.truncate => search.evaluate(&after.flip(), ply).flip(),
+                None => Probabilities::default(),
+            };
+            (after, value)
+        } else {
+            chosen.unwrap_or_else(|| {
+                let (i, v) = best_of(&pos, roll, plays, evals);
+                (plays.positions()[i], v)
+            })
+        };
         let end = match after.outcome() {
             Some(o) => Some(Probabilities::from_outcome(o)),
             None if t + 1 == config.truncate => Some(value),
@@ -150,12 +176,13 @@ fn play_out(
 }
 
 /// The mean (adjusted) probabilities of games `first..first + config.games` from `root`, played
-/// one after another on this thread (`config.threads` is not used): for callers that are
+/// one after another on this thread (`config.threads` is not used) with the networks of
+/// `search` (which also chooses the plays when `config.ply > 0`): for callers that are
 /// parallel already, such as the labelling of training data. `first` chooses the first rolls
 /// when there are fewer than 36 games.
 #[must_use]
 pub fn rollout_here(
-    weights: &Weights,
+    search: &mut Search,
     root: Position,
     config: &RolloutConfig,
     first: u32,
@@ -166,7 +193,7 @@ pub fn rollout_here(
     for game in first..first + config.games {
         for (s, x) in sum
             .iter_mut()
-            .zip(play_out(weights, root, game, config, plays, evals))
+            .zip(play_out(search, root, game, config, plays, evals))
         {
             *s += x;
         }
@@ -197,11 +224,12 @@ pub fn rollout(
             let weights = weights.clone();
             let start = k * config.games.div_ceil(threads as u32) as usize;
             s.spawn(move || {
+                let mut search = Search::new(weights);
                 let mut plays = PlayList::new();
                 let mut evals = Vec::new();
                 for (j, out) in chunk.iter_mut().enumerate() {
                     *out = play_out(
-                        &weights,
+                        &mut search,
                         root,
                         (start + j) as u32,
                         &config,
@@ -251,6 +279,7 @@ mod tests {
             threads,
             luck_adjust,
             truncate: 0,
+            ply: 0,
         };
         rollout(&w, Position::START, cfg, &AtomicU64::new(0))
     }
@@ -288,6 +317,7 @@ mod tests {
             threads: 2,
             luck_adjust: false,
             truncate: 1,
+            ply: 0,
         };
         let r = rollout(&w, Position::START, cfg, &AtomicU64::new(0));
         let one_ply = crate::search::Search::new(w).evaluate(&Position::START, 1);
@@ -314,7 +344,7 @@ mod tests {
         assert_eq!(a, b);
         assert_ne!(a.probs, r.probs);
         let here = rollout_here(
-            &Weights::default_weights(),
+            &mut Search::new(Arc::new(Weights::default_weights())),
             Position::START,
             &deeper,
             0,
@@ -324,6 +354,62 @@ mod tests {
         for (x, y) in here.to_array().iter().zip(a.probs.to_array()) {
             assert!((x - y).abs() < 1e-5, "{x} vs {y}");
         }
+    }
+
+    #[test]
+    fn deeper_players_choose_with_the_search() {
+        // Truncated after one play, a 1-ply rollout of 36 games values each first roll by the
+        // play the 1-ply search chooses, valued at 1-ply.
+        let w = Arc::new(Weights::default_weights());
+        let cfg = RolloutConfig {
+            games: 36,
+            seed: 5,
+            threads: 2,
+            luck_adjust: false,
+            truncate: 1,
+            ply: 1,
+        };
+        let r = rollout(&w, Position::START, cfg, &AtomicU64::new(0));
+        let mut search = Search::new(w.clone());
+        let (mut plays, mut ranked) = (PlayList::new(), Vec::new());
+        let mut mean = [0.0f32; 5];
+        for i in 0..36 {
+            Position::START.legal_plays(first_roll(i), &mut plays);
+            let k = search.choose(&plays, 1, &mut ranked);
+            let v = search.evaluate(&plays.positions()[k].flip(), 1).flip();
+            for (m, x) in mean.iter_mut().zip(v.to_array()) {
+                *m += x / 36.0;
+            }
+        }
+        for (a, b) in r.probs.to_array().iter().zip(mean) {
+            assert!((a - b).abs() < 1e-5, "{a} vs {b}");
+        }
+        let zero = rollout(
+            &w,
+            Position::START,
+            RolloutConfig { ply: 0, ..cfg },
+            &AtomicU64::new(0),
+        );
+        assert_ne!(zero.probs, r.probs);
+        // Luck-adjusted deeper rollouts are reproducible and do not depend on the threads.
+        let deeper = RolloutConfig {
+            games: 6,
+            threads: 1,
+            luck_adjust: true,
+            truncate: 5,
+            ..cfg
+        };
+        let a = rollout(&w, Position::START, deeper, &AtomicU64::new(0));
+        let b = rollout(
+            &w,
+            Position::START,
+            RolloutConfig {
+                threads: 3,
+                ..deeper
+            },
+            &AtomicU64::new(0),
+        );
+        assert_eq!(a, b);
     }
 
     #[test]

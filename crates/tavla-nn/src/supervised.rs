@@ -118,6 +118,7 @@ pub fn label_game(search: &mut Search, config: &LabelConfig, game: u64) -> Vec<S
         threads: 1,
         luck_adjust: true,
         truncate: config.truncate,
+        ply: 0,
     };
     let mut label = |search: &mut Search,
                      rollout: &RolloutConfig,
@@ -128,7 +129,7 @@ pub fn label_game(search: &mut Search, config: &LabelConfig, game: u64) -> Vec<S
         }
         let target = if rollout.games > 0 {
             rollout_here(
-                &weights,
+                search,
                 position,
                 rollout,
                 (rollout.seed % 36) as u32,
