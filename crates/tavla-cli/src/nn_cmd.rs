@@ -542,9 +542,13 @@ pub struct RolloutArgs {
     #[arg(long)]
     pub no_luck_adjust: bool,
     /// Stop each game after N plays (both sides counted) and value the position reached by the
-    /// networks at --ply; 0 plays the games to the end.
+    /// 0-ply networks (whatever --ply); 0 plays the games to the end.
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub truncate: u32,
+    /// Truncate every second game one play later, so that half the games end on each side's
+    /// play and the last mover's advantage in the value reached cancels.
+    #[arg(long)]
+    pub balance_parity: bool,
     /// The depth at which both sides choose their plays (0 to 3): 1 and deeper are slower and
     /// play better.
     #[arg(long, default_value_t = 0, value_name = "N")]
@@ -575,6 +579,9 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
     if args.ply > MAX_PLY {
         bail!("--ply must be in 0..={MAX_PLY}, got {}", args.ply);
     }
+    if args.balance_parity && args.truncate == 0 {
+        bail!("--balance-parity applies to truncated rollouts: add --truncate");
+    }
     let weights = Arc::new(Weights::load_or_default(args.weights.as_deref())?);
     let threads = args.threads.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
@@ -585,6 +592,7 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
         threads,
         luck_adjust: !args.no_luck_adjust,
         truncate: args.truncate,
+        balance_parity: args.balance_parity,
         ply: args.ply,
     };
     let progress = AtomicU64::new(0);
@@ -612,6 +620,7 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
             seed: u64,
             luck_adjust: bool,
             truncate: u32,
+            balance_parity: bool,
             ply: u8,
             #[serde(flatten)]
             probs: JsonProbs,
@@ -625,6 +634,7 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
             seed: args.seed,
             luck_adjust: config.luck_adjust,
             truncate: config.truncate,
+            balance_parity: config.balance_parity,
             ply: config.ply,
             probs,
             equity_stderr: r.equity_stderr,
@@ -641,7 +651,15 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
             config.ply,
             if config.luck_adjust { "" } else { "not " },
             if config.truncate > 0 {
-                format!(", truncated after {} plays", config.truncate)
+                format!(
+                    ", truncated after {}{} plays",
+                    config.truncate,
+                    if config.balance_parity {
+                        format!(" or {}", config.truncate + 1)
+                    } else {
+                        String::new()
+                    }
+                )
             } else {
                 String::new()
             }

@@ -68,6 +68,10 @@ pub struct LabelArgs {
     /// to the end).
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub truncate: u32,
+    /// Truncate every second rollout game one play later, so that half the games end on each
+    /// side's play and the last mover's advantage in the value reached cancels.
+    #[arg(long)]
+    pub balance_parity: bool,
     /// Exact race values from the two-sided bearoff database inside the search.
     #[arg(long)]
     pub bearoff: bool,
@@ -100,6 +104,9 @@ fn header(args: &LabelArgs, weights: &Weights) -> String {
             " rollout-games {} truncate {}",
             args.rollout_games, args.truncate
         );
+        if args.balance_parity {
+            extra += " balance-parity";
+        }
     }
     format!(
         "# tavla train label: seed {} ply {} explore {} top {} sample {} sample-alternative {} \
@@ -184,6 +191,12 @@ pub fn label(args: &LabelArgs) -> Result<()> {
             InputError("--truncate applies to rollout labels: add --rollout-games".into()).into(),
         );
     }
+    if args.balance_parity && args.truncate == 0 {
+        return Err(InputError(
+            "--balance-parity applies to truncated rollouts: add --truncate".into(),
+        )
+        .into());
+    }
     let weights = Arc::new(Weights::load_or_default(args.weights.as_deref())?);
     let exact = if args.bearoff {
         Some(Arc::new(
@@ -222,6 +235,7 @@ pub fn label(args: &LabelArgs) -> Result<()> {
         siblings: args.siblings,
         rollout_games: args.rollout_games,
         truncate: args.truncate,
+        balance_parity: args.balance_parity,
     };
     let threads = if args.threads == 0 {
         std::thread::available_parallelism().map_or(1, usize::from)
@@ -276,8 +290,14 @@ pub fn label(args: &LabelArgs) -> Result<()> {
     bar.finish_and_clear();
     let by = if args.rollout_games > 0 {
         format!(
-            "by rollouts of {} games truncated after {} plays",
-            args.rollout_games, args.truncate
+            "by rollouts of {} games truncated after {}{} plays",
+            args.rollout_games,
+            args.truncate,
+            if args.balance_parity {
+                format!(" or {}", args.truncate + 1)
+            } else {
+                String::new()
+            }
         )
     } else {
         format!("at {}-ply", args.ply)

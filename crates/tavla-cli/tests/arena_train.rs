@@ -356,6 +356,44 @@ fn label_by_truncated_rollouts_and_refuse_bad_options() {
         "{header}"
     );
     assert!(text.lines().filter(|l| !l.starts_with('#')).count() > 10);
+    // Balanced parity: recorded in the header, and other labels from the same games.
+    let balanced = dir.join("b.txt");
+    let o = tavla(&[
+        "train",
+        "label",
+        "--out",
+        balanced.to_str().unwrap(),
+        "--games",
+        "2",
+        "--rollout-games",
+        "2",
+        "--truncate",
+        "4",
+        "--balance-parity",
+        "--sample-siblings",
+        "0.2",
+        "--threads",
+        "1",
+    ]);
+    assert!(
+        stderr(&o).contains("rollouts of 2 games truncated after 4 or 5 plays"),
+        "{}",
+        stderr(&o)
+    );
+    let text_b = std::fs::read_to_string(&balanced).unwrap();
+    assert!(text_b
+        .lines()
+        .next()
+        .unwrap()
+        .ends_with("truncate 4 balance-parity"));
+    let positions = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| l.split(' ').next().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(positions(&text_b), positions(&text), "the same positions");
+    assert_ne!(text_b.lines().nth(1), text.lines().nth(1), "other labels");
     // Fitting with pair steps over the siblings, picked by their held-out error.
     let weights = dir.join("w.tnn");
     let fit = stdout(&tavla(&[
@@ -392,6 +430,10 @@ fn label_by_truncated_rollouts_and_refuse_bad_options() {
         (
             &["--truncate", "8"][..],
             "--truncate applies to rollout labels",
+        ),
+        (
+            &["--balance-parity"][..],
+            "--balance-parity applies to truncated rollouts",
         ),
         (&["--siblings", "0"][..], "--siblings must be positive"),
         (

@@ -15,9 +15,21 @@
 //!   removes most of the dice noise. Applied to the five probabilities and so to the equity.
 //!
 //! **Truncation.** With [`RolloutConfig::truncate`] `n > 0` a game stops after `n` plays (both
-//! sides counted) and the position reached is valued by the networks at the players' ply: much
-//! cheaper, and the first moves, where most of a position's difficulty lies, are still played
-//! out.
+//! sides counted) and the position reached is valued by the 0-ply networks: much cheaper, and
+//! the first moves, where most of a position's difficulty lies, are still played out. The leaf
+//! is valued at 0-ply even when the players search deeper: an n-ply value is the mean over the
+//! rolls of a maximum over plays, which favours the side that chooses (from the opening
+//! position, 1-ply players truncated after 2 plays gave +0.139 and after 1 play -0.001 with
+//! 1-ply leaves, where full games gave +0.06), while the networks are fitted to be unbiased.
+//!
+//! **Parity.** The value of the position reached leans towards the side that made the last
+//! play: it chose that play as the best by the same networks, so their errors in its favour are
+//! the ones it picked (from the opening position the 0-ply value is -0.003 and the 1-ply value,
+//! the mean over the rolls of the best play's 0-ply value, +0.144). Truncated after an even
+//! number of plays, every game's last play is the opponent's, and a network fitted to such
+//! values undervalues the side on roll more with every round of labels.
+//! [`RolloutConfig::balance_parity`] stops the odd-numbered games one play later, so that half
+//! the games end on each side's play and the two leanings cancel.
 //!
 //! The luck adjustment always uses the 0-ply values: the adjustment has expectation zero
 //! whatever the players choose, so it removes dice noise without biasing a deeper rollout.
@@ -48,9 +60,12 @@ pub struct RolloutConfig {
     pub threads: usize,
     /// Subtract the luck of every roll.
     pub luck_adjust: bool,
-    /// Stop each game after this many plays and value the position by the networks at
-    /// `ply`; 0 plays every game to its end.
+    /// Stop each game after this many plays and value the position by the 0-ply networks;
+    /// 0 plays every game to its end.
     pub truncate: u32,
+    /// With truncation, stop the odd-numbered games one play later, so that half the games
+    /// end on each side's play (see the module docs).
+    pub balance_parity: bool,
     /// The depth at which both sides choose their plays (0 to [`MAX_PLY`]).
     pub ply: u8,
 }
@@ -97,6 +112,11 @@ fn play_out(
     let ply = config.ply.min(MAX_PLY);
     let mut ranked: Vec<RankedPlay> = Vec::new();
     let (seed, luck_adjust) = (config.seed, config.luck_adjust);
+    let truncate = if config.balance_parity && config.truncate > 0 && game % 2 == 1 {
+        config.truncate + 1
+    } else {
+        config.truncate
+    };
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     rng.set_stream(u64::from(game));
     let mut pos = root;
@@ -145,8 +165,9 @@ fn play_out(
             let after = plays.positions()[i];
             let value = match after.outcome() {
                 Some(o) => Probabilities::from_outcome(o),
-                // The leaf of a truncated game is valued at the players' ply.
-                None if t + 1 == config.truncate => search.evaluate(&after.flip(), ply).flip(),
+                // The leaf of a truncated game is valued at 0-ply, whatever the players' ply
+                // (see the module docs).
+                None if t + 1 == truncate => weights.evaluate(&after.flip()).flip(),
                 None => Probabilities::default(),
             };
             (after, value)
@@ -158,7 +179,7 @@ fn play_out(
         };
         let end = match after.outcome() {
             Some(o) => Some(Probabilities::from_outcome(o)),
-            None if t + 1 == config.truncate => Some(value),
+            None if t + 1 == truncate => Some(value),
             None => None,
         };
         if let Some(p) = end {
@@ -279,6 +300,7 @@ mod tests {
             threads,
             luck_adjust,
             truncate: 0,
+            balance_parity: false,
             ply: 0,
         };
         rollout(&w, Position::START, cfg, &AtomicU64::new(0))
@@ -317,6 +339,7 @@ mod tests {
             threads: 2,
             luck_adjust: false,
             truncate: 1,
+            balance_parity: false,
             ply: 0,
         };
         let r = rollout(&w, Position::START, cfg, &AtomicU64::new(0));
@@ -359,7 +382,7 @@ mod tests {
     #[test]
     fn deeper_players_choose_with_the_search() {
         // Truncated after one play, a 1-ply rollout of 36 games values each first roll by the
-        // play the 1-ply search chooses, valued at 1-ply.
+        // play the 1-ply search chooses, valued at 0-ply.
         let w = Arc::new(Weights::default_weights());
         let cfg = RolloutConfig {
             games: 36,
@@ -367,6 +390,7 @@ mod tests {
             threads: 2,
             luck_adjust: false,
             truncate: 1,
+            balance_parity: false,
             ply: 1,
         };
         let r = rollout(&w, Position::START, cfg, &AtomicU64::new(0));
@@ -376,7 +400,7 @@ mod tests {
         for i in 0..36 {
             Position::START.legal_plays(first_roll(i), &mut plays);
             let k = search.choose(&plays, 1, &mut ranked);
-            let v = search.evaluate(&plays.positions()[k].flip(), 1).flip();
+            let v = w.evaluate(&plays.positions()[k].flip()).flip();
             for (m, x) in mean.iter_mut().zip(v.to_array()) {
                 *m += x / 36.0;
             }
@@ -410,6 +434,44 @@ mod tests {
             &AtomicU64::new(0),
         );
         assert_eq!(a, b);
+    }
+
+    #[test]
+    fn balanced_parity_stops_odd_games_one_play_later() {
+        let w = Arc::new(Weights::default_weights());
+        let mut search = Search::new(w);
+        let (mut plays, mut evals) = (PlayList::new(), Vec::new());
+        let plain = RolloutConfig {
+            games: 1,
+            seed: 9,
+            threads: 1,
+            luck_adjust: true,
+            truncate: 3,
+            balance_parity: false,
+            ply: 0,
+        };
+        let balanced = RolloutConfig {
+            balance_parity: true,
+            ..plain
+        };
+        let mut one = |config: &RolloutConfig, game: u32| {
+            rollout_here(
+                &mut search,
+                Position::START,
+                config,
+                game,
+                &mut plays,
+                &mut evals,
+            )
+        };
+        // Even games are as before; odd games play one more.
+        assert_eq!(one(&balanced, 4), one(&plain, 4));
+        let longer = RolloutConfig {
+            truncate: 4,
+            ..plain
+        };
+        assert_eq!(one(&balanced, 5), one(&longer, 5));
+        assert_ne!(one(&balanced, 5), one(&plain, 5));
     }
 
     #[test]

@@ -78,6 +78,9 @@ pub struct LabelConfig {
     pub rollout_games: u32,
     /// Plays per rollout game before the 0-ply networks value the position reached.
     pub truncate: u32,
+    /// Truncate every second rollout game one play later
+    /// ([`RolloutConfig::balance_parity`]).
+    pub balance_parity: bool,
 }
 
 impl Default for LabelConfig {
@@ -93,6 +96,7 @@ impl Default for LabelConfig {
             siblings: 5,
             rollout_games: 0,
             truncate: 0,
+            balance_parity: false,
         }
     }
 }
@@ -118,6 +122,7 @@ pub fn label_game(search: &mut Search, config: &LabelConfig, game: u64) -> Vec<S
         threads: 1,
         luck_adjust: true,
         truncate: config.truncate,
+        balance_parity: config.balance_parity,
         ply: 0,
     };
     let mut label = |search: &mut Search,
