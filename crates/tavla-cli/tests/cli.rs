@@ -229,6 +229,10 @@ fn rollout_at_any_ply_is_seeded_and_refuses_bad_options() {
             vec!["rollout", START, "--games", "0"],
             "--games must be positive",
         ),
+        (
+            vec!["rollout", START, "--balance-parity"],
+            "--balance-parity applies to truncated rollouts",
+        ),
     ] {
         let o = tavla(&args);
         assert!(!o.status.success(), "{args:?}");
