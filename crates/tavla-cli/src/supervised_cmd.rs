@@ -355,6 +355,11 @@ pub struct FitArgs {
     /// on the held-out pairs. 0: no pair steps.
     #[arg(long, default_value_t = 0.0, value_name = "W")]
     pub rank_weight: f32,
+    /// Calibrate: fit only the five output biases of each network (a shift of each output's
+    /// logit), leaving every other weight as it is. Corrects a lean of the values towards one
+    /// side (docs/neural.md) and keeps the order of plays nearly as it was.
+    #[arg(long, conflicts_with = "rank_weight")]
+    pub output_bias_only: bool,
 }
 
 /// Runs `tavla train fit`.
@@ -495,6 +500,9 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
     let mut best = report(&weights, "start".into(), out)?;
     weights.save(&args.out)?;
     let mut fitter = Fitter::new(args.seed);
+    if args.output_bias_only {
+        fitter = fitter.output_bias_only();
+    }
     let mut alpha = args.alpha;
     let bar = ProgressBar::new(u64::from(args.epochs)).with_style(
         ProgressStyle::with_template("{elapsed_precise} {wide_bar} epoch {pos}/{len} ({eta} left)")

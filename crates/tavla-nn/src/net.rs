@@ -213,6 +213,22 @@ impl Network {
         self.train_with(x, alpha, |y| std::array::from_fn(|k| target[k] - y[k]))
     }
 
+    /// One gradient step of the cross-entropy against `target` in the five output biases only
+    /// (a shift of each output's logit), leaving the other weights as they are. Returns the
+    /// outputs before the step.
+    pub fn train_output_bias(
+        &mut self,
+        x: &[f32],
+        target: &[f32; NUM_OUTPUTS],
+        alpha: f32,
+    ) -> [f32; NUM_OUTPUTS] {
+        let y = self.forward(x);
+        for k in 0..NUM_OUTPUTS {
+            self.b2[k] += alpha * (target[k] - y[k]);
+        }
+        y
+    }
+
     /// One gradient step of any loss: `descent` maps the outputs for `x` to minus the loss's
     /// gradient with respect to the output pre-activations (before the sigmoids). Returns the
     /// outputs before the step.

@@ -404,6 +404,7 @@ pub fn loss(weights: &Weights, samples: &[Sample], only: Option<Phase>) -> Loss 
 pub struct Fitter {
     rng: ChaCha8Rng,
     order: Vec<usize>,
+    output_bias_only: bool,
 }
 
 impl Fitter {
@@ -413,7 +414,18 @@ impl Fitter {
         Fitter {
             rng: ChaCha8Rng::seed_from_u64(seed),
             order: Vec::new(),
+            output_bias_only: false,
         }
+    }
+
+    /// A fitter that trains only the output biases of the networks
+    /// ([`crate::net::Network::train_output_bias`]): a calibration that shifts each output's
+    /// logit to the labels' mean level and leaves what the networks know about positions, and
+    /// so their order of plays, nearly as it was. Pair steps are not taken.
+    #[must_use]
+    pub fn output_bias_only(mut self) -> Fitter {
+        self.output_bias_only = true;
+        self
     }
 
     /// One pass over `samples` in a fresh random order: one gradient step of learning rate
@@ -485,6 +497,7 @@ impl Fitter {
         pairs: &[(usize, usize)],
         rank_alpha: f32,
     ) {
+        let pairs = if self.output_bias_only { &[] } else { pairs };
         self.order.clear();
         self.order.extend(0..samples.len() + pairs.len());
         self.order.shuffle(&mut self.rng);
@@ -496,9 +509,12 @@ impl Fitter {
             if i < samples.len() {
                 let s = &samples[i];
                 encode(&s.position, &mut xa);
-                weights
-                    .network_mut(phase(&s.position))
-                    .train(&xa, &s.target.to_array(), alpha);
+                let net = weights.network_mut(phase(&s.position));
+                if self.output_bias_only {
+                    net.train_output_bias(&xa, &s.target.to_array(), alpha);
+                } else {
+                    net.train(&xa, &s.target.to_array(), alpha);
+                }
                 continue;
             }
             let (a, b) = pairs[i - samples.len()];
@@ -758,6 +774,40 @@ mod tests {
             after.cross_entropy < before.cross_entropy * 0.5,
             "{before} -> {after}"
         );
+    }
+
+    #[test]
+    fn output_bias_calibration_moves_only_the_output_biases() {
+        // Labels leaning 0.1 towards the side on roll: a calibration takes the network's
+        // win output towards them and changes no other weight.
+        let teacher = small_weights();
+        let mut search = Search::new(teacher.clone());
+        let mut samples = Vec::new();
+        for g in 0..6 {
+            samples.extend(label_game(&mut search, &config(), g));
+        }
+        for s in &mut samples {
+            let mut t = s.target.to_array();
+            t[0] = (t[0] + 0.1).min(1.0);
+            s.target = Probabilities::from_array(t);
+        }
+        let mut w = (*teacher).clone();
+        let before = loss(&w, &samples, None);
+        let mut fitter = Fitter::new(1).output_bias_only();
+        for _ in 0..5 {
+            fitter.epoch(&mut w, &samples, 0.05);
+        }
+        let after = loss(&w, &samples, None);
+        assert!(
+            after.cross_entropy < before.cross_entropy,
+            "{before} -> {after}"
+        );
+        for phase in [Phase::Contact, Phase::Race] {
+            let (a, b) = (teacher.network(phase), w.network(phase));
+            assert_eq!((&a.w1, &a.b1, &a.w2), (&b.w1, &b.b1, &b.w2));
+        }
+        let c = (teacher.network(Phase::Contact), w.network(Phase::Contact));
+        assert!(c.1.b2[0] > c.0.b2[0], "the win logit rises");
     }
 
     #[test]
