@@ -426,6 +426,31 @@ fn label_by_truncated_rollouts_and_refuse_bad_options() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--rank-weight must be 0 or positive"));
+    // Calibration: the output biases only, without pair steps.
+    let fit = stdout(&tavla(&[
+        "train",
+        "fit",
+        "--data",
+        data_s,
+        "--out",
+        weights.to_str().unwrap(),
+        "--epochs",
+        "1",
+        "--output-bias-only",
+    ]));
+    assert!(fit.contains("best validation cross-entropy"), "{fit}");
+    let o = tavla(&[
+        "train",
+        "fit",
+        "--data",
+        data_s,
+        "--out",
+        weights.to_str().unwrap(),
+        "--output-bias-only",
+        "--rank-weight",
+        "1",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     for (args, message) in [
         (
             &["--truncate", "8"][..],
