@@ -651,15 +651,7 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
             config.ply,
             if config.luck_adjust { "" } else { "not " },
             if config.truncate > 0 {
-                format!(
-                    ", truncated after {}{} plays",
-                    config.truncate,
-                    if config.balance_parity {
-                        format!(" or {}", config.truncate + 1)
-                    } else {
-                        String::new()
-                    }
-                )
+                format!(", truncated after {} plays", config.truncation_words())
             } else {
                 String::new()
             }

@@ -290,14 +290,9 @@ pub fn label(args: &LabelArgs) -> Result<()> {
     bar.finish_and_clear();
     let by = if args.rollout_games > 0 {
         format!(
-            "by rollouts of {} games truncated after {}{} plays",
+            "by rollouts of {} games truncated after {} plays",
             args.rollout_games,
-            args.truncate,
-            if args.balance_parity {
-                format!(" or {}", args.truncate + 1)
-            } else {
-                String::new()
-            }
+            config.rollout_config().truncation_words()
         )
     } else {
         format!("at {}-ply", args.ply)

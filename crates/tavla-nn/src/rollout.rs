@@ -70,6 +70,18 @@ pub struct RolloutConfig {
     pub ply: u8,
 }
 
+impl RolloutConfig {
+    /// The plays after which games stop, in words: `"8"`, or `"8 or 9"` with balanced parity.
+    #[must_use]
+    pub fn truncation_words(&self) -> String {
+        if self.balance_parity {
+            format!("{} or {}", self.truncate, self.truncate + 1)
+        } else {
+            self.truncate.to_string()
+        }
+    }
+}
+
 /// What a rollout found, for the side on roll at the root.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RolloutResult {

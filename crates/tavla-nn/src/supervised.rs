@@ -83,6 +83,23 @@ pub struct LabelConfig {
     pub balance_parity: bool,
 }
 
+impl LabelConfig {
+    /// The settings of the rollouts that label positions (when `rollout_games > 0`): 0-ply
+    /// players, luck-adjusted, one thread; the seed is set per move.
+    #[must_use]
+    pub fn rollout_config(&self) -> RolloutConfig {
+        RolloutConfig {
+            games: self.rollout_games,
+            seed: 0,
+            threads: 1,
+            luck_adjust: true,
+            truncate: self.truncate,
+            balance_parity: self.balance_parity,
+            ply: 0,
+        }
+    }
+}
+
 impl Default for LabelConfig {
     fn default() -> Self {
         LabelConfig {
@@ -116,15 +133,7 @@ pub fn label_game(search: &mut Search, config: &LabelConfig, game: u64) -> Vec<S
     let mut pos = Position::START;
     let mut rollout_plays = PlayList::new();
     let mut rollout_evals = Vec::new();
-    let mut rollout = RolloutConfig {
-        games: config.rollout_games,
-        seed: 0,
-        threads: 1,
-        luck_adjust: true,
-        truncate: config.truncate,
-        balance_parity: config.balance_parity,
-        ply: 0,
-    };
+    let mut rollout = config.rollout_config();
     let mut label = |search: &mut Search,
                      rollout: &RolloutConfig,
                      position: Position,
