@@ -327,22 +327,27 @@ fn label_by_truncated_rollouts_and_refuse_bad_options() {
     let dir = temp_dir("label-rollout");
     let data = dir.join("r.txt");
     let data_s = data.to_str().unwrap();
-    let o = tavla(&[
-        "train",
-        "label",
-        "--out",
-        data_s,
-        "--games",
-        "2",
-        "--rollout-games",
-        "2",
-        "--truncate",
-        "4",
-        "--sample-siblings",
-        "0.2",
-        "--threads",
-        "1",
-    ]);
+    let label = |out: &str, more: &[&str]| {
+        let mut args = vec![
+            "train",
+            "label",
+            "--out",
+            out,
+            "--games",
+            "2",
+            "--rollout-games",
+            "2",
+            "--truncate",
+            "4",
+            "--sample-siblings",
+            "0.2",
+            "--threads",
+            "1",
+        ];
+        args.extend_from_slice(more);
+        tavla(&args)
+    };
+    let o = label(data_s, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("labelled by rollouts of 2 games truncated after 4 plays"),
@@ -358,23 +363,7 @@ fn label_by_truncated_rollouts_and_refuse_bad_options() {
     assert!(text.lines().filter(|l| !l.starts_with('#')).count() > 10);
     // Balanced parity: recorded in the header, and other labels from the same games.
     let balanced = dir.join("b.txt");
-    let o = tavla(&[
-        "train",
-        "label",
-        "--out",
-        balanced.to_str().unwrap(),
-        "--games",
-        "2",
-        "--rollout-games",
-        "2",
-        "--truncate",
-        "4",
-        "--balance-parity",
-        "--sample-siblings",
-        "0.2",
-        "--threads",
-        "1",
-    ]);
+    let o = label(balanced.to_str().unwrap(), &["--balance-parity"]);
     assert!(
         stderr(&o).contains("rollouts of 2 games truncated after 4 or 5 plays"),
         "{}",
@@ -427,29 +416,18 @@ fn label_by_truncated_rollouts_and_refuse_bad_options() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--rank-weight must be 0 or positive"));
     // Calibration: the output biases only, without pair steps.
-    let fit = stdout(&tavla(&[
-        "train",
-        "fit",
-        "--data",
-        data_s,
-        "--out",
-        weights.to_str().unwrap(),
-        "--epochs",
-        "1",
-        "--output-bias-only",
-    ]));
-    assert!(fit.contains("best validation cross-entropy"), "{fit}");
-    let o = tavla(&[
-        "train",
-        "fit",
-        "--data",
-        data_s,
-        "--out",
-        weights.to_str().unwrap(),
-        "--output-bias-only",
-        "--rank-weight",
-        "1",
-    ]);
+    let fit = |more: &[&str]| {
+        let mut args = vec!["train", "fit", "--data", data_s, "--out"];
+        args.push(weights.to_str().unwrap());
+        args.extend_from_slice(more);
+        tavla(&args)
+    };
+    let calibrated = stdout(&fit(&["--epochs", "1", "--output-bias-only"]));
+    assert!(
+        calibrated.contains("best validation cross-entropy"),
+        "{calibrated}"
+    );
+    let o = fit(&["--output-bias-only", "--rank-weight", "1"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     for (args, message) in [
         (
