@@ -16,10 +16,11 @@ use crate::players::PlayerSpec;
 /// `tavla judge`.
 #[derive(Args)]
 pub struct JudgeArgs {
-    /// The judged set: JSON lines written by tools/judge/make-judged-set (the repo ships
-    /// tools/judge/gnubg-2ply.jsonl).
-    #[arg(value_name = "FILE")]
-    file: PathBuf,
+    /// The judged sets: JSON lines written by tools/judge/make-judged-set (the repo ships
+    /// tools/judge/gnubg-2ply.jsonl and gnubg-2ply-2027.jsonl); several files are judged as
+    /// one set.
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<PathBuf>,
     /// A player to judge (random, heuristic[:FILE], heuristic-1ply[:FILE],
     /// neural[:ply=N][,weights=FILE][,bearoff][,filters=K:M/K:M/K:M] or ubgi:COMMAND); give it
     /// several times to compare players on the same positions.
@@ -81,15 +82,38 @@ pub fn judge(args: &JudgeArgs, out: &mut impl Write) -> Result<()> {
         .iter()
         .map(|p| PlayerSpec::parse(p))
         .collect::<Result<Vec<_>>>()?;
-    let text = std::fs::read_to_string(&args.file)
-        .with_context(|| format!("cannot read {}", args.file.display()))?;
-    let mut set =
-        JudgedSet::parse(&text).map_err(|e| InputError(format!("{}: {e}", args.file.display())))?;
+    let names = args
+        .files
+        .iter()
+        .map(|f| f.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut set: Option<JudgedSet> = None;
+    for file in &args.files {
+        let text = std::fs::read_to_string(file)
+            .with_context(|| format!("cannot read {}", file.display()))?;
+        let more =
+            JudgedSet::parse(&text).map_err(|e| InputError(format!("{}: {e}", file.display())))?;
+        match &mut set {
+            None => set = Some(more),
+            Some(set) if set.plies == more.plies => set.positions.extend(more.positions),
+            Some(set) => {
+                return Err(InputError(format!(
+                    "{}: judged at {} plies, the files before it at {}",
+                    file.display(),
+                    more.plies,
+                    set.plies
+                ))
+                .into())
+            }
+        }
+    }
+    let mut set = set.expect("clap requires at least one file");
     if let Some(n) = args.limit {
         set.positions.truncate(n);
     }
     if set.positions.is_empty() {
-        return Err(InputError(format!("{}: no positions to judge", args.file.display())).into());
+        return Err(InputError(format!("{names}: no positions to judge")).into());
     }
     let mut results: Vec<(Judgement, f64)> = Vec::new();
     for spec in &specs {
@@ -118,7 +142,7 @@ pub fn judge(args: &JudgeArgs, out: &mut impl Write) -> Result<()> {
         out,
         "{} positions, {}, judged at {} plies; loss in mEMG per move (cubeless money)",
         set.positions.len(),
-        args.file.display(),
+        names,
         set.plies
     )?;
     writeln!(

@@ -172,7 +172,32 @@ fn judge_compares_players_on_the_same_positions() {
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8(o.stderr).unwrap();
     assert!(err.contains("line 2"), "{err}");
+    // Several files are judged as one set, if they were judged at the same depth.
+    let both = stdout(&tavla(&["judge", &sample, &sample, "--player", "neural"]));
+    let one_count = table_count(&stdout(&tavla(&["judge", &sample, "--player", "neural"])));
+    assert_eq!(table_count(&both), 2 * one_count, "{both}");
+    let deeper = dir.join("deeper.jsonl");
+    let text = std::fs::read_to_string(&sample).unwrap();
+    std::fs::write(&deeper, text.replace("\"plies\":2", "\"plies\":3")).unwrap();
+    let o = tavla(&[
+        "judge",
+        &sample,
+        deeper.to_str().unwrap(),
+        "--player",
+        "neural",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        err.contains("judged at 3 plies, the files before it at 2"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The number of positions a judge table starts with.
+fn table_count(table: &str) -> usize {
+    table.split(' ').next().unwrap().parse().unwrap()
 }
 
 #[test]
