@@ -385,13 +385,13 @@ fn label_by_truncated_rollouts_and_refuse_bad_options() {
     assert_ne!(text_b.lines().nth(1), text.lines().nth(1), "other labels");
     // Fitting with pair steps over the siblings, picked by their held-out error.
     let weights = dir.join("w.tnn");
-    let fit = stdout(&tavla(&[
-        "train",
-        "fit",
-        "--data",
-        data_s,
-        "--out",
-        weights.to_str().unwrap(),
+    let fit = |more: &[&str]| {
+        let mut args = vec!["train", "fit", "--data", data_s, "--out"];
+        args.push(weights.to_str().unwrap());
+        args.extend_from_slice(more);
+        tavla(&args)
+    };
+    let paired = stdout(&fit(&[
         "--epochs",
         "1",
         "--holdout",
@@ -399,29 +399,18 @@ fn label_by_truncated_rollouts_and_refuse_bad_options() {
         "--rank-weight",
         "1",
     ]));
-    assert!(fit.contains("pairs of sibling positions train"), "{fit}");
     assert!(
-        fit.contains("best validation sibling difference error"),
-        "{fit}"
+        paired.contains("pairs of sibling positions train"),
+        "{paired}"
     );
-    let o = tavla(&[
-        "train",
-        "fit",
-        "--data",
-        data_s,
-        "--out",
-        weights.to_str().unwrap(),
-        "--rank-weight=-1",
-    ]);
+    assert!(
+        paired.contains("best validation sibling difference error"),
+        "{paired}"
+    );
+    let o = fit(&["--rank-weight=-1"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--rank-weight must be 0 or positive"));
     // Calibration: the output biases only, without pair steps.
-    let fit = |more: &[&str]| {
-        let mut args = vec!["train", "fit", "--data", data_s, "--out"];
-        args.push(weights.to_str().unwrap());
-        args.extend_from_slice(more);
-        tavla(&args)
-    };
     let calibrated = stdout(&fit(&["--epochs", "1", "--output-bias-only"]));
     assert!(
         calibrated.contains("best validation cross-entropy"),
