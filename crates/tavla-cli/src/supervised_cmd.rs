@@ -14,10 +14,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use tavla_nn::bearoff::ExactRace;
-use tavla_nn::inputs::Phase;
+use tavla_nn::inputs::{phase, Phase, NUM_INPUTS};
 use tavla_nn::search::MAX_PLY;
 use tavla_nn::supervised::{self, Fitter, LabelConfig, Sample};
-use tavla_nn::{Search, Weights, MAX_HIDDEN};
+use tavla_nn::{Network, Search, Weights, MAX_HIDDEN};
 
 use crate::input::InputError;
 
@@ -325,9 +325,16 @@ pub struct FitArgs {
     /// starting weights have, to grow them (new units start with zero output weights).
     #[arg(long)]
     pub contact_hidden: Option<usize>,
+    /// Hidden units of the crashed network, likewise (default: as the contact network).
+    #[arg(long)]
+    pub crashed_hidden: Option<usize>,
     /// Hidden units of the race network, likewise (default 64 with --fresh).
     #[arg(long)]
     pub race_hidden: Option<usize>,
+    /// Fit only the network of this phase (contact, crashed or race): the samples of the other
+    /// phases are left out, and the other networks are written back unchanged.
+    #[arg(long, value_parser = parse_phase)]
+    pub phase: Option<Phase>,
     /// Passes over the training data.
     #[arg(long, default_value_t = 10)]
     pub epochs: u32,
@@ -382,7 +389,11 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
         ))
         .into());
     }
-    for h in [args.contact_hidden, args.race_hidden]
+    if let Some(only) = args.phase {
+        samples.retain(|s| phase(&s.position) == only);
+        writeln!(out, "fitting the {} network alone", only.name())?;
+    }
+    for h in [args.contact_hidden, args.crashed_hidden, args.race_hidden]
         .into_iter()
         .flatten()
     {
@@ -393,24 +404,28 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
         }
     }
     let mut weights = if args.fresh {
-        Weights::random(
-            args.contact_hidden.unwrap_or(128),
-            args.race_hidden.unwrap_or(64),
-            args.seed,
-        )
+        let contact = args.contact_hidden.unwrap_or(128);
+        let mut w = Weights::random(contact, args.race_hidden.unwrap_or(64), args.seed);
+        if let Some(h) = args.crashed_hidden.filter(|&h| h != contact) {
+            let mut rng = ChaCha8Rng::seed_from_u64(args.seed ^ 0xc4a5);
+            *w.network_mut(Phase::Crashed) = Network::random(NUM_INPUTS, h, &mut rng);
+        }
+        w
     } else {
         let mut w = Weights::load_or_default(args.init.as_deref())?;
         let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
         for (phase, h) in [
             (Phase::Contact, args.contact_hidden),
+            (Phase::Crashed, args.crashed_hidden),
             (Phase::Race, args.race_hidden),
         ] {
             let net = w.network_mut(phase);
             match h {
                 Some(h) if h < net.hidden() => {
                     return Err(InputError(format!(
-                        "the starting {phase:?} network has {} hidden units; it can grow, not \
+                        "the starting {} network has {} hidden units; it can grow, not \
                          shrink to {h}",
+                        phase.name(),
                         net.hidden()
                     ))
                     .into())
@@ -453,19 +468,22 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
     // The criterion that picks the weights written: the validation cross-entropy, or with
     // --rank-weight the error of the validation sibling pairs' equity differences.
     let report = |w: &Weights, epoch: String, out: &mut dyn Write| -> Result<f64> {
-        let c = supervised::loss(w, &valid, Some(Phase::Contact));
-        let r = supervised::loss(w, &valid, Some(Phase::Race));
         let all = supervised::loss(w, &valid, None);
+        let by_phase = Phase::ALL.map(|ph| (ph.name(), supervised::loss(w, &valid, Some(ph))));
+        let list = |f: &dyn Fn(&supervised::Loss) -> String| {
+            by_phase
+                .iter()
+                .map(|(name, l)| format!("{name} {}", f(l)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         write!(
             out,
-            "{epoch}: validation cross-entropy {:.5} (contact {:.5}, race {:.5}), equity error \
-             {:.4} (contact {:.4}, race {:.4})",
+            "{epoch}: validation cross-entropy {:.5} ({}), equity error {:.4} ({})",
             all.cross_entropy,
-            c.cross_entropy,
-            r.cross_entropy,
+            list(&|l| format!("{:.5}", l.cross_entropy)),
             all.equity_mae,
-            c.equity_mae,
-            r.equity_mae
+            list(&|l| format!("{:.4}", l.equity_mae)),
         )?;
         let criterion = if args.rank_weight > 0.0 {
             let e = supervised::pair_error(w, &valid_rank_samples, &valid_rank_pairs);
@@ -533,4 +551,12 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
         args.out.display()
     )?;
     Ok(())
+}
+
+/// A phase named on the command line.
+fn parse_phase(s: &str) -> Result<Phase, String> {
+    Phase::ALL
+        .into_iter()
+        .find(|ph| ph.name() == s)
+        .ok_or_else(|| format!("unknown phase {s:?}; expected contact, crashed or race"))
 }

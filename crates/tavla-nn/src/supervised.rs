@@ -811,7 +811,7 @@ mod tests {
             after.cross_entropy < before.cross_entropy,
             "{before} -> {after}"
         );
-        for phase in [Phase::Contact, Phase::Race] {
+        for phase in Phase::ALL {
             let (a, b) = (teacher.network(phase), w.network(phase));
             assert_eq!((&a.w1, &a.b1, &a.w2), (&b.w1, &b.b1, &b.w2));
         }

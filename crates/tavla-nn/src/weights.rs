@@ -1,4 +1,4 @@
-//! The weights of both networks and their file format.
+//! The weights of the three networks and their file format.
 //!
 //! A weights file (`.tnn`) is little-endian:
 //!
@@ -10,9 +10,14 @@
 //! | 4 | number of inputs |
 //! | 8 | self-play training games behind these weights (information only) |
 //! | 4 | hidden units of the contact network |
+//! | 4 | hidden units of the crashed network |
 //! | 4 | hidden units of the race network |
-//! | ... | per network, contact then race: `w1` (inputs × hidden, input-major), `b1` (hidden), `w2` (hidden × 5, hidden-major), `b2` (5), all `f32` |
+//! | ... | per network, contact, crashed, race: `w1` (inputs × hidden, input-major), `b1` (hidden), `w2` (hidden × 5, hidden-major), `b2` (5), all `f32` |
 //! | 8 | FNV-1a 64 of every byte before |
+//!
+//! Version 1 files (before the crashed network) have no crashed hidden count and no crashed
+//! network; they load with the crashed network a copy of the contact network, which computes
+//! the same function as before.
 //!
 //! A file whose magic, version, layout hash, input count, size or checksum does not match is
 //! refused with a [`WeightsError`] that names what differs.
@@ -29,8 +34,9 @@ use crate::net::{Network, MAX_HIDDEN, NUM_OUTPUTS, OUT_PAD};
 /// The magic bytes at the start of a weights file.
 pub const MAGIC: [u8; 8] = *b"TAVLA-NN";
 /// The version of the file format this code reads and writes.
-pub const FORMAT_VERSION: u32 = 1;
-const HEADER_LEN: usize = 8 + 4 + 8 + 4 + 8 + 4 + 4;
+pub const FORMAT_VERSION: u32 = 2;
+/// The bytes before the hidden-unit counts (one per network).
+const PREFIX_LEN: usize = 8 + 4 + 8 + 4 + 8;
 
 /// The default weights, trained by tavla's own self-play and embedded in the binary.
 pub static DEFAULT_WEIGHTS: &[u8] = include_bytes!("../weights/default.tnn");
@@ -108,7 +114,7 @@ impl fmt::Display for WeightsError {
             ),
             WeightsError::Version { found } => write!(
                 f,
-                "weights file format version {found}, this build reads version {FORMAT_VERSION}"
+                "weights file format version {found}, this build reads versions 1..={FORMAT_VERSION}"
             ),
             WeightsError::InputLayout { found, expected } => write!(
                 f,
@@ -140,25 +146,26 @@ impl std::error::Error for WeightsError {
     }
 }
 
-/// The networks of the engine: one for contact positions, one for races.
+/// The networks of the engine, one per [`Phase`]: contact, crashed and race.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Weights {
-    /// The contact network.
-    pub contact: Network,
-    /// The race network.
-    pub race: Network,
+    /// The networks in the order of [`Phase::ALL`]; see [`Weights::network`].
+    pub networks: [Network; 3],
     /// Self-play games these weights were trained on (information only).
     pub games: u64,
 }
 
 impl Weights {
-    /// Randomly initialised networks from `seed` (the start of TD training).
+    /// Randomly initialised networks from `seed` (the start of TD training); the crashed
+    /// network has as many hidden units as the contact network.
     #[must_use]
     pub fn random(contact_hidden: usize, race_hidden: usize, seed: u64) -> Weights {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let contact = Network::random(NUM_INPUTS, contact_hidden, &mut rng);
+        let race = Network::random(NUM_INPUTS, race_hidden, &mut rng);
+        let crashed = Network::random(NUM_INPUTS, contact_hidden, &mut rng);
         Weights {
-            contact: Network::random(NUM_INPUTS, contact_hidden, &mut rng),
-            race: Network::random(NUM_INPUTS, race_hidden, &mut rng),
+            networks: [contact, crashed, race],
             games: 0,
         }
     }
@@ -184,18 +191,12 @@ impl Weights {
     /// The network for `phase`.
     #[must_use]
     pub fn network(&self, phase: Phase) -> &Network {
-        match phase {
-            Phase::Contact => &self.contact,
-            Phase::Race => &self.race,
-        }
+        &self.networks[phase as usize]
     }
 
     /// The network for `phase`, mutably.
     pub fn network_mut(&mut self, phase: Phase) -> &mut Network {
-        match phase {
-            Phase::Contact => &mut self.contact,
-            Phase::Race => &mut self.race,
-        }
+        &mut self.networks[phase as usize]
     }
 
     /// Reads weights from a file.
@@ -245,9 +246,10 @@ impl Weights {
         out.extend_from_slice(&input_layout_hash().to_le_bytes());
         out.extend_from_slice(&(NUM_INPUTS as u32).to_le_bytes());
         out.extend_from_slice(&self.games.to_le_bytes());
-        out.extend_from_slice(&(self.contact.hidden() as u32).to_le_bytes());
-        out.extend_from_slice(&(self.race.hidden() as u32).to_le_bytes());
-        for net in [&self.contact, &self.race] {
+        for net in &self.networks {
+            out.extend_from_slice(&(net.hidden() as u32).to_le_bytes());
+        }
+        for net in &self.networks {
             let push = |out: &mut Vec<u8>, v: f32| out.extend_from_slice(&v.to_le_bytes());
             for &w in &net.w1 {
                 push(&mut out, w);
@@ -289,13 +291,18 @@ impl Weights {
         if magic != MAGIC {
             return Err(WeightsError::Magic { found: magic });
         }
-        need(HEADER_LEN)?;
+        need(PREFIX_LEN)?;
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().expect("4 bytes"));
         let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().expect("8 bytes"));
         let version = u32_at(8);
-        if version != FORMAT_VERSION {
-            return Err(WeightsError::Version { found: version });
-        }
+        // Version 1: contact and race only.
+        let stored_nets = match version {
+            1 => 2,
+            FORMAT_VERSION => 3,
+            _ => return Err(WeightsError::Version { found: version }),
+        };
+        let header_len = PREFIX_LEN + 4 * stored_nets;
+        need(header_len)?;
         // Step 1. The layout: this build's, or an earlier one that is a prefix of it (its
         // networks get zero weights for the inputs added since).
         let layout = u64_at(12);
@@ -317,7 +324,9 @@ impl Weights {
         }
         let file_inputs = inputs as usize;
         let games = u64_at(24);
-        let hidden = [u32_at(32), u32_at(36)];
+        let hidden: Vec<u32> = (0..stored_nets)
+            .map(|i| u32_at(PREFIX_LEN + 4 * i))
+            .collect();
         for &h in &hidden {
             if h == 0 || h as usize > MAX_HIDDEN {
                 return Err(WeightsError::Hidden { found: h });
@@ -330,7 +339,7 @@ impl Weights {
                 file_inputs * h + h + h * NUM_OUTPUTS + NUM_OUTPUTS
             })
             .sum();
-        let body_end = HEADER_LEN + 4 * floats;
+        let body_end = header_len + 4 * floats;
         need(body_end + 8)?;
         let stored = u64_at(body_end);
         let computed = fnv1a(&bytes[..body_end]);
@@ -342,13 +351,13 @@ impl Weights {
                 count: bytes.len() - body_end - 8,
             });
         }
-        let mut at = HEADER_LEN;
+        let mut at = header_len;
         let mut next = || {
             let v = f32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
             at += 4;
             v
         };
-        let mut nets = hidden.map(|h| {
+        let mut nets = hidden.iter().map(|&h| {
             let h = h as usize;
             let mut net = Network::zeros(NUM_INPUTS, h);
             // Input-major: the rows of the file's inputs come first.
@@ -368,11 +377,15 @@ impl Weights {
             }
             net
         });
-        let race = std::mem::replace(&mut nets[1], Network::zeros(1, 1));
-        let contact = std::mem::replace(&mut nets[0], Network::zeros(1, 1));
+        let contact = nets.next().expect("a contact network");
+        let (crashed, race) = if stored_nets == 2 {
+            (contact.clone(), nets.next().expect("a race network"))
+        } else {
+            let crashed = nets.next().expect("a crashed network");
+            (crashed, nets.next().expect("a race network"))
+        };
         Ok(Weights {
-            contact,
-            race,
+            networks: [contact, crashed, race],
             games,
         })
     }
@@ -390,13 +403,19 @@ mod tests {
         assert_eq!(Weights::from_bytes(&bytes).unwrap(), w);
     }
 
-    /// `w` written in the v1 layout (its first 211 inputs), as the first trained networks were.
+    /// The contact and race networks of `w` in a version 1 file of the v1 input layout (their
+    /// first 211 inputs), as the first trained networks were written.
     fn v1_bytes(w: &Weights) -> Vec<u8> {
         let (v1_hash, v1_inputs) = PREDECESSOR_LAYOUTS[0];
-        let mut out = w.to_bytes()[..HEADER_LEN].to_vec();
+        let two = [w.network(Phase::Contact), w.network(Phase::Race)];
+        let mut out = w.to_bytes()[..PREFIX_LEN].to_vec();
+        out[8..12].copy_from_slice(&1u32.to_le_bytes());
         out[12..20].copy_from_slice(&v1_hash.to_le_bytes());
         out[20..24].copy_from_slice(&(v1_inputs as u32).to_le_bytes());
-        for net in [&w.contact, &w.race] {
+        for net in two {
+            out.extend_from_slice(&(net.hidden() as u32).to_le_bytes());
+        }
+        for net in two {
             let h = net.hidden();
             let floats = net.w1[..v1_inputs * h]
                 .iter()
@@ -414,11 +433,14 @@ mod tests {
     }
 
     #[test]
-    fn earlier_layout_loads_with_zero_rows_for_new_inputs() {
+    fn earlier_layout_and_version_load_with_zero_rows_and_a_crashed_copy() {
         let w = Weights::random(16, 8, 4);
         let back = Weights::from_bytes(&v1_bytes(&w)).unwrap();
         let (_, v1_inputs) = PREDECESSOR_LAYOUTS[0];
-        for (a, b) in [(&back.contact, &w.contact), (&back.race, &w.race)] {
+        // Version 1 had no crashed network: it is the contact network's copy.
+        assert_eq!(back.network(Phase::Crashed), back.network(Phase::Contact));
+        for phase in [Phase::Contact, Phase::Race] {
+            let (a, b) = (back.network(phase), w.network(phase));
             let h = a.hidden();
             assert_eq!(a.w1[..v1_inputs * h], b.w1[..v1_inputs * h]);
             assert!(a.w1[v1_inputs * h..].iter().all(|&x| x == 0.0));
@@ -436,7 +458,7 @@ mod tests {
     #[test]
     fn embedded_default_loads() {
         let w = Weights::default_weights();
-        assert!(w.contact.hidden() > 0 && w.race.hidden() > 0);
+        assert!(w.networks.iter().all(|net| net.hidden() > 0));
     }
 
     #[test]
@@ -458,7 +480,7 @@ mod tests {
         assert!(matches!(err, WeightsError::InputLayout { .. }));
         assert!(err.to_string().contains("input layout"), "{err}");
         let mut bad = good.clone();
-        bad[HEADER_LEN + 10] ^= 0x40;
+        bad[PREFIX_LEN + 12 + 10] ^= 0x40;
         assert!(matches!(
             Weights::from_bytes(&bad),
             Err(WeightsError::Checksum { .. })
