@@ -8,7 +8,7 @@
 //! pre-roll evaluation flipped, or the exact result when the play ended the game); the λ-return
 //! is `G_T = v_T` at the last move and `G_t = (1 - λ) v_t + λ flip(G_{t+1})` before it, the flip
 //! because `G_{t+1}` is seen from the opponent. Each `s_t` then takes one cross-entropy gradient
-//! step towards `G_t` in the network of its phase (contact or race). With λ = 0 this is TD(0).
+//! step towards `G_t` in the network of its phase (contact, crashed or race). With λ = 0 this is TD(0).
 //!
 //! A [`TdTrainer`] owns the weights, the dice generator (ChaCha8, pinned) and the game counter;
 //! [`TdTrainer::save_checkpoint`] writes all three, so a run resumed from a checkpoint plays
