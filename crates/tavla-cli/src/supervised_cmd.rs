@@ -14,10 +14,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use tavla_nn::bearoff::ExactRace;
-use tavla_nn::inputs::{phase, Phase, NUM_INPUTS};
+use tavla_nn::inputs::{phase, Phase};
 use tavla_nn::search::MAX_PLY;
 use tavla_nn::supervised::{self, Fitter, LabelConfig, Sample};
-use tavla_nn::{Network, Search, Weights, MAX_HIDDEN};
+use tavla_nn::{Search, Weights, MAX_HIDDEN};
 
 use crate::input::InputError;
 
@@ -318,7 +318,7 @@ pub struct FitArgs {
     /// Weights to start from; default: the embedded weights (unless --fresh).
     #[arg(long, value_name = "FILE", conflicts_with = "fresh")]
     pub init: Option<PathBuf>,
-    /// Start from random weights of --contact-hidden and --race-hidden units instead.
+    /// Start from random weights of --contact-hidden, --crashed-hidden and --race-hidden units instead.
     #[arg(long)]
     pub fresh: bool,
     /// Hidden units of the contact network: of fresh weights (default 128), or more than the
@@ -405,12 +405,11 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
     }
     let mut weights = if args.fresh {
         let contact = args.contact_hidden.unwrap_or(128);
-        let mut w = Weights::random(contact, args.race_hidden.unwrap_or(64), args.seed);
-        if let Some(h) = args.crashed_hidden.filter(|&h| h != contact) {
-            let mut rng = ChaCha8Rng::seed_from_u64(args.seed ^ 0xc4a5);
-            *w.network_mut(Phase::Crashed) = Network::random(NUM_INPUTS, h, &mut rng);
-        }
-        w
+        let crashed = args.crashed_hidden.unwrap_or(contact);
+        Weights::random_sized(
+            [contact, crashed, args.race_hidden.unwrap_or(64)],
+            args.seed,
+        )
     } else {
         let mut w = Weights::load_or_default(args.init.as_deref())?;
         let mut rng = ChaCha8Rng::seed_from_u64(args.seed);

@@ -418,6 +418,29 @@ fn label_by_truncated_rollouts_and_refuse_bad_options() {
     );
     let o = fit(&["--output-bias-only", "--rank-weight", "1"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // One phase alone: the other networks are written back as they were.
+    let o = fit(&["--epochs", "1", "--phase", "contact"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("fitting the contact network alone"));
+    let fitted = tavla_nn::Weights::load(&weights).unwrap();
+    let start = tavla_nn::Weights::default_weights();
+    use tavla_nn::inputs::Phase;
+    assert_ne!(
+        fitted.network(Phase::Contact),
+        start.network(Phase::Contact)
+    );
+    assert_eq!(
+        fitted.network(Phase::Crashed),
+        start.network(Phase::Crashed)
+    );
+    assert_eq!(fitted.network(Phase::Race), start.network(Phase::Race));
+    let o = fit(&["--phase", "endgame"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("unknown phase \"endgame\""),
+        "{}",
+        stderr(&o)
+    );
     for (args, message) in [
         (
             &["--truncate", "8"][..],

@@ -160,10 +160,19 @@ impl Weights {
     /// network has as many hidden units as the contact network.
     #[must_use]
     pub fn random(contact_hidden: usize, race_hidden: usize, seed: u64) -> Weights {
+        Weights::random_sized([contact_hidden, contact_hidden, race_hidden], seed)
+    }
+
+    /// Randomly initialised networks of `hidden` units each, in the order of [`Phase::ALL`]
+    /// (contact, crashed, race). The contact and race networks are drawn first, so they are
+    /// those of the two-network weights of earlier versions from the same seed.
+    #[must_use]
+    pub fn random_sized(hidden: [usize; 3], seed: u64) -> Weights {
+        let [contact_hidden, crashed_hidden, race_hidden] = hidden;
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let contact = Network::random(NUM_INPUTS, contact_hidden, &mut rng);
         let race = Network::random(NUM_INPUTS, race_hidden, &mut rng);
-        let crashed = Network::random(NUM_INPUTS, contact_hidden, &mut rng);
+        let crashed = Network::random(NUM_INPUTS, crashed_hidden, &mut rng);
         Weights {
             networks: [contact, crashed, race],
             games: 0,
