@@ -322,7 +322,7 @@ pub struct FitArgs {
     #[arg(long)]
     pub fresh: bool,
     /// Hidden units of the contact network: of fresh weights (default 128), or more than the
-    /// starting weights have, to grow them (new units start with zero output weights).
+    /// starting weights have, to grow them (by splitting units, see `Network::grown`).
     #[arg(long)]
     pub contact_hidden: Option<usize>,
     /// Hidden units of the crashed network, likewise (default: as the contact network).
@@ -362,6 +362,11 @@ pub struct FitArgs {
     /// side (docs/neural.md) and keeps the order of plays nearly as it was.
     #[arg(long, conflicts_with = "rank_weight")]
     pub output_bias_only: bool,
+    /// Validate and write an exponential moving average of the weights, with a time constant
+    /// of N gradient steps, instead of the weights as the last step left them: it smooths out
+    /// the noise of stochastic gradient descent. 0: no average.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub average: usize,
 }
 
 /// Runs `tavla train fit`.
@@ -515,6 +520,9 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
     if args.output_bias_only {
         fitter = fitter.output_bias_only();
     }
+    if args.average > 0 {
+        fitter = fitter.with_average(&weights, args.average);
+    }
     let mut alpha = args.alpha;
     let bar = ProgressBar::new(u64::from(args.epochs)).with_style(
         ProgressStyle::with_template("{elapsed_precise} {wide_bar} epoch {pos}/{len} ({eta} left)")
@@ -530,11 +538,20 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
             alpha * args.rank_weight,
         );
         bar.inc(1);
-        let v =
-            bar.suspend(|| report(&weights, format!("epoch {epoch} (alpha {alpha:.5})"), out))?;
+        let (fitted, kind) = match fitter.averaged() {
+            Some(average) => (average, ", averaged"),
+            None => (&weights, ""),
+        };
+        let v = bar.suspend(|| {
+            report(
+                fitted,
+                format!("epoch {epoch} (alpha {alpha:.5}{kind})"),
+                out,
+            )
+        })?;
         if v < best {
             best = v;
-            weights.save(&args.out)?;
+            fitted.save(&args.out)?;
         }
         alpha *= args.decay;
     }

@@ -434,6 +434,14 @@ fn label_by_truncated_rollouts_and_refuse_bad_options() {
         start.network(Phase::Crashed)
     );
     assert_eq!(fitted.network(Phase::Race), start.network(Phase::Race));
+    // An average of the weights is what is validated and written.
+    let o = fit(&["--epochs", "1", "--average", "50"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("epoch 1 (alpha 0.01000, averaged)"),
+        "{}",
+        stdout(&o)
+    );
     let o = fit(&["--phase", "endgame"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(

@@ -89,9 +89,14 @@ impl Network {
         net
     }
 
-    /// The same network with `hidden` units: the existing units keep their weights, the new
-    /// ones get small random input weights and zero output weights, so the outputs do not
-    /// change until training uses them.
+    /// The same network with `hidden` units, by splitting units (Net2WiderNet): each new unit
+    /// is a copy of an existing one (the first new unit of the first, and so on, round again
+    /// when the layer more than doubles), its input weights jittered by a thousandth of their
+    /// initial scale, and each group of copies shares the original's output weights in random
+    /// proportions. The outputs stay as they were (to the jitter), and the copies, pushed apart
+    /// by their unequal shares and the jitter, learn to differ. New units with zero output
+    /// weights instead would start silent and, with the small residuals of a trained network,
+    /// stay nearly so (docs/neural.md).
     ///
     /// # Panics
     /// When `hidden` is smaller than the current size or above [`MAX_HIDDEN`].
@@ -103,19 +108,60 @@ impl Network {
             "hidden units can grow from {} up to {MAX_HIDDEN}",
             self.hidden
         );
+        let old = self.hidden;
+        let source = |j: usize| if j < old { j } else { (j - old) % old };
+        // Random shares of each original unit's output weights among its copies.
+        let mut share: Vec<f32> = (0..hidden).map(|_| rng.gen_range(0.5..1.5)).collect();
+        let mut total = vec![0.0f32; old];
+        for (j, &s) in share.iter().enumerate() {
+            total[source(j)] += s;
+        }
+        for (j, s) in share.iter_mut().enumerate() {
+            *s /= total[source(j)];
+        }
+        let jitter = 1e-3 / (self.inputs as f32).sqrt();
         let mut net = Network::zeros(self.inputs, hidden);
-        let s1 = 1.0 / (self.inputs as f32).sqrt();
         for i in 0..self.inputs {
+            let from = &self.w1[i * old..(i + 1) * old];
             let row = &mut net.w1[i * hidden..(i + 1) * hidden];
-            row[..self.hidden].copy_from_slice(&self.w1[i * self.hidden..(i + 1) * self.hidden]);
-            for w in &mut row[self.hidden..] {
-                *w = rng.gen_range(-s1..s1);
+            for (j, w) in row.iter_mut().enumerate() {
+                *w = from[source(j)];
+                if j >= old {
+                    *w += rng.gen_range(-jitter..jitter);
+                }
             }
         }
-        net.b1[..self.hidden].copy_from_slice(&self.b1);
-        net.w2[..self.hidden * OUT_PAD].copy_from_slice(&self.w2);
+        for j in 0..hidden {
+            let s = source(j);
+            net.b1[j] = self.b1[s];
+            for k in 0..NUM_OUTPUTS {
+                net.w2[j * OUT_PAD + k] = share[j] * self.w2[s * OUT_PAD + k];
+            }
+        }
         net.b2 = self.b2;
         net
+    }
+
+    /// Moves every weight a fraction `beta` of the way towards `other`'s:
+    /// `w += beta (w_other - w)`, one step of an exponential moving average of weights.
+    ///
+    /// # Panics
+    /// When the two networks differ in shape (a programming error).
+    #[track_caller]
+    pub fn blend_towards(&mut self, other: &Network, beta: f32) {
+        assert!(
+            self.inputs == other.inputs && self.hidden == other.hidden,
+            "blending networks of different shapes"
+        );
+        let step = |a: &mut [f32], b: &[f32]| {
+            for (x, &y) in a.iter_mut().zip(b) {
+                *x += beta * (y - *x);
+            }
+        };
+        step(&mut self.w1, &other.w1);
+        step(&mut self.b1, &other.b1);
+        step(&mut self.w2, &other.w2);
+        step(&mut self.b2, &other.b2);
     }
 
     /// Number of inputs.
@@ -308,13 +354,17 @@ mod tests {
     fn growing_keeps_the_outputs() {
         let mut rng = ChaCha8Rng::seed_from_u64(4);
         let net = Network::random(6, 8, &mut rng);
+        // 8 to 40 units: every unit split into five copies.
         let big = net.grown(40, &mut rng);
         assert_eq!(big.hidden(), 40);
         let x = [1.0, 0.0, 0.5, 2.0, 0.0, 1.0];
         let (a, b) = (net.forward(&x), big.forward(&x));
         for k in 0..NUM_OUTPUTS {
-            assert!((a[k] - b[k]).abs() < 1e-6, "{a:?} {b:?}");
+            assert!((a[k] - b[k]).abs() < 1e-4, "{a:?} {b:?}");
         }
+        // The copies of a unit differ: unequal shares of its output weights.
+        assert_ne!(big.w2[0], big.w2[8 * OUT_PAD]);
+        assert_ne!(big.w1[8], net.w1[0]);
     }
 
     #[test]

@@ -414,6 +414,29 @@ pub struct Fitter {
     rng: ChaCha8Rng,
     order: Vec<usize>,
     output_bias_only: bool,
+    average: Option<Average>,
+}
+
+/// An exponential moving average of the weights being fitted (see [`Fitter::with_average`]).
+#[derive(Debug)]
+struct Average {
+    weights: Weights,
+    /// Steps between two updates of the average.
+    every: usize,
+    /// The fraction of the way the average moves at an update.
+    beta: f32,
+    steps: usize,
+}
+
+impl Average {
+    /// Counts one gradient step of `current`, updating the average every `every` steps.
+    #[inline]
+    fn step(&mut self, current: &Weights) {
+        self.steps += 1;
+        if self.steps % self.every == 0 {
+            self.weights.blend_towards(current, self.beta);
+        }
+    }
 }
 
 impl Fitter {
@@ -424,7 +447,38 @@ impl Fitter {
             rng: ChaCha8Rng::seed_from_u64(seed),
             order: Vec::new(),
             output_bias_only: false,
+            average: None,
         }
+    }
+
+    /// A fitter that also keeps an exponential moving average of the weights, starting from
+    /// `start` (the weights to be fitted), with a time constant of `horizon` gradient steps.
+    /// Stochastic gradient descent leaves the weights wherever the last few thousand samples
+    /// pushed them; the average ([`Fitter::averaged`]) smooths that noise out.
+    ///
+    /// # Panics
+    /// When `horizon` is 0 (a programming error).
+    #[must_use]
+    #[track_caller]
+    pub fn with_average(mut self, start: &Weights, horizon: usize) -> Fitter {
+        assert!(horizon > 0, "the averaging horizon must be positive");
+        // Updating every step would cost as much as a gradient step; every 256th (or every
+        // step of a short horizon) costs a few per cent and averages the same.
+        let every = (horizon / 16).clamp(1, 256);
+        self.average = Some(Average {
+            weights: start.clone(),
+            every,
+            beta: (every as f32 / horizon as f32).min(1.0),
+            steps: 0,
+        });
+        self
+    }
+
+    /// The moving average of the weights, when the fitter keeps one
+    /// ([`Fitter::with_average`]).
+    #[must_use]
+    pub fn averaged(&self) -> Option<&Weights> {
+        self.average.as_ref().map(|a| &a.weights)
     }
 
     /// A fitter that trains only the output biases of the networks
@@ -524,6 +578,9 @@ impl Fitter {
                 } else {
                     net.train(&xa, &s.target.to_array(), alpha);
                 }
+                if let Some(a) = &mut self.average {
+                    a.step(weights);
+                }
                 continue;
             }
             let (a, b) = pairs[i - samples.len()];
@@ -541,6 +598,9 @@ impl Fitter {
             net.train_with(&xb, rank_alpha, |yb| {
                 std::array::from_fn(|k| err * EQUITY[k] * yb[k] * (1.0 - yb[k]))
             });
+            if let Some(a) = &mut self.average {
+                a.step(weights);
+            }
         }
     }
 }
@@ -783,6 +843,47 @@ mod tests {
             after.cross_entropy < before.cross_entropy * 0.5,
             "{before} -> {after}"
         );
+    }
+
+    #[test]
+    fn the_average_of_the_weights_follows_the_fit() {
+        let teacher = small_weights();
+        let mut search = Search::new(teacher);
+        let samples: Vec<Sample> = (0..10)
+            .flat_map(|g| label_game(&mut search, &config(), g))
+            .collect();
+        let start = Weights::random(16, 8, 99);
+        let mut student = start.clone();
+        let mut fitter = Fitter::new(1).with_average(&student, 64);
+        for _ in 0..20 {
+            fitter.epoch(&mut student, &samples, 0.05);
+        }
+        let averaged = fitter.averaged().expect("an average is kept");
+        assert_ne!(averaged, &student);
+        assert_ne!(averaged, &start);
+        let before = loss(&start, &samples, None);
+        let after = loss(averaged, &samples, None);
+        assert!(
+            after.cross_entropy < before.cross_entropy * 0.5,
+            "{before} -> {after}"
+        );
+        // Without an average there is none to read.
+        assert!(Fitter::new(1).averaged().is_none());
+    }
+
+    #[test]
+    fn blending_moves_each_weight_a_fraction_of_the_way() {
+        let a = Weights::random(16, 8, 1);
+        let b = Weights::random(16, 8, 2);
+        let mut c = a.clone();
+        c.blend_towards(&b, 0.0);
+        assert_eq!(c, a);
+        let mut m = a.clone();
+        m.blend_towards(&b, 0.25);
+        let (x, y, z) = (&a.networks[0].w1, &b.networks[0].w1, &m.networks[0].w1);
+        for i in 0..x.len() {
+            assert!((z[i] - (x[i] + 0.25 * (y[i] - x[i]))).abs() < 1e-6);
+        }
     }
 
     #[test]

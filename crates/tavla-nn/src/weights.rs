@@ -208,6 +208,18 @@ impl Weights {
         &mut self.networks[phase as usize]
     }
 
+    /// Moves every network a fraction `beta` of the way towards `other`'s
+    /// ([`Network::blend_towards`]).
+    ///
+    /// # Panics
+    /// When the networks differ in shape (a programming error).
+    #[track_caller]
+    pub fn blend_towards(&mut self, other: &Weights, beta: f32) {
+        for (a, b) in self.networks.iter_mut().zip(&other.networks) {
+            a.blend_towards(b, beta);
+        }
+    }
+
     /// Reads weights from a file.
     ///
     /// # Errors
