@@ -2,7 +2,7 @@
 
 use tavla_core::Position;
 
-use crate::inputs::{encode, phase, NUM_INPUTS};
+use crate::inputs::{encode, phase, Phase, NUM_INPUTS};
 use crate::net::MAX_HIDDEN;
 use crate::probs::Probabilities;
 use crate::weights::Weights;
@@ -52,6 +52,43 @@ impl Evaluator for Weights {
         let y = self.network(phase(pos)).forward_into(&x, &mut hidden);
         Probabilities::from_array(y).consistent()
     }
+
+    /// As the trait's, but incrementally: the first play of each phase is evaluated in full and
+    /// becomes that phase's reference; each later play's hidden sums start from the
+    /// reference's and add only the rows of the inputs that differ
+    /// ([`crate::net::Network::update_sums`]). The values agree with
+    /// [`Evaluator::evaluate`] to rounding.
+    fn evaluate_plays(&self, after: &[Position], out: &mut [Probabilities]) {
+        assert_eq!(after.len(), out.len(), "one output per play");
+        let mut ref_inputs = [[0.0f32; NUM_INPUTS]; Phase::ALL.len()];
+        let mut ref_sums = [[0.0f32; MAX_HIDDEN]; Phase::ALL.len()];
+        let mut have_ref = [false; Phase::ALL.len()];
+        let mut x = [0.0f32; NUM_INPUTS];
+        let mut sums = [0.0f32; MAX_HIDDEN];
+        for (p, o) in after.iter().zip(out) {
+            if let Some(outcome) = p.outcome() {
+                *o = Probabilities::from_outcome(outcome);
+                continue;
+            }
+            let pos = p.flip();
+            encode(&pos, &mut x);
+            let phase = phase(&pos);
+            let k = phase as usize;
+            let net = self.network(phase);
+            let nh = net.hidden();
+            if have_ref[k] {
+                sums[..nh].copy_from_slice(&ref_sums[k][..nh]);
+                net.update_sums(&ref_inputs[k], &x, &mut sums);
+            } else {
+                net.hidden_sums(&x, &mut sums);
+                ref_inputs[k] = x;
+                ref_sums[k][..nh].copy_from_slice(&sums[..nh]);
+                have_ref[k] = true;
+            }
+            let y = net.outputs_from_sums(&mut sums);
+            *o = Probabilities::from_array(y).consistent().flip();
+        }
+    }
 }
 
 #[cfg(test)]
@@ -69,6 +106,41 @@ mod tests {
         let p = w.evaluate(&pos);
         assert_eq!(p.equity(), 3.0);
         assert_eq!(w.evaluate(&pos.flip()).equity(), -3.0);
+    }
+
+    #[test]
+    fn incremental_plays_agree_with_single_evaluations() {
+        // Positions of every phase from seeded random games: each play's value from the
+        // incremental batch must match a fresh evaluation of it.
+        use rand::{Rng, SeedableRng};
+        let w = Weights::default_weights();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let mut plays = PlayList::new();
+        let mut out = Vec::new();
+        let mut seen = [0usize; Phase::ALL.len()];
+        for _ in 0..40 {
+            let mut pos = Position::START;
+            while !pos.is_game_over() {
+                let roll = Roll::from_values(rng.gen_range(1..=6), rng.gen_range(1..=6));
+                pos.legal_plays(roll, &mut plays);
+                out.resize(plays.len(), Probabilities::default());
+                w.evaluate_plays(plays.positions(), &mut out);
+                for (a, o) in plays.positions().iter().zip(&out) {
+                    let want = match a.outcome() {
+                        Some(outcome) => Probabilities::from_outcome(outcome),
+                        None => {
+                            seen[phase(&a.flip()) as usize] += 1;
+                            w.evaluate(&a.flip()).flip()
+                        }
+                    };
+                    for (g, e) in o.to_array().iter().zip(want.to_array()) {
+                        assert!((g - e).abs() < 1e-5, "{a:?}: {o:?} against {want:?}");
+                    }
+                }
+                pos = plays.positions()[rng.gen_range(0..plays.len())].flip();
+            }
+        }
+        assert!(seen.iter().all(|&n| n > 100), "every phase met: {seen:?}");
     }
 
     #[test]

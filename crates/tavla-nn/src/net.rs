@@ -180,8 +180,15 @@ impl Network {
     /// five sigmoid outputs.
     #[inline]
     pub(crate) fn forward_into(&self, x: &[f32], hidden: &mut [f32]) -> [f32; NUM_OUTPUTS] {
-        let nh = self.hidden;
-        // Step 1. The non-zero inputs (about a quarter of them).
+        self.hidden_sums(x, hidden);
+        self.outputs_from_sums(hidden)
+    }
+
+    /// The hidden sums (pre-activations, biases included) of inputs `x` into `sums` (length
+    /// [`Network::hidden`]).
+    #[inline]
+    pub(crate) fn hidden_sums(&self, x: &[f32], sums: &mut [f32]) {
+        // The non-zero inputs (about a quarter of them).
         let mut active = [(0u32, 0.0f32); MAX_INPUTS];
         let mut n_active = 0;
         for (i, &xi) in x[..self.inputs].iter().enumerate() {
@@ -190,15 +197,49 @@ impl Network {
                 n_active += 1;
             }
         }
-        let active = &active[..n_active];
-        // Step 2. Hidden sums, CHUNK units at a time: the accumulators stay in registers while
-        // the rows of the active inputs stream past (one load-multiply-add per weight, no
-        // load/store of the sums per input).
-        let h = &mut hidden[..nh];
+        sums[..self.hidden].copy_from_slice(&self.b1);
+        self.add_rows(&active[..n_active], sums);
+    }
+
+    /// Changes `sums`, the hidden sums of inputs `from`, into those of inputs `to`, adding the
+    /// rows of the inputs that differ (scaled by the difference) or, when more inputs differ
+    /// than `to` has non-zero, computing them afresh. The plays of one roll differ in a few
+    /// points and features, so this streams far fewer rows than [`Network::hidden_sums`]; the
+    /// sums agree with it to rounding.
+    #[inline]
+    pub(crate) fn update_sums(&self, from: &[f32], to: &[f32], sums: &mut [f32]) {
+        let mut delta = [(0u32, 0.0f32); MAX_INPUTS];
+        let mut n_delta = 0;
+        let mut n_active = 0;
+        for (i, (&a, &b)) in from[..self.inputs]
+            .iter()
+            .zip(&to[..self.inputs])
+            .enumerate()
+        {
+            n_active += usize::from(b != 0.0);
+            if a != b {
+                delta[n_delta] = (i as u32, b - a);
+                n_delta += 1;
+            }
+        }
+        if n_delta >= n_active {
+            self.hidden_sums(to, sums);
+        } else {
+            self.add_rows(&delta[..n_delta], sums);
+        }
+    }
+
+    /// Adds `xi` times row `i` of the input layer to `sums` for each `(i, xi)` of `terms`.
+    #[inline]
+    fn add_rows(&self, terms: &[(u32, f32)], sums: &mut [f32]) {
+        let nh = self.hidden;
+        // CHUNK units at a time: the accumulators stay in registers while the rows of the terms
+        // stream past (one load-multiply-add per weight, no load/store of the sums per term).
+        let h = &mut sums[..nh];
         let full = nh / CHUNK * CHUNK;
         for c in (0..full).step_by(CHUNK) {
-            let mut acc: [f32; CHUNK] = self.b1[c..c + CHUNK].try_into().expect("CHUNK wide");
-            for &(i, xi) in active {
+            let mut acc: [f32; CHUNK] = h[c..c + CHUNK].try_into().expect("CHUNK wide");
+            for &(i, xi) in terms {
                 let start = i as usize * nh + c;
                 let row: &[f32; CHUNK] = self.w1[start..start + CHUNK]
                     .try_into()
@@ -211,14 +252,20 @@ impl Network {
         }
         if full < nh {
             let tail = &mut h[full..];
-            tail.copy_from_slice(&self.b1[full..]);
-            for &(i, xi) in active {
+            for &(i, xi) in terms {
                 let start = i as usize * nh;
                 for (a, &w) in tail.iter_mut().zip(&self.w1[start + full..start + nh]) {
                     *a += xi * w;
                 }
             }
         }
+    }
+
+    /// The five sigmoid outputs of hidden sums `sums` (length [`Network::hidden`]), which are
+    /// replaced by the hidden activations.
+    #[inline]
+    pub(crate) fn outputs_from_sums(&self, sums: &mut [f32]) -> [f32; NUM_OUTPUTS] {
+        let h = &mut sums[..self.hidden];
         for a in h.iter_mut() {
             *a /= 1.0 + a.abs();
         }
