@@ -53,24 +53,46 @@ impl Evaluator for Weights {
         Probabilities::from_array(y).consistent()
     }
 
-    /// As the trait's, but incrementally: the first play of each phase is evaluated in full and
-    /// becomes that phase's reference; each later play's hidden sums start from the
-    /// reference's and add only the rows of the inputs that differ
-    /// ([`crate::net::Network::update_sums`]). The values agree with
-    /// [`Evaluator::evaluate`] to rounding.
+    /// As the trait's, but incrementally (see [`Weights::evaluate_similar`]).
+    fn evaluate_batch(&self, positions: &[Position], out: &mut [Probabilities]) {
+        assert_eq!(positions.len(), out.len(), "one output per position");
+        self.evaluate_similar(positions.len(), |i| positions[i], out);
+    }
+
+    /// As the trait's, but incrementally (see [`Weights::evaluate_similar`]).
     fn evaluate_plays(&self, after: &[Position], out: &mut [Probabilities]) {
         assert_eq!(after.len(), out.len(), "one output per play");
+        self.evaluate_similar(after.len(), |i| after[i].flip(), out);
+        for o in out.iter_mut() {
+            *o = o.flip();
+        }
+    }
+}
+
+impl Weights {
+    /// Evaluates `n` positions, `position(i)` into `out[i]`, each for its side on roll, and
+    /// fastest when they are alike (the plays of one roll, seen by the opponent): the first
+    /// position of each phase is evaluated in full and becomes that phase's reference; each
+    /// later one's hidden sums start from the reference's and add only the rows of the inputs
+    /// that differ ([`crate::net::Network::update_sums`]). The values agree with
+    /// [`Evaluator::evaluate`] to rounding.
+    fn evaluate_similar(
+        &self,
+        n: usize,
+        position: impl Fn(usize) -> Position,
+        out: &mut [Probabilities],
+    ) {
         let mut ref_inputs = [[0.0f32; NUM_INPUTS]; Phase::ALL.len()];
         let mut ref_sums = [[0.0f32; MAX_HIDDEN]; Phase::ALL.len()];
         let mut have_ref = [false; Phase::ALL.len()];
         let mut x = [0.0f32; NUM_INPUTS];
         let mut sums = [0.0f32; MAX_HIDDEN];
-        for (p, o) in after.iter().zip(out) {
-            if let Some(outcome) = p.outcome() {
+        for (i, o) in out[..n].iter_mut().enumerate() {
+            let pos = position(i);
+            if let Some(outcome) = pos.outcome() {
                 *o = Probabilities::from_outcome(outcome);
                 continue;
             }
-            let pos = p.flip();
             encode(&pos, &mut x);
             let phase = phase(&pos);
             let k = phase as usize;
@@ -86,7 +108,7 @@ impl Evaluator for Weights {
                 have_ref[k] = true;
             }
             let y = net.outputs_from_sums(&mut sums);
-            *o = Probabilities::from_array(y).consistent().flip();
+            *o = Probabilities::from_array(y).consistent();
         }
     }
 }

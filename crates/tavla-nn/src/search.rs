@@ -155,6 +155,11 @@ pub struct Search {
     cache: Cache,
     lists: Vec<PlayList>,
     evals: Vec<Vec<Probabilities>>,
+    /// Scratch of [`Search::eval_plays0`]: the positions to evaluate, their plays' indices and
+    /// their values.
+    batch: Vec<Position>,
+    batch_index: Vec<usize>,
+    batch_values: Vec<Probabilities>,
     nodes: u64,
 }
 
@@ -169,6 +174,9 @@ impl Search {
             cache: Cache::new(16),
             lists: (0..=MAX_PLY).map(|_| PlayList::new()).collect(),
             evals: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
+            batch: Vec::new(),
+            batch_index: Vec::new(),
+            batch_values: Vec::new(),
             nodes: 0,
         }
     }
@@ -240,18 +248,16 @@ impl Search {
         }
         let depth = usize::from(ply);
         let mut list = std::mem::take(&mut self.lists[depth]);
+        let mut evals = std::mem::take(&mut self.evals[depth]);
         let mut sum = Probabilities::default();
         for (roll, weight) in Roll::ALL_21 {
             pos.legal_plays(roll, &mut list);
             // The side's best play for this roll, at 0-ply.
+            self.eval_plays0(list.positions(), &mut evals);
             let mut best = 0;
             let mut best_eq = f32::NEG_INFINITY;
             let mut best_p = Probabilities::default();
-            for (i, after) in list.positions().iter().enumerate() {
-                let p = match after.outcome() {
-                    Some(o) => Probabilities::from_outcome(o),
-                    None => self.eval0(&after.flip()).flip(),
-                };
+            for (i, &p) in evals.iter().enumerate() {
                 let e = p.equity();
                 if e > best_eq {
                     best_eq = e;
@@ -268,8 +274,53 @@ impl Search {
             sum = sum.add_scaled(&value, f32::from(weight) / 36.0);
         }
         self.lists[depth] = list;
+        self.evals[depth] = evals;
         self.cache.put(pos, ply, sum);
         sum
+    }
+
+    /// The 0-ply values of the positions left by `plays` for the mover, into `out`: finished
+    /// games exact, then the cache, then the bearoff database, and the rest in one batch
+    /// ([`Evaluator::evaluate_batch`], incremental over plays alike), which goes into the cache.
+    fn eval_plays0(&mut self, plays: &[Position], out: &mut Vec<Probabilities>) {
+        out.clear();
+        let mut batch = std::mem::take(&mut self.batch);
+        let mut batch_index = std::mem::take(&mut self.batch_index);
+        batch.clear();
+        batch_index.clear();
+        for (i, after) in plays.iter().enumerate() {
+            let p = match after.outcome() {
+                Some(o) => Probabilities::from_outcome(o),
+                None => {
+                    let pos = after.flip();
+                    if let Some(p) = self.cache.get(&pos, 0) {
+                        p.flip()
+                    } else if let Some(p) = self.bearoff.as_ref().and_then(|b| b.probe(&pos)) {
+                        self.cache.put(&pos, 0, p);
+                        p.flip()
+                    } else {
+                        batch.push(pos);
+                        batch_index.push(i);
+                        Probabilities::default()
+                    }
+                }
+            };
+            out.push(p);
+        }
+        if !batch.is_empty() {
+            let mut values = std::mem::take(&mut self.batch_values);
+            values.clear();
+            values.resize(batch.len(), Probabilities::default());
+            self.weights.evaluate_batch(&batch, &mut values);
+            self.nodes += batch.len() as u64;
+            for ((&i, pos), &p) in batch_index.iter().zip(&batch).zip(&values) {
+                self.cache.put(pos, 0, p);
+                out[i] = p.flip();
+            }
+            self.batch_values = values;
+        }
+        self.batch = batch;
+        self.batch_index = batch_index;
     }
 
     /// Ranks the plays of `plays` at up to `ply`, best first, into `out`: all at 0-ply, then
