@@ -380,6 +380,44 @@ mod tests {
     use rand_chacha::ChaCha8Rng;
 
     #[test]
+    fn updated_sums_match_fresh_ones() {
+        // 70 hidden units: two full chunks and a tail.
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let net = Network::random(40, 70, &mut rng);
+        let mut x = [0.0f32; 40];
+        for (i, v) in x.iter_mut().enumerate() {
+            if i % 3 == 0 {
+                *v = rng.gen_range(0.0..1.0);
+            }
+        }
+        let fresh = |x: &[f32]| {
+            let mut s = [0.0f32; 70];
+            net.hidden_sums(x, &mut s);
+            s
+        };
+        let base = fresh(&x);
+        // A few inputs changed: the delta path.
+        let mut y = x;
+        y[3] = 0.0;
+        y[4] = 1.0;
+        y[9] = 0.25;
+        let mut sums = base;
+        net.update_sums(&x, &y, &mut sums);
+        // Every input changed: summed afresh.
+        let z = [0.5f32; 40];
+        let mut sums_z = base;
+        net.update_sums(&x, &z, &mut sums_z);
+        for ((a, b), (c, d)) in sums.iter().zip(fresh(&y)).zip(sums_z.iter().zip(fresh(&z))) {
+            assert!((a - b).abs() < 1e-5, "{a} against {b}");
+            assert_eq!(*c, d);
+        }
+        // The outputs follow from the sums as from a forward pass.
+        let mut h = [0.0f32; 70];
+        let mut s = fresh(&y);
+        assert_eq!(net.outputs_from_sums(&mut s), net.forward_into(&y, &mut h));
+    }
+
+    #[test]
     fn chunked_forward_matches_a_plain_sum() {
         // 40 hidden units: one register chunk plus a tail.
         let mut rng = ChaCha8Rng::seed_from_u64(3);
