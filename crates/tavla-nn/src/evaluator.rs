@@ -56,13 +56,13 @@ impl Evaluator for Weights {
     /// As the trait's, but incrementally (see [`Weights::evaluate_similar`]).
     fn evaluate_batch(&self, positions: &[Position], out: &mut [Probabilities]) {
         assert_eq!(positions.len(), out.len(), "one output per position");
-        self.evaluate_similar(positions.len(), |i| positions[i], out);
+        self.evaluate_similar(|i| positions[i], out);
     }
 
     /// As the trait's, but incrementally (see [`Weights::evaluate_similar`]).
     fn evaluate_plays(&self, after: &[Position], out: &mut [Probabilities]) {
         assert_eq!(after.len(), out.len(), "one output per play");
-        self.evaluate_similar(after.len(), |i| after[i].flip(), out);
+        self.evaluate_similar(|i| after[i].flip(), out);
         for o in out.iter_mut() {
             *o = o.flip();
         }
@@ -70,24 +70,19 @@ impl Evaluator for Weights {
 }
 
 impl Weights {
-    /// Evaluates `n` positions, `position(i)` into `out[i]`, each for its side on roll, and
+    /// Evaluates `position(i)` into `out[i]` for each `i` of `out`, each for its side on roll, and
     /// fastest when they are alike (the plays of one roll, seen by the opponent): the first
     /// position of each phase is evaluated in full and becomes that phase's reference; each
     /// later one's hidden sums start from the reference's and add only the rows of the inputs
     /// that differ ([`crate::net::Network::update_sums`]). The values agree with
     /// [`Evaluator::evaluate`] to rounding.
-    fn evaluate_similar(
-        &self,
-        n: usize,
-        position: impl Fn(usize) -> Position,
-        out: &mut [Probabilities],
-    ) {
+    fn evaluate_similar(&self, position: impl Fn(usize) -> Position, out: &mut [Probabilities]) {
         let mut ref_inputs = [[0.0f32; NUM_INPUTS]; Phase::ALL.len()];
         let mut ref_sums = [[0.0f32; MAX_HIDDEN]; Phase::ALL.len()];
         let mut have_ref = [false; Phase::ALL.len()];
         let mut x = [0.0f32; NUM_INPUTS];
         let mut sums = [0.0f32; MAX_HIDDEN];
-        for (i, o) in out[..n].iter_mut().enumerate() {
+        for (i, o) in out.iter_mut().enumerate() {
             let pos = position(i);
             if let Some(outcome) = pos.outcome() {
                 *o = Probabilities::from_outcome(outcome);

@@ -212,20 +212,27 @@ impl Search {
     }
 
     fn eval0(&mut self, pos: &Position) -> Probabilities {
-        if let Some(o) = pos.outcome() {
-            return Probabilities::from_outcome(o);
-        }
-        if let Some(p) = self.cache.get(pos, 0) {
-            return p;
-        }
-        if let Some(p) = self.bearoff.as_ref().and_then(|b| b.probe(pos)) {
-            self.cache.put(pos, 0, p);
+        if let Some(p) = self.known0(pos) {
             return p;
         }
         self.nodes += 1;
         let p = self.weights.evaluate(pos);
         self.cache.put(pos, 0, p);
         p
+    }
+
+    /// The 0-ply value of `pos` when it needs no network: a finished game, a cached value, or
+    /// the bearoff database's (which goes into the cache).
+    fn known0(&mut self, pos: &Position) -> Option<Probabilities> {
+        if let Some(o) = pos.outcome() {
+            return Some(Probabilities::from_outcome(o));
+        }
+        if let Some(p) = self.cache.get(pos, 0) {
+            return Some(p);
+        }
+        let p = self.bearoff.as_ref().and_then(|b| b.probe(pos))?;
+        self.cache.put(pos, 0, p);
+        Some(p)
     }
 
     /// The value of the position left by a play (seen from the mover) for the mover, at `ply`.
@@ -289,20 +296,13 @@ impl Search {
         batch.clear();
         batch_index.clear();
         for (i, after) in plays.iter().enumerate() {
-            let p = match after.outcome() {
-                Some(o) => Probabilities::from_outcome(o),
+            let pos = after.flip();
+            let p = match self.known0(&pos) {
+                Some(p) => p.flip(),
                 None => {
-                    let pos = after.flip();
-                    if let Some(p) = self.cache.get(&pos, 0) {
-                        p.flip()
-                    } else if let Some(p) = self.bearoff.as_ref().and_then(|b| b.probe(&pos)) {
-                        self.cache.put(&pos, 0, p);
-                        p.flip()
-                    } else {
-                        batch.push(pos);
-                        batch_index.push(i);
-                        Probabilities::default()
-                    }
+                    batch.push(pos);
+                    batch_index.push(i);
+                    Probabilities::default()
                 }
             };
             out.push(p);
