@@ -367,6 +367,16 @@ pub struct FitArgs {
     /// the noise of stochastic gradient descent. 0: no average.
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub average: usize,
+    /// Take Adam steps along the mean gradient of N samples (and sibling pairs) at a time
+    /// instead of one plain gradient step per sample; --alpha is then Adam's learning rate
+    /// (about 0.001). 0: plain steps.
+    #[arg(
+        long,
+        default_value_t = 0,
+        value_name = "N",
+        conflicts_with = "output_bias_only"
+    )]
+    pub adam_batch: usize,
 }
 
 /// Runs `tavla train fit`.
@@ -522,6 +532,9 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
     }
     if args.average > 0 {
         fitter = fitter.with_average(&weights, args.average);
+    }
+    if args.adam_batch > 0 {
+        fitter = fitter.with_adam(&weights, args.adam_batch);
     }
     let mut alpha = args.alpha;
     let bar = ProgressBar::new(u64::from(args.epochs)).with_style(

@@ -40,6 +40,7 @@ pub mod bench;
 mod evaluator;
 pub mod inputs;
 mod net;
+pub mod optim;
 mod probs;
 pub mod rollout;
 pub mod search;

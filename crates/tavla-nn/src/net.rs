@@ -322,6 +322,77 @@ impl Network {
         y
     }
 
+    /// Adds to `grad` (a network of the same shape used as a gradient buffer) minus the gradient
+    /// of a loss at inputs `x`, where `descent` maps the outputs for `x` to minus the loss's
+    /// gradient with respect to the output pre-activations, as for [`Network::train_with`].
+    /// The network itself is not changed; an optimiser ([`crate::optim::Adam`]) applies the
+    /// sum of a batch. Returns the outputs.
+    ///
+    /// # Panics
+    /// When `grad` has another shape (a programming error).
+    #[track_caller]
+    pub fn accumulate_descent(
+        &self,
+        x: &[f32],
+        grad: &mut Network,
+        descent: impl FnOnce(&[f32; NUM_OUTPUTS]) -> [f32; NUM_OUTPUTS],
+    ) -> [f32; NUM_OUTPUTS] {
+        assert!(
+            self.inputs == grad.inputs && self.hidden == grad.hidden,
+            "gradient buffer of another shape"
+        );
+        let nh = self.hidden;
+        let mut hidden = [0.0f32; MAX_HIDDEN];
+        let y = self.forward_into(x, &mut hidden);
+        let h = &hidden[..nh];
+        let mut d_out = [0.0f32; OUT_PAD];
+        d_out[..NUM_OUTPUTS].copy_from_slice(&descent(&y));
+        let mut d_hidden = [0.0f32; MAX_HIDDEN];
+        for (j, (&a, dh)) in h.iter().zip(&mut d_hidden[..nh]).enumerate() {
+            let row: &[f32; OUT_PAD] = self.w2[j * OUT_PAD..(j + 1) * OUT_PAD]
+                .try_into()
+                .expect("rows are OUT_PAD wide");
+            let g_row: &mut [f32; OUT_PAD] = (&mut grad.w2[j * OUT_PAD..(j + 1) * OUT_PAD])
+                .try_into()
+                .expect("rows are OUT_PAD wide");
+            let mut g = 0.0;
+            for k in 0..OUT_PAD {
+                g += d_out[k] * row[k];
+                g_row[k] += d_out[k] * a;
+            }
+            let s = 1.0 - a.abs();
+            *dh = g * s * s;
+        }
+        for k in 0..NUM_OUTPUTS {
+            grad.b2[k] += d_out[k];
+        }
+        let dh = &d_hidden[..nh];
+        for (b, &d) in grad.b1.iter_mut().zip(dh) {
+            *b += d;
+        }
+        for (i, &xi) in x[..self.inputs].iter().enumerate() {
+            if xi != 0.0 {
+                let row = &mut grad.w1[i * nh..(i + 1) * nh];
+                for (w, &d) in row.iter_mut().zip(dh) {
+                    *w += xi * d;
+                }
+            }
+        }
+        y
+    }
+
+    /// The weights as four slices (input layer, hidden biases, output layer, output biases),
+    /// in a fixed order, for optimisers that treat every weight alike.
+    pub(crate) fn params_mut(&mut self) -> [&mut [f32]; 4] {
+        [&mut self.w1, &mut self.b1, &mut self.w2, &mut self.b2]
+    }
+
+    /// The same network with every weight zero (a gradient or moment buffer).
+    #[must_use]
+    pub fn zeros_like(&self) -> Network {
+        Network::zeros(self.inputs, self.hidden)
+    }
+
     /// One gradient step of any loss: `descent` maps the outputs for `x` to minus the loss's
     /// gradient with respect to the output pre-activations (before the sigmoids). Returns the
     /// outputs before the step.

@@ -31,6 +31,7 @@ use tavla_core::{PlayList, Position, Roll};
 use crate::evaluator::Evaluator;
 use crate::inputs::{encode, phase, Phase, NUM_INPUTS};
 use crate::net::NUM_OUTPUTS;
+use crate::optim::Adam;
 use crate::probs::Probabilities;
 use crate::rollout::{rollout_here, RolloutConfig};
 use crate::search::Search;
@@ -415,6 +416,17 @@ pub struct Fitter {
     order: Vec<usize>,
     output_bias_only: bool,
     average: Option<Average>,
+    /// Mini-batch Adam instead of one plain step per sample (see [`Fitter::with_adam`]).
+    adam: Option<Batches>,
+}
+
+/// Mini-batch Adam: one optimiser state per network (by [`Phase::index`]).
+#[derive(Debug)]
+struct Batches {
+    size: usize,
+    states: Vec<Adam>,
+    /// Samples and pairs since the last step.
+    filled: usize,
 }
 
 /// An exponential moving average of the weights being fitted (see [`Fitter::with_average`]).
@@ -448,7 +460,30 @@ impl Fitter {
             order: Vec::new(),
             output_bias_only: false,
             average: None,
+            adam: None,
         }
+    }
+
+    /// A fitter that takes Adam steps ([`Adam`]) along the mean gradient of `batch` samples
+    /// (and sibling pairs) at a time instead of one plain gradient step per sample; the
+    /// learning rate then is Adam's (about 0.001), and a pair's loss counts `rank_alpha /
+    /// alpha` times a sample's.
+    ///
+    /// # Panics
+    /// When `batch` is 0 (a programming error).
+    #[must_use]
+    #[track_caller]
+    pub fn with_adam(mut self, weights: &Weights, batch: usize) -> Fitter {
+        assert!(batch > 0, "the batch size must be positive");
+        self.adam = Some(Batches {
+            size: batch,
+            states: Phase::ALL
+                .iter()
+                .map(|&ph| Adam::new(weights.network(ph)))
+                .collect(),
+            filled: 0,
+        });
+        self
     }
 
     /// A fitter that also keeps an exponential moving average of the weights, starting from
@@ -568,40 +603,86 @@ impl Fitter {
         let mut xb = [0.0f32; NUM_INPUTS];
         let equity =
             |y: &[f32; NUM_OUTPUTS]| -> f32 { EQUITY.iter().zip(y).map(|(c, v)| c * v).sum() };
+        // In Adam mode a pair's loss counts `rank_alpha / alpha` times a sample's.
+        let pair_scale = if self.adam.is_some() {
+            rank_alpha / alpha
+        } else {
+            rank_alpha
+        };
         for &i in &self.order {
             if i < samples.len() {
                 let s = &samples[i];
                 encode(&s.position, &mut xa);
-                let net = weights.network_mut(phase(&s.position));
-                if self.output_bias_only {
-                    net.train_output_bias(&xa, &s.target.to_array(), alpha);
+                let ph = phase(&s.position);
+                let target = s.target.to_array();
+                if let Some(batches) = &mut self.adam {
+                    let buffer = batches.states[ph as usize].batch_buffer();
+                    weights.network(ph).accumulate_descent(&xa, buffer, |y| {
+                        std::array::from_fn(|k| target[k] - y[k])
+                    });
+                } else if self.output_bias_only {
+                    weights
+                        .network_mut(ph)
+                        .train_output_bias(&xa, &target, alpha);
                 } else {
-                    net.train(&xa, &s.target.to_array(), alpha);
+                    weights.network_mut(ph).train(&xa, &target, alpha);
                 }
-                if let Some(a) = &mut self.average {
-                    a.step(weights);
+            } else {
+                let (a, b) = pairs[i - samples.len()];
+                let (a, b) = (&rank_samples[a], &rank_samples[b]);
+                encode(&a.position, &mut xa);
+                encode(&b.position, &mut xb);
+                let target = a.target.equity() - b.target.equity();
+                let ph = phase(&a.position);
+                if let Some(batches) = &mut self.adam {
+                    let net = weights.network(ph);
+                    let ya = net.forward(&xa);
+                    let yb = net.forward(&xb);
+                    let err = pair_scale * (equity(&ya) - equity(&yb) - target);
+                    let state = &mut batches.states[ph as usize];
+                    net.accumulate_descent(&xa, state.batch_buffer(), |ya| {
+                        std::array::from_fn(|k| -err * EQUITY[k] * ya[k] * (1.0 - ya[k]))
+                    });
+                    // The pair counts as one item of the batch, not two.
+                    net.accumulate_descent(&xb, state.buffer(), |yb| {
+                        std::array::from_fn(|k| err * EQUITY[k] * yb[k] * (1.0 - yb[k]))
+                    });
+                } else {
+                    let net = weights.network_mut(ph);
+                    let yb = net.forward(&xb);
+                    let mut err = 0.0;
+                    net.train_with(&xa, pair_scale, |ya| {
+                        err = equity(ya) - equity(&yb) - target;
+                        std::array::from_fn(|k| -err * EQUITY[k] * ya[k] * (1.0 - ya[k]))
+                    });
+                    net.train_with(&xb, pair_scale, |yb| {
+                        std::array::from_fn(|k| err * EQUITY[k] * yb[k] * (1.0 - yb[k]))
+                    });
                 }
-                continue;
             }
-            let (a, b) = pairs[i - samples.len()];
-            let (a, b) = (&rank_samples[a], &rank_samples[b]);
-            encode(&a.position, &mut xa);
-            encode(&b.position, &mut xb);
-            let target = a.target.equity() - b.target.equity();
-            let net = weights.network_mut(phase(&a.position));
-            let yb = net.forward(&xb);
-            let mut err = 0.0;
-            net.train_with(&xa, rank_alpha, |ya| {
-                err = equity(ya) - equity(&yb) - target;
-                std::array::from_fn(|k| -err * EQUITY[k] * ya[k] * (1.0 - ya[k]))
-            });
-            net.train_with(&xb, rank_alpha, |yb| {
-                std::array::from_fn(|k| err * EQUITY[k] * yb[k] * (1.0 - yb[k]))
-            });
+            if let Some(batches) = &mut self.adam {
+                batches.filled += 1;
+                if batches.filled == batches.size {
+                    batches.step(weights, alpha);
+                }
+            }
             if let Some(a) = &mut self.average {
                 a.step(weights);
             }
         }
+        if let Some(batches) = &mut self.adam {
+            batches.step(weights, alpha);
+        }
+    }
+}
+
+impl Batches {
+    /// One Adam step of every network with samples in the batch.
+    fn step(&mut self, weights: &mut Weights, lr: f32) {
+        for (state, ph) in self.states.iter_mut().zip(Phase::ALL) {
+            state.step(weights.network_mut(ph), lr);
+        }
+        self.filled = 0;
     }
 }
 
@@ -842,6 +923,35 @@ mod tests {
         assert!(
             after.cross_entropy < before.cross_entropy * 0.5,
             "{before} -> {after}"
+        );
+    }
+
+    #[test]
+    fn adam_batches_reduce_the_loss_and_fit_the_pairs() {
+        let teacher = small_weights();
+        let mut search = Search::new(teacher);
+        let mut samples = Vec::new();
+        for g in 0..10 {
+            samples.extend(label_game(&mut search, &config(), g));
+        }
+        let pairs = sibling_pairs(&samples);
+        assert!(!pairs.is_empty());
+        let mut student = Weights::random(16, 8, 99);
+        let before = loss(&student, &samples, None);
+        let pairs_before = pair_error(&student, &samples, &pairs);
+        let mut fitter = Fitter::new(1).with_adam(&student, 16);
+        for _ in 0..20 {
+            fitter.epoch_with_pairs(&mut student, &samples, 0.01, &samples, &pairs, 0.02);
+        }
+        let after = loss(&student, &samples, None);
+        let pairs_after = pair_error(&student, &samples, &pairs);
+        assert!(
+            after.cross_entropy < before.cross_entropy * 0.5,
+            "{before} -> {after}"
+        );
+        assert!(
+            pairs_after < pairs_before * 0.8,
+            "{pairs_before} -> {pairs_after}"
         );
     }
 
