@@ -21,7 +21,7 @@ pub const NUM_OUTPUTS: usize = 5;
 /// Output lanes per hidden unit in the output layer (outputs padded for vectorisation).
 pub const OUT_PAD: usize = 8;
 /// Largest supported hidden layer.
-pub const MAX_HIDDEN: usize = 512;
+pub const MAX_HIDDEN: usize = 1024;
 /// Largest supported input layer.
 pub const MAX_INPUTS: usize = 256;
 /// Hidden units summed together in registers (any hidden size works; multiples of this are
