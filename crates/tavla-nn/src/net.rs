@@ -341,44 +341,9 @@ impl Network {
             self.inputs == grad.inputs && self.hidden == grad.hidden,
             "gradient buffer of another shape"
         );
-        let nh = self.hidden;
-        let mut hidden = [0.0f32; MAX_HIDDEN];
-        let y = self.forward_into(x, &mut hidden);
-        let h = &hidden[..nh];
-        let mut d_out = [0.0f32; OUT_PAD];
-        d_out[..NUM_OUTPUTS].copy_from_slice(&descent(&y));
-        let mut d_hidden = [0.0f32; MAX_HIDDEN];
-        for (j, (&a, dh)) in h.iter().zip(&mut d_hidden[..nh]).enumerate() {
-            let row: &[f32; OUT_PAD] = self.w2[j * OUT_PAD..(j + 1) * OUT_PAD]
-                .try_into()
-                .expect("rows are OUT_PAD wide");
-            let g_row: &mut [f32; OUT_PAD] = (&mut grad.w2[j * OUT_PAD..(j + 1) * OUT_PAD])
-                .try_into()
-                .expect("rows are OUT_PAD wide");
-            let mut g = 0.0;
-            for k in 0..OUT_PAD {
-                g += d_out[k] * row[k];
-                g_row[k] += d_out[k] * a;
-            }
-            let s = 1.0 - a.abs();
-            *dh = g * s * s;
-        }
-        for k in 0..NUM_OUTPUTS {
-            grad.b2[k] += d_out[k];
-        }
-        let dh = &d_hidden[..nh];
-        for (b, &d) in grad.b1.iter_mut().zip(dh) {
-            *b += d;
-        }
-        for (i, &xi) in x[..self.inputs].iter().enumerate() {
-            if xi != 0.0 {
-                let row = &mut grad.w1[i * nh..(i + 1) * nh];
-                for (w, &d) in row.iter_mut().zip(dh) {
-                    *w += xi * d;
-                }
-            }
-        }
-        y
+        let pass = Backward::new(self, x, descent);
+        pass.add_to(grad, x, 1.0);
+        pass.y
     }
 
     /// The weights as four slices (input layer, hidden biases, output layer, output biases),
@@ -402,45 +367,80 @@ impl Network {
         alpha: f32,
         descent: impl FnOnce(&[f32; NUM_OUTPUTS]) -> [f32; NUM_OUTPUTS],
     ) -> [f32; NUM_OUTPUTS] {
-        let nh = self.hidden;
-        let mut hidden = [0.0f32; MAX_HIDDEN];
-        let y = self.forward_into(x, &mut hidden);
-        let h = &hidden[..nh];
-        // Step 1. Output deltas.
-        let mut d_out = [0.0f32; OUT_PAD];
-        d_out[..NUM_OUTPUTS].copy_from_slice(&descent(&y));
-        // Step 2. Back-propagate to the hidden pre-activations (softsign'(x) = (1 - |a|)^2)
-        // and update the output layer.
-        let mut d_hidden = [0.0f32; MAX_HIDDEN];
-        for (j, (&a, dh)) in h.iter().zip(&mut d_hidden[..nh]).enumerate() {
-            let row: &mut [f32; OUT_PAD] = (&mut self.w2[j * OUT_PAD..(j + 1) * OUT_PAD])
-                .try_into()
-                .expect("rows are OUT_PAD wide");
-            let mut g = 0.0;
+        let pass = Backward::new(self, x, descent);
+        pass.add_to(self, x, alpha);
+        pass.y
+    }
+}
+
+/// One backward pass: the activations of a forward pass, the output deltas (minus the loss's
+/// gradient with respect to the output pre-activations) and what the hidden deltas are made of.
+struct Backward {
+    y: [f32; NUM_OUTPUTS],
+    hidden: [f32; MAX_HIDDEN],
+    d_out: [f32; OUT_PAD],
+    /// Per hidden unit, the output deltas back through its output weights.
+    back: [f32; MAX_HIDDEN],
+}
+
+impl Backward {
+    /// The forward pass of `net` at `x` and the deltas of `descent` at its outputs.
+    fn new(
+        net: &Network,
+        x: &[f32],
+        descent: impl FnOnce(&[f32; NUM_OUTPUTS]) -> [f32; NUM_OUTPUTS],
+    ) -> Backward {
+        let mut pass = Backward {
+            y: [0.0; NUM_OUTPUTS],
+            hidden: [0.0; MAX_HIDDEN],
+            d_out: [0.0; OUT_PAD],
+            back: [0.0; MAX_HIDDEN],
+        };
+        pass.y = net.forward_into(x, &mut pass.hidden);
+        pass.d_out[..NUM_OUTPUTS].copy_from_slice(&descent(&pass.y));
+        for (j, g) in pass.back[..net.hidden].iter_mut().enumerate() {
+            let row = &net.w2[j * OUT_PAD..(j + 1) * OUT_PAD];
             for k in 0..OUT_PAD {
-                g += d_out[k] * row[k];
-                row[k] += alpha * d_out[k] * a;
+                *g += pass.d_out[k] * row[k];
             }
+        }
+        pass
+    }
+
+    /// Adds `scale` times the descent direction of every weight to `target` (the network
+    /// itself for a plain step, or a gradient buffer); the input layer only in the rows of
+    /// `x`'s non-zero inputs.
+    fn add_to(&self, target: &mut Network, x: &[f32], scale: f32) {
+        let nh = target.hidden;
+        let mut d_hidden = [0.0f32; MAX_HIDDEN];
+        for (j, (&a, dh)) in self.hidden[..nh]
+            .iter()
+            .zip(&mut d_hidden[..nh])
+            .enumerate()
+        {
+            let row = &mut target.w2[j * OUT_PAD..(j + 1) * OUT_PAD];
+            for (w, &d) in row.iter_mut().zip(&self.d_out) {
+                *w += scale * d * a;
+            }
+            // softsign'(x) = (1 - |a|)^2
             let s = 1.0 - a.abs();
-            *dh = alpha * g * s * s;
+            *dh = scale * self.back[j] * s * s;
         }
         for k in 0..NUM_OUTPUTS {
-            self.b2[k] += alpha * d_out[k];
+            target.b2[k] += scale * self.d_out[k];
         }
-        // Step 3. Update the input layer, only the rows of non-zero inputs.
         let dh = &d_hidden[..nh];
-        for (b, &d) in self.b1.iter_mut().zip(dh) {
+        for (b, &d) in target.b1.iter_mut().zip(dh) {
             *b += d;
         }
-        for (i, &xi) in x[..self.inputs].iter().enumerate() {
+        for (i, &xi) in x[..target.inputs].iter().enumerate() {
             if xi != 0.0 {
-                let row = &mut self.w1[i * nh..(i + 1) * nh];
+                let row = &mut target.w1[i * nh..(i + 1) * nh];
                 for (w, &d) in row.iter_mut().zip(dh) {
                     *w += xi * d;
                 }
             }
         }
-        y
     }
 }
 
