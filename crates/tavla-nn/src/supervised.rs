@@ -904,14 +904,17 @@ mod tests {
         assert_eq!(err.to_string(), "line 1: 2 fields, expected 6");
     }
 
+    /// The samples of ten games labelled by the small test weights.
+    fn ten_labelled_games() -> Vec<Sample> {
+        let mut search = Search::new(small_weights());
+        (0..10)
+            .flat_map(|g| label_game(&mut search, &config(), g))
+            .collect()
+    }
+
     #[test]
     fn fitting_reduces_the_loss() {
-        let teacher = small_weights();
-        let mut search = Search::new(teacher);
-        let mut samples = Vec::new();
-        for g in 0..10 {
-            samples.extend(label_game(&mut search, &config(), g));
-        }
+        let samples = ten_labelled_games();
         let mut student = Weights::random(16, 8, 99);
         let before = loss(&student, &samples, None);
         let mut fitter = Fitter::new(1);
@@ -928,12 +931,7 @@ mod tests {
 
     #[test]
     fn adam_batches_reduce_the_loss_and_fit_the_pairs() {
-        let teacher = small_weights();
-        let mut search = Search::new(teacher);
-        let mut samples = Vec::new();
-        for g in 0..10 {
-            samples.extend(label_game(&mut search, &config(), g));
-        }
+        let samples = ten_labelled_games();
         let pairs = sibling_pairs(&samples);
         assert!(!pairs.is_empty());
         let mut student = Weights::random(16, 8, 99);
@@ -957,11 +955,7 @@ mod tests {
 
     #[test]
     fn the_average_of_the_weights_follows_the_fit() {
-        let teacher = small_weights();
-        let mut search = Search::new(teacher);
-        let samples: Vec<Sample> = (0..10)
-            .flat_map(|g| label_game(&mut search, &config(), g))
-            .collect();
+        let samples = ten_labelled_games();
         let start = Weights::random(16, 8, 99);
         let mut student = start.clone();
         let mut fitter = Fitter::new(1).with_average(&student, 64);
