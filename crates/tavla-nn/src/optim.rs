@@ -1,8 +1,8 @@
 //! Adam (Kingma & Ba, 2015) over one network's weights, for mini-batch supervised fitting.
 //!
 //! Plain stochastic gradient descent, one step per sample ([`crate::Network::train`]), has a
-//! noise floor set by its learning rate: a fit of 2.4 million samples with it ends with the same
-//! error on the samples it trained on as on held-out ones, and twice the hidden units gain
+//! noise floor set by its learning rate: a fit of 2.4 million samples with it ends with nearly
+//! the same error on the samples it trained on as on new ones, and twice the hidden units gain
 //! nothing (docs/neural.md, "Seventh round"). Adam averages a batch of gradients and scales each
 //! weight's step by a running estimate of its gradient's size, so rarely active inputs (a
 //! fourth checker on the opponent's 24-point) and busy ones (the pip counts) both learn at a
