@@ -37,6 +37,21 @@ enum TrainCommand {
     /// Train the networks by gradient descent on labelled positions (from `train label`),
     /// keeping the weights with the best validation loss.
     Fit(crate::supervised_cmd::FitArgs),
+    /// Average the weights of several files of the same shape, weight by weight (a "soup" of
+    /// fits from one start).
+    Average(AverageArgs),
+}
+
+/// `tavla train average`.
+#[derive(Args)]
+struct AverageArgs {
+    /// Weights files to average: networks of the same sizes, as fits grown or fine-tuned from
+    /// one start are.
+    #[arg(required = true, num_args = 2.., value_name = "FILE")]
+    weights: Vec<PathBuf>,
+    /// Where to write the averaged weights.
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
 }
 
 /// `tavla train heuristic`.
@@ -82,7 +97,44 @@ pub fn train(args: &TrainArgs, out: &mut impl Write) -> Result<()> {
         TrainCommand::Curve(c) => crate::nn_cmd::train_curve(c),
         TrainCommand::Label(l) => crate::supervised_cmd::label(l),
         TrainCommand::Fit(f) => crate::supervised_cmd::fit(f, out),
+        TrainCommand::Average(a) => average(a, out),
     }
+}
+
+/// The mean of the weights files, written to `--out`: a running mean, so that each file
+/// counts the same.
+fn average(args: &AverageArgs, out: &mut impl Write) -> Result<()> {
+    let load = |path: &PathBuf| {
+        tavla_nn::Weights::load(path).map_err(|e| anyhow::Error::from(InputError(e.to_string())))
+    };
+    let mut mean = load(&args.weights[0])?;
+    let shape = |w: &tavla_nn::Weights| w.networks.each_ref().map(|n| (n.inputs(), n.hidden()));
+    for (k, path) in args.weights.iter().enumerate().skip(1) {
+        let next = load(path)?;
+        if shape(&next) != shape(&mean) {
+            return Err(InputError(format!(
+                "{}: networks of {:?} hidden units, but {} has {:?}; only weights of the same \
+                 sizes can be averaged",
+                path.display(),
+                shape(&next).map(|s| s.1),
+                args.weights[0].display(),
+                shape(&mean).map(|s| s.1),
+            ))
+            .into());
+        }
+        #[allow(clippy::cast_precision_loss)]
+        mean.blend_towards(&next, 1.0 / (k + 1) as f32);
+        mean.games = mean.games.max(next.games);
+    }
+    mean.save(&args.out)
+        .map_err(|e| InputError(e.to_string()))?;
+    writeln!(
+        out,
+        "the mean of {} weights files written to {}",
+        args.weights.len(),
+        args.out.display()
+    )?;
+    Ok(())
 }
 
 fn default_checkpoint(out: &Path) -> PathBuf {

@@ -472,3 +472,81 @@ fn label_by_truncated_rollouts_and_refuse_bad_options() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn average_weights_of_one_shape_and_refuse_others() {
+    let dir = temp_dir("average");
+    let data = dir.join("d.txt");
+    std::fs::write(
+        &data,
+        "4HPwATDgc/ABMA 0.5 0.1 0 0.1 0\n4HPwATDgc/ABMA 0.52 0.12 0 0.1 0\n\
+         4HPwATDgc/ABMA 0.48 0.1 0 0.12 0\n4HPwATDgc/ABMA 0.5 0.11 0 0.11 0\n",
+    )
+    .unwrap();
+    let fresh = |name: &str, seed: &str| {
+        let path = dir.join(name);
+        stdout(&tavla(&[
+            "train",
+            "fit",
+            "--data",
+            data.to_str().unwrap(),
+            "--out",
+            path.to_str().unwrap(),
+            "--fresh",
+            "--contact-hidden",
+            "8",
+            "--race-hidden",
+            "4",
+            "--epochs",
+            "1",
+            "--holdout",
+            "2",
+            "--seed",
+            seed,
+        ]));
+        path
+    };
+    let a = fresh("a.tnn", "1");
+    let b = fresh("b.tnn", "2");
+    let mean = dir.join("mean.tnn");
+    let (a_s, b_s, mean_s) = (
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        mean.to_str().unwrap(),
+    );
+    // The mean of a file with itself is the file.
+    let said = stdout(&tavla(&["train", "average", a_s, a_s, "--out", mean_s]));
+    assert!(said.contains("the mean of 2 weights files"), "{said}");
+    assert_eq!(std::fs::read(&mean).unwrap(), std::fs::read(&a).unwrap());
+    // The mean of two fits is a third network that loads and evaluates (the arithmetic is
+    // `Weights::blend_towards`, tested in tavla-nn).
+    stdout(&tavla(&["train", "average", a_s, b_s, "--out", mean_s]));
+    let equity = |w: &str| -> f64 {
+        let o = json(&tavla(&[
+            "eval",
+            "4HPwATDgc/ABMA",
+            "--weights",
+            w,
+            "--json",
+        ]));
+        o["equity"].as_f64().expect("an equity")
+    };
+    let (ea, eb, em) = (equity(a_s), equity(b_s), equity(mean_s));
+    assert!(em != ea && em != eb && ea != eb, "{ea} {eb} {em}");
+    // Networks of other sizes are refused, naming the file.
+    let default = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tavla-nn/weights/default.tnn"
+    );
+    let o = tavla(&["train", "average", a_s, default, "--out", mean_s]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("default.tnn: networks of"),
+        "{}",
+        stderr(&o)
+    );
+    // One file is not an average.
+    let o = tavla(&["train", "average", a_s, "--out", mean_s]);
+    assert_eq!(o.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
