@@ -8,6 +8,7 @@ use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use tavla_core::Rules;
 use tavla_eval::heuristic::HeuristicConfig;
+use tavla_nn::Weights;
 use tavla_train::heuristic::{Decision, TrainSettings, Trainer};
 
 use crate::arena_cmd::VariantArg;
@@ -104,11 +105,9 @@ pub fn train(args: &TrainArgs, out: &mut impl Write) -> Result<()> {
 /// The mean of the weights files, written to `--out`: a running mean, so that each file
 /// counts the same.
 fn average(args: &AverageArgs, out: &mut impl Write) -> Result<()> {
-    let load = |path: &PathBuf| {
-        tavla_nn::Weights::load(path).map_err(|e| anyhow::Error::from(InputError(e.to_string())))
-    };
+    let load = |path: &PathBuf| Weights::load(path).map_err(|e| InputError(e.to_string()));
     let mut mean = load(&args.weights[0])?;
-    let shape = |w: &tavla_nn::Weights| w.networks.each_ref().map(|n| (n.inputs(), n.hidden()));
+    let shape = |w: &Weights| w.networks.each_ref().map(|n| (n.inputs(), n.hidden()));
     for (k, path) in args.weights.iter().enumerate().skip(1) {
         let next = load(path)?;
         if shape(&next) != shape(&mean) {
