@@ -35,7 +35,7 @@ impl From<VariantArg> for Rules {
 #[derive(Args)]
 pub struct ArenaArgs {
     /// Player A: random, heuristic[:FILE], heuristic-1ply[:FILE],
-    /// neural[:ply=N][,weights=FILE][,bearoff] or ubgi:COMMAND.
+    /// neural[:ply=N][,weights=FILE][,no-bearoff] or ubgi:COMMAND.
     #[arg(long = "a", value_name = "PLAYER")]
     a: String,
     /// Player B, in the same forms.

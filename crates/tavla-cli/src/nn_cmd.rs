@@ -354,10 +354,11 @@ pub struct EngineArgs {
     /// Machine-readable output.
     #[arg(long)]
     pub json: bool,
-    /// Exact values from the two-sided bearoff database (6 points, 8 checkers; built on first
-    /// use and cached, see `tavla bearoff`) where it applies.
+    /// Value races with every checker home by the network instead of the bearoff databases
+    /// (by default exact two-sided 6 x 8 and one-sided 6 x 15; built on first use and cached,
+    /// see `tavla bearoff`).
     #[arg(long)]
-    pub bearoff: bool,
+    pub no_bearoff: bool,
 }
 
 impl EngineArgs {
@@ -367,12 +368,12 @@ impl EngineArgs {
         }
         let weights = Weights::load_or_default(self.weights.as_deref())?;
         let search = Search::new(Arc::new(weights));
-        if !self.bearoff {
+        if self.no_bearoff {
             return Ok(search);
         }
-        let exact = tavla_nn::bearoff::ExactRace::default_database()
-            .context("loading the two-sided bearoff database")?;
-        Ok(search.with_bearoff(Arc::new(exact)))
+        let race = tavla_nn::bearoff::BearoffRace::default_databases()
+            .context("loading the bearoff databases")?;
+        Ok(search.with_bearoff(Arc::new(race)))
     }
 }
 
@@ -559,6 +560,9 @@ pub struct RolloutArgs {
     /// Machine-readable output.
     #[arg(long)]
     pub json: bool,
+    /// Value races with every checker home by the network instead of the bearoff databases.
+    #[arg(long)]
+    pub no_bearoff: bool,
 }
 
 /// Runs `tavla rollout`, writing to `out` (progress bar on stderr).
@@ -583,6 +587,12 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
         bail!("--balance-parity applies to truncated rollouts: add --truncate");
     }
     let weights = Arc::new(Weights::load_or_default(args.weights.as_deref())?);
+    let mut search = Search::new(weights);
+    if !args.no_bearoff {
+        let race = tavla_nn::bearoff::BearoffRace::default_databases()
+            .context("loading the bearoff databases")?;
+        search = search.with_bearoff(Arc::new(race));
+    }
     let threads = args.threads.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
@@ -604,7 +614,7 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
         .expect("valid template"),
     );
     let r = std::thread::scope(|s| {
-        let job = s.spawn(|| rollout(&weights, state.position, config, &progress));
+        let job = s.spawn(|| rollout(&search, state.position, config, &progress));
         while !job.is_finished() {
             bar.set_position(progress.load(Ordering::Relaxed));
             std::thread::sleep(std::time::Duration::from_millis(100));

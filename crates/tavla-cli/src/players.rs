@@ -5,8 +5,11 @@
 //!   (TOML) or the article's. With `bearoff = true` under `[race]` in FILE, races use the
 //!   one-sided bearoff database (built on first use into the cache, see `tavla bearoff`).
 //! * `heuristic-1ply[:FILE]`: the same evaluation with the article's 1-ply probability score.
-//! * `neural[:ply=N][,weights=FILE][,bearoff]`: the neural engine searching N plies (0 to 3, default 0)
-//!   with the embedded default weights or those of FILE.
+//! * `neural[:ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M]`: the neural engine
+//!   searching N plies (0 to 3, default 0) with the embedded default weights or those of FILE.
+//!   Races with every checker home are valued by the bearoff databases (exact two-sided 6 × 8,
+//!   one-sided 6 × 15; built on first use into the cache) unless `no-bearoff` is given
+//!   (`bearoff`, the default, is accepted).
 //! * `ubgi:COMMAND`: an external engine speaking UBGI, started with `sh -c COMMAND`.
 
 use std::path::PathBuf;
@@ -15,7 +18,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use tavla_core::Rules;
 use tavla_eval::heuristic::{HeuristicConfig, HeuristicEval};
-use tavla_nn::bearoff::ExactRace;
+use tavla_nn::bearoff::BearoffRace;
 use tavla_nn::search::{MoveFilter, DEFAULT_FILTERS, MAX_PLY};
 use tavla_nn::{NeuralPlayer, Weights};
 use tavla_player::{Player, RandomPlayer};
@@ -26,7 +29,7 @@ use crate::input::InputError;
 
 /// The forms PLAYER takes, for messages.
 pub const FORMS: &str = "random, heuristic[:FILE], heuristic-1ply[:FILE], \
-                         neural[:ply=N][,weights=FILE][,bearoff][,filters=K:M/K:M/K:M] \
+                         neural[:ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M] \
                          or ubgi:COMMAND";
 
 /// A player named on the command line, its files already read.
@@ -52,7 +55,7 @@ pub enum PlayerSpec {
         /// The bearoff database, when the configuration asks for it.
         race: Option<Arc<OneSidedRace>>,
     },
-    /// `neural[:ply=N][,weights=FILE][,bearoff]`.
+    /// `neural[:ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M]`.
     Neural {
         /// Search depth in plies.
         ply: u8,
@@ -60,8 +63,8 @@ pub enum PlayerSpec {
         weights: Arc<Weights>,
         /// Where they came from, if not the embedded default.
         file: Option<PathBuf>,
-        /// Exact race values from the two-sided bearoff database, when asked for.
-        bearoff: Option<Arc<ExactRace>>,
+        /// Race values from the bearoff databases, unless `no-bearoff` turned them off.
+        bearoff: Option<Arc<BearoffRace>>,
         /// Move filters other than the default ones.
         filters: Option<[MoveFilter; MAX_PLY as usize]>,
     },
@@ -154,8 +157,8 @@ impl PlayerSpec {
                 if let Some(f) = file {
                     name += &format!(",weights={}", f.display());
                 }
-                if bearoff.is_some() {
-                    name += ",bearoff";
+                if bearoff.is_none() {
+                    name += ",no-bearoff";
                 }
                 if let Some(filters) = filters {
                     let f: Vec<String> = filters
@@ -194,7 +197,7 @@ impl PlayerSpec {
                 filters,
                 ..
             } => {
-                let mut player = NeuralPlayer::new(weights.clone(), *ply);
+                let mut player = NeuralPlayer::new(weights.clone(), *ply).with_name(self.name());
                 if let Some(db) = bearoff {
                     player = player.with_bearoff(db.clone());
                 }
@@ -211,19 +214,24 @@ impl PlayerSpec {
     }
 }
 
-/// Reads the options of `neural[:ply=N][,weights=FILE][,bearoff]`.
+/// Reads the options of `neural[:ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M]`.
 fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
     let bad = |why: String| InputError(format!("invalid player `{text}`: {why}"));
     let mut ply = 0u8;
     let mut file = None;
-    let mut bearoff = None;
+    let mut use_bearoff = true;
     let mut filters = None;
     for option in arg.into_iter().flat_map(|a| a.split(',')) {
-        if option == "bearoff" {
-            bearoff = Some(Arc::new(
-                ExactRace::default_database().context("loading the two-sided bearoff database")?,
-            ));
-            continue;
+        match option {
+            "bearoff" => {
+                use_bearoff = true;
+                continue;
+            }
+            "no-bearoff" => {
+                use_bearoff = false;
+                continue;
+            }
+            _ => {}
         }
         match option.split_once('=') {
             Some(("ply", n)) => {
@@ -242,7 +250,7 @@ fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
             Some(("filters", f)) => filters = Some(parse_filters(f).map_err(bad)?),
             _ => {
                 return Err(bad(format!(
-                    "unknown option `{option}` (ply=N, weights=FILE, bearoff or \
+                    "unknown option `{option}` (ply=N, weights=FILE, bearoff, no-bearoff or \
                      filters=K:M/K:M/K:M)"
                 ))
                 .into())
@@ -252,6 +260,13 @@ fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
     let weights = match &file {
         Some(f) => Arc::new(Weights::load(f).map_err(|e| bad(format!("{e}")))?),
         None => Weights::shared_default(),
+    };
+    let bearoff = if use_bearoff {
+        Some(Arc::new(
+            BearoffRace::default_databases().context("loading the bearoff databases")?,
+        ))
+    } else {
+        None
     };
     Ok(PlayerSpec::Neural {
         ply,
@@ -316,8 +331,21 @@ mod tests {
         assert_eq!(PlayerSpec::parse("neural").unwrap().name(), "neural:ply=0");
         assert_eq!(
             PlayerSpec::parse("neural:ply=1,bearoff").unwrap().name(),
-            "neural:ply=1,bearoff"
+            "neural:ply=1"
         );
+        match PlayerSpec::parse("neural:no-bearoff,ply=1").unwrap() {
+            spec @ PlayerSpec::Neural { bearoff: None, .. } => {
+                assert_eq!(spec.name(), "neural:ply=1,no-bearoff");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            PlayerSpec::parse("neural").unwrap(),
+            PlayerSpec::Neural {
+                bearoff: Some(_),
+                ..
+            }
+        ));
         let spec = PlayerSpec::parse("neural:ply=2,filters=8:0.16/8:0.2/2:0.04").unwrap();
         assert_eq!(spec.name(), "neural:ply=2,filters=8:0.16/8:0.2/2:0.04");
         match spec {

@@ -13,7 +13,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use tavla_nn::bearoff::ExactRace;
+use tavla_nn::bearoff::BearoffRace;
 use tavla_nn::inputs::{phase, Phase};
 use tavla_nn::search::MAX_PLY;
 use tavla_nn::supervised::{self, Fitter, LabelConfig, Sample};
@@ -72,7 +72,8 @@ pub struct LabelArgs {
     /// side's play and the last mover's advantage in the value reached cancels.
     #[arg(long)]
     pub balance_parity: bool,
-    /// Exact race values from the two-sided bearoff database inside the search.
+    /// Race values from the bearoff databases (exact two-sided 6 x 8, one-sided 6 x 15) in the
+    /// search and the rollouts.
     #[arg(long)]
     pub bearoff: bool,
     /// Worker threads; 0 for one per core.
@@ -200,7 +201,7 @@ pub fn label(args: &LabelArgs) -> Result<()> {
     let weights = Arc::new(Weights::load_or_default(args.weights.as_deref())?);
     let exact = if args.bearoff {
         Some(Arc::new(
-            ExactRace::default_database().context("loading the two-sided bearoff database")?,
+            BearoffRace::default_databases().context("loading the bearoff databases")?,
         ))
     } else {
         None

@@ -11,7 +11,7 @@ use crate::players::PlayerSpec;
 /// `tavla ubgi`.
 #[derive(Args)]
 pub struct UbgiArgs {
-    /// The player that makes the decisions: neural[:ply=N][,weights=FILE][,bearoff] (the
+    /// The player that makes the decisions: neural[:ply=N][,weights=FILE][,no-bearoff] (the
     /// default, at 0 ply), random, heuristic[:FILE], heuristic-1ply[:FILE] or ubgi:COMMAND (a
     /// proxy for another engine).
     #[arg(long, value_name = "PLAYER", default_value = "neural")]

@@ -1,107 +1,168 @@
-//! Exact race values from tavla's two-sided bearoff database.
+//! Race values from tavla's bearoff databases.
 //!
-//! When both sides have all their remaining checkers in their home boards and no more than the
-//! database holds (8 on six points for the default database), the cubeless probability of
-//! winning is exact ([`tavla_bearoff::TwoSidedDb`]); with at most 8 checkers left each side has
-//! borne off at least 7, so no gammon is possible and the other four fields are zero.
+//! When both sides have all their remaining checkers in their home boards, the race is two
+//! independent bearoffs, and the databases value it without the race network:
+//!
+//! * **Exact** ([`tavla_bearoff::TwoSidedDb`], 6 points × 8 checkers by default): with no more
+//!   than 8 checkers left each side has borne off at least 7, so no gammon is possible; the
+//!   database's cubeless probability of winning is exact, both sides playing to win.
+//! * **One-sided** ([`tavla_bearoff::OneSidedDb`], 6 points × 15 checkers by default): the
+//!   distributions of the number of rolls each side needs to bear off all its checkers, and to
+//!   bear off its first one, give the probabilities of winning and of gammons. The side on roll
+//!   needing `n` rolls wins when the opponent needs `n` or more:
+//!   `win = Σ P(mine = n) P(theirs >= n)`; it wins a gammon when the opponent, with no checker
+//!   off yet, needs `n` or more rolls to bear off its first checker; it loses a gammon when it
+//!   has none off and needs more than `m` rolls for its first while the opponent needs `m` for
+//!   all. Each side is assumed to play each bearoff to minimise its expected rolls (or its
+//!   expected rolls to the first checker, for the gammon terms), independently of the other:
+//!   an approximation, close because a bearoff leaves little to choose (measured in
+//!   `docs/neural.md`, "Bearoff databases in play"). Backgammons are impossible with every
+//!   checker in its own home board.
+//!
+//! [`BearoffRace::probe`] uses the exact database where it covers the position and the
+//! one-sided one otherwise.
 
-use tavla_bearoff::{OneSided, TwoSidedDb};
+use tavla_bearoff::{OneSided, OneSidedDb, RollDistribution, TwoSidedDb};
 use tavla_core::Position;
 
 use crate::probs::Probabilities;
 
-/// A two-sided bearoff database as an exact evaluator of the positions it covers.
-#[derive(Debug)]
-pub struct ExactRace {
-    db: TwoSidedDb,
+/// The bearoff databases as an evaluator of the races they cover.
+#[derive(Debug, Default)]
+pub struct BearoffRace {
+    two_sided: Option<TwoSidedDb>,
+    one_sided: Option<OneSidedDb>,
 }
 
-impl ExactRace {
-    /// Wraps `db`.
+/// The checkers of both sides of a race with every checker in its home board, in the
+/// databases' numbering (index 0 is the side's 1-point): `None` when a checker is outside its
+/// home board or on the bar, or the game is over.
+fn home_boards(pos: &Position) -> Option<([u8; 6], [u8; 6])> {
+    if pos.is_game_over() {
+        return None;
+    }
+    let b = pos.signed_board();
+    if b[tavla_core::BAR] != 0 || b[tavla_core::OPPONENT_BAR] != 0 {
+        return None;
+    }
+    let mut mine = [0u8; 6];
+    let mut theirs = [0u8; 6];
+    for p in 1..=24usize {
+        let n = b[p];
+        if n > 0 {
+            if p > 6 {
+                return None;
+            }
+            mine[p - 1] = n as u8;
+        } else if n < 0 {
+            let q = 25 - p;
+            if q > 6 {
+                return None;
+            }
+            theirs[q - 1] = (-n) as u8;
+        }
+    }
+    Some((mine, theirs))
+}
+
+/// `Σ_n P(a = n) P(b >= n)`: the probability that a side needing `a` rolls, rolling first,
+/// finishes no later than a side needing `b`.
+fn first_finishes(a: &RollDistribution<'_>, b: &RollDistribution<'_>) -> f64 {
+    let mut sum = 0.0;
+    // P(b >= next)
+    let mut tail = 1.0;
+    let mut next = 0;
+    for (n, p) in a.iter() {
+        while next < n {
+            tail -= b.probability(next);
+            next += 1;
+        }
+        sum += p * tail;
+    }
+    sum
+}
+
+impl BearoffRace {
+    /// Exact values from `db` only.
     #[must_use]
-    pub fn new(db: TwoSidedDb) -> ExactRace {
-        ExactRace { db }
+    pub fn new(db: TwoSidedDb) -> BearoffRace {
+        BearoffRace {
+            two_sided: Some(db),
+            one_sided: None,
+        }
     }
 
-    /// The default two-sided database (6 points, 8 checkers), built on first use and cached
-    /// (see `tavla_bearoff::cache`).
+    /// One-sided values from `db` where the exact database (if any) does not reach.
+    #[must_use]
+    pub fn with_one_sided(mut self, db: OneSidedDb) -> BearoffRace {
+        self.one_sided = Some(db);
+        self
+    }
+
+    /// The default databases (two-sided 6 × 8, one-sided 6 × 15), built on first use and
+    /// cached (see `tavla_bearoff::cache`; about two seconds the first time).
     ///
     /// # Errors
-    /// When the cached file cannot be read or written.
-    pub fn default_database() -> Result<ExactRace, tavla_bearoff::DbError> {
-        let (db, _) = tavla_bearoff::cache::default_two_sided()?;
-        Ok(ExactRace::new(db))
+    /// When a cached file cannot be read or written.
+    pub fn default_databases() -> Result<BearoffRace, tavla_bearoff::DbError> {
+        let (two, _) = tavla_bearoff::cache::default_two_sided()?;
+        let (one, _) = tavla_bearoff::cache::default_one_sided()?;
+        Ok(BearoffRace::new(two).with_one_sided(one))
     }
 
-    /// The exact probabilities of `pos` for the side on roll, before it rolls, when the database
-    /// covers it; `None` otherwise (contact, checkers outside the home boards, too many
-    /// checkers, or a finished game).
+    /// The probabilities of `pos` for the side on roll, before it rolls, when a database
+    /// covers it: exact from the two-sided database, else estimated from the one-sided one;
+    /// `None` otherwise (contact, a checker outside its home board, more checkers than the
+    /// databases hold, or a finished game).
     #[must_use]
     pub fn probe(&self, pos: &Position) -> Option<Probabilities> {
-        let points = self.db.points();
-        let max = self.db.checkers() as u8;
-        if pos.is_game_over() || 15 - pos.off() > max || 15 - pos.opponent_off() > max {
-            return None;
-        }
-        let b = pos.signed_board();
-        if b[tavla_core::BAR] != 0 || b[tavla_core::OPPONENT_BAR] != 0 {
-            return None;
-        }
-        let mut mine = [0u8; 6];
-        let mut theirs = [0u8; 6];
-        for p in 1..=24usize {
-            let n = b[p];
-            if n > 0 {
-                if p > points.min(6) {
-                    return None;
-                }
-                mine[p - 1] = n as u8;
-            } else if n < 0 {
-                let q = 25 - p;
-                if q > points.min(6) {
-                    return None;
-                }
-                theirs[q - 1] = (-n) as u8;
-            }
-        }
+        let (mine, theirs) = home_boards(pos)?;
         let me = OneSided::new(&mine).ok()?;
         let opp = OneSided::new(&theirs).ok()?;
-        let win = self.db.win_probability(&me, &opp).ok()? as f32;
+        self.exact(&me, &opp)
+            .or_else(|| self.one_sided_estimate(&me, &opp))
+    }
+
+    /// The exact value, when the two-sided database covers both sides.
+    #[must_use]
+    pub fn exact(&self, me: &OneSided, opp: &OneSided) -> Option<Probabilities> {
+        let db = self.two_sided.as_ref()?;
+        let win = db.win_probability(me, opp).ok()? as f32;
         Some(Probabilities {
             win,
             ..Probabilities::default()
         })
     }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn covered_races_are_exact_and_others_are_not_probed() {
-        let (db, _) = TwoSidedDb::build(6, 3).unwrap();
-        let exact = ExactRace::new(db);
-        // One checker each on the ace point: the side on roll wins.
-        let mut b = [0i8; 26];
-        b[1] = 1;
-        b[24] = -1;
-        let pos = Position::try_from(b).unwrap();
-        assert_eq!(exact.probe(&pos).unwrap().win, 1.0);
-        // Side on roll: one checker on its 6-point; opponent: one on its ace point. The side
-        // on roll wins only if it bears off at once.
-        let mut b = [0i8; 26];
-        b[6] = 1;
-        b[24] = -1;
-        let pos = Position::try_from(b).unwrap();
-        let p = exact.probe(&pos).unwrap();
-        assert!(p.win > 0.0 && p.win < 1.0);
-        assert_eq!(p.win_gammon, 0.0);
-        // Contact or too many checkers: not covered.
-        assert!(exact.probe(&Position::START).is_none());
-        let mut b = [0i8; 26];
-        b[1] = 4;
-        b[24] = -1;
-        assert!(exact.probe(&Position::try_from(b).unwrap()).is_none());
+    /// The one-sided estimate, when the one-sided database covers both sides and each has a
+    /// checker left.
+    #[must_use]
+    pub fn one_sided_estimate(&self, me: &OneSided, opp: &OneSided) -> Option<Probabilities> {
+        let db = self.one_sided.as_ref()?;
+        let (mine, theirs) = (db.lookup(me).ok()?, db.lookup(opp).ok()?);
+        if mine.distribution.min_rolls() == 0 || theirs.distribution.min_rolls() == 0 {
+            return None;
+        }
+        let none_off = |side: &OneSided| side.checkers() == 15;
+        let win = first_finishes(&mine.distribution, &theirs.distribution);
+        let win_gammon = if none_off(opp) {
+            first_finishes(&mine.distribution, &theirs.first_off)
+        } else {
+            0.0
+        };
+        // Gammoned when the side needs more rolls for its first checker than the opponent,
+        // rolling second, needs for all of its: 1 - P(first <= theirs).
+        let lose_gammon = if none_off(me) {
+            1.0 - first_finishes(&mine.first_off, &theirs.distribution)
+        } else {
+            0.0
+        };
+        Some(Probabilities {
+            win: win as f32,
+            win_gammon: win_gammon as f32,
+            win_backgammon: 0.0,
+            lose_gammon: lose_gammon as f32,
+            lose_backgammon: 0.0,
+        })
     }
 }

@@ -34,6 +34,10 @@
 //! The luck adjustment always uses the 0-ply values: the adjustment has expectation zero
 //! whatever the players choose, so it removes dice noise without biasing a deeper rollout.
 //!
+//! **Bearoff.** With a search that has the bearoff databases ([`Search::with_bearoff`]), the
+//! players value the positions those cover by the databases instead of the race network,
+//! in the luck adjustment too, as the search does.
+//!
 //! Game `i` draws its dice from ChaCha8 seeded with `seed`, stream `i`, so results do not
 //! depend on the number of threads; per-game results are summed in game order.
 
@@ -47,7 +51,6 @@ use tavla_core::{PlayList, Position, Roll};
 use crate::evaluator::Evaluator;
 use crate::probs::Probabilities;
 use crate::search::{RankedPlay, Search, MAX_PLY};
-use crate::weights::Weights;
 
 /// Settings of a rollout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,6 +124,7 @@ fn play_out(
     evals: &mut Vec<Probabilities>,
 ) -> [f64; 5] {
     let weights = Arc::clone(search.weights());
+    let bearoff = search.bearoff().cloned();
     let ply = config.ply.min(MAX_PLY);
     let mut ranked: Vec<RankedPlay> = Vec::new();
     let (seed, luck_adjust) = (config.seed, config.luck_adjust);
@@ -140,6 +144,13 @@ fn play_out(
             pos.legal_plays(roll, plays);
             evals.resize(plays.len(), Probabilities::default());
             weights.evaluate_plays(plays.positions(), evals);
+            if let Some(b) = &bearoff {
+                for (e, after) in evals.iter_mut().zip(plays.positions()) {
+                    if let Some(p) = b.probe(&after.flip()) {
+                        *e = p.flip();
+                    }
+                }
+            }
             let i = crate::td::best_index(evals);
             (i, evals[i])
         };
@@ -235,12 +246,14 @@ pub fn rollout_here(
     Probabilities::from_array(sum.map(|s| (s / n) as f32))
 }
 
-/// Rolls `root` out (side on roll to move, before rolling). `progress` counts finished games.
+/// Rolls `root` out (side on roll to move, before rolling) with the networks, bearoff
+/// databases and move filters of `search` (cloned for each thread). `progress` counts
+/// finished games.
 ///
 /// # Panics
 /// When `config.games` is 0 or `root` is a finished game.
 pub fn rollout(
-    weights: &Arc<Weights>,
+    search: &Search,
     root: Position,
     config: RolloutConfig,
     progress: &AtomicU64,
@@ -254,10 +267,10 @@ pub fn rollout(
             .chunks_mut(config.games.div_ceil(threads as u32) as usize)
             .enumerate()
         {
-            let weights = weights.clone();
+            let mut search = search.clone();
+            search.reset();
             let start = k * config.games.div_ceil(threads as u32) as usize;
             s.spawn(move || {
-                let mut search = Search::new(weights);
                 let mut plays = PlayList::new();
                 let mut evals = Vec::new();
                 for (j, out) in chunk.iter_mut().enumerate() {
@@ -303,6 +316,7 @@ pub fn rollout(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::weights::Weights;
 
     fn run(threads: usize, luck_adjust: bool, games: u32) -> RolloutResult {
         let w = Arc::new(Weights::default_weights());
@@ -315,7 +329,12 @@ mod tests {
             balance_parity: false,
             ply: 0,
         };
-        rollout(&w, Position::START, cfg, &AtomicU64::new(0))
+        rollout(
+            &Search::new(w.clone()),
+            Position::START,
+            cfg,
+            &AtomicU64::new(0),
+        )
     }
 
     #[test]
@@ -354,7 +373,12 @@ mod tests {
             balance_parity: false,
             ply: 0,
         };
-        let r = rollout(&w, Position::START, cfg, &AtomicU64::new(0));
+        let r = rollout(
+            &Search::new(w.clone()),
+            Position::START,
+            cfg,
+            &AtomicU64::new(0),
+        );
         let one_ply = crate::search::Search::new(w).evaluate(&Position::START, 1);
         for (a, b) in r.probs.to_array().iter().zip(one_ply.to_array()) {
             assert!((a - b).abs() < 1e-5, "{a} vs {b}");
@@ -362,13 +386,13 @@ mod tests {
         // Deeper truncations play on and stay reproducible.
         let deeper = RolloutConfig { truncate: 6, ..cfg };
         let a = rollout(
-            &Arc::new(Weights::default_weights()),
+            &Search::new(Arc::new(Weights::default_weights())),
             Position::START,
             deeper,
             &AtomicU64::new(0),
         );
         let b = rollout(
-            &Arc::new(Weights::default_weights()),
+            &Search::new(Arc::new(Weights::default_weights())),
             Position::START,
             RolloutConfig {
                 threads: 1,
@@ -405,7 +429,12 @@ mod tests {
             balance_parity: false,
             ply: 1,
         };
-        let r = rollout(&w, Position::START, cfg, &AtomicU64::new(0));
+        let r = rollout(
+            &Search::new(w.clone()),
+            Position::START,
+            cfg,
+            &AtomicU64::new(0),
+        );
         let mut search = Search::new(w.clone());
         let (mut plays, mut ranked) = (PlayList::new(), Vec::new());
         let mut mean = [0.0f32; 5];
@@ -421,7 +450,7 @@ mod tests {
             assert!((a - b).abs() < 1e-5, "{a} vs {b}");
         }
         let zero = rollout(
-            &w,
+            &Search::new(w.clone()),
             Position::START,
             RolloutConfig { ply: 0, ..cfg },
             &AtomicU64::new(0),
@@ -435,9 +464,14 @@ mod tests {
             truncate: 5,
             ..cfg
         };
-        let a = rollout(&w, Position::START, deeper, &AtomicU64::new(0));
+        let a = rollout(
+            &Search::new(w.clone()),
+            Position::START,
+            deeper,
+            &AtomicU64::new(0),
+        );
         let b = rollout(
-            &w,
+            &Search::new(w.clone()),
             Position::START,
             RolloutConfig {
                 threads: 3,

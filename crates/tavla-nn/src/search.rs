@@ -13,7 +13,7 @@ use std::sync::Arc;
 use tavla_core::{GameState, PlayList, Position, Roll};
 use tavla_player::Player;
 
-use crate::bearoff::ExactRace;
+use crate::bearoff::BearoffRace;
 use crate::evaluator::Evaluator;
 use crate::probs::Probabilities;
 use crate::weights::Weights;
@@ -150,7 +150,7 @@ impl Cache {
 #[derive(Clone)]
 pub struct Search {
     weights: Arc<Weights>,
-    bearoff: Option<Arc<ExactRace>>,
+    bearoff: Option<Arc<BearoffRace>>,
     filters: [MoveFilter; MAX_PLY as usize],
     cache: Cache,
     lists: Vec<PlayList>,
@@ -183,9 +183,15 @@ impl Search {
 
     /// Uses `bearoff` for the race positions it covers (exact instead of the race network).
     #[must_use]
-    pub fn with_bearoff(mut self, bearoff: Arc<ExactRace>) -> Search {
+    pub fn with_bearoff(mut self, bearoff: Arc<BearoffRace>) -> Search {
         self.bearoff = Some(bearoff);
         self
+    }
+
+    /// The bearoff databases, if the search uses them.
+    #[must_use]
+    pub fn bearoff(&self) -> Option<&Arc<BearoffRace>> {
+        self.bearoff.as_ref()
     }
 
     /// Replaces the move filters.
@@ -393,6 +399,7 @@ pub struct NeuralPlayer {
     search: Search,
     ply: u8,
     ranked: Vec<RankedPlay>,
+    name: Option<String>,
 }
 
 impl NeuralPlayer {
@@ -403,6 +410,7 @@ impl NeuralPlayer {
             search: Search::new(weights),
             ply: ply.min(MAX_PLY),
             ranked: Vec::new(),
+            name: None,
         }
     }
 
@@ -414,7 +422,7 @@ impl NeuralPlayer {
 
     /// Uses `bearoff` for the race positions it covers.
     #[must_use]
-    pub fn with_bearoff(mut self, bearoff: Arc<ExactRace>) -> NeuralPlayer {
+    pub fn with_bearoff(mut self, bearoff: Arc<BearoffRace>) -> NeuralPlayer {
         self.search = self.search.with_bearoff(bearoff);
         self
     }
@@ -423,6 +431,13 @@ impl NeuralPlayer {
     #[must_use]
     pub fn with_filters(mut self, filters: [MoveFilter; MAX_PLY as usize]) -> NeuralPlayer {
         self.search.set_filters(filters);
+        self
+    }
+
+    /// Reports `name` instead of `neural:ply=N` (say, the command line's PLAYER).
+    #[must_use]
+    pub fn with_name(mut self, name: String) -> NeuralPlayer {
+        self.name = Some(name);
         self
     }
 
@@ -435,7 +450,10 @@ impl NeuralPlayer {
 
 impl Player for NeuralPlayer {
     fn name(&self) -> String {
-        format!("neural:ply={}", self.ply)
+        match &self.name {
+            Some(name) => name.clone(),
+            None => format!("neural:ply={}", self.ply),
+        }
     }
 
     fn new_game(&mut self) {

@@ -14,7 +14,7 @@ fn engine(ply: u8, json: bool) -> EngineArgs {
         ply,
         weights: None,
         json,
-        bearoff: false,
+        no_bearoff: true,
     }
 }
 
@@ -87,7 +87,7 @@ fn input_errors_say_what_is_wrong() {
             ply: 0,
             weights: Some(bad),
             json: false,
-            bearoff: false,
+            no_bearoff: true,
         },
     };
     let e = format!("{:#}", nn_cmd::eval(&args, &mut Vec::new()).unwrap_err());

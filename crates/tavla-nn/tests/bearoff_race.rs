@@ -1,0 +1,171 @@
+//! Race values from the bearoff databases, checked against gnubg and against the exact
+//! two-sided database.
+//!
+//! `data/gnubg-bearoff-race.txt` was made with `tools/refdata/make-bearoff-race`: 600 races
+//! with every checker home, 1 to 15 checkers a side, and gnubg's 0-ply probabilities, which
+//! gnubg takes from its own bearoff databases (exact two-sided for 6 checkers or fewer, class
+//! `bearoff2`; the one-sided estimate otherwise, class `bearoff1`).
+
+use tavla_bearoff::{OneSided, OneSidedDb, PerfectHash, TwoSidedDb};
+use tavla_core::Position;
+use tavla_nn::bearoff::BearoffRace;
+use tavla_nn::{Evaluator, Probabilities, Weights};
+
+struct Case {
+    pos: Position,
+    gnubg: Probabilities,
+    class: String,
+}
+
+fn cases() -> Vec<Case> {
+    include_str!("data/gnubg-bearoff-race.txt")
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let t: Vec<&str> = l.split_whitespace().collect();
+            let v: Vec<f32> = t[1..6].iter().map(|x| x.parse().unwrap()).collect();
+            Case {
+                pos: Position::from_position_id(t[0]).unwrap(),
+                gnubg: Probabilities {
+                    win: v[0],
+                    win_gammon: v[1],
+                    win_backgammon: v[2],
+                    lose_gammon: v[3],
+                    lose_backgammon: v[4],
+                },
+                class: t[6].to_string(),
+            }
+        })
+        .collect()
+}
+
+fn sides(pos: &Position) -> (OneSided, OneSided) {
+    let b = pos.signed_board();
+    let mine: Vec<u8> = (1..=6).map(|p| b[p].max(0) as u8).collect();
+    let theirs: Vec<u8> = (1..=6).map(|q| (-b[25 - q]).max(0) as u8).collect();
+    (
+        OneSided::new(&mine).unwrap(),
+        OneSided::new(&theirs).unwrap(),
+    )
+}
+
+fn max_diff(a: &Probabilities, b: &Probabilities) -> f32 {
+    [
+        a.win - b.win,
+        a.win_gammon - b.win_gammon,
+        a.win_backgammon - b.win_backgammon,
+        a.lose_gammon - b.lose_gammon,
+        a.lose_backgammon - b.lose_backgammon,
+    ]
+    .iter()
+    .fold(0.0f32, |m, d| m.max(d.abs()))
+}
+
+#[test]
+fn bearoff_values_agree_with_gnubg() {
+    let cases = cases();
+    assert_eq!(cases.len(), 600);
+    let (two, _) = TwoSidedDb::build(6, 8).unwrap();
+    let race = BearoffRace::new(two).with_one_sided(OneSidedDb::build(6, 15).unwrap());
+    let (mut worst_exact, mut worst_estimate, mut worst_probe) = (0.0f32, 0.0f32, 0.0f32);
+    let mut gammons = 0;
+    let weights = Weights::shared_default();
+    let (mut net_error, mut net_equity_error) = (0.0f64, 0.0f64);
+    for c in &cases {
+        let net = weights.evaluate(&c.pos);
+        net_error += f64::from((net.win - c.gnubg.win).abs());
+        net_equity_error += f64::from((net.equity() - c.gnubg.equity()).abs());
+        let (me, opp) = sides(&c.pos);
+        let estimate = race.one_sided_estimate(&me, &opp).unwrap();
+        let probe = race.probe(&c.pos).unwrap();
+        gammons += usize::from(c.gnubg.win_gammon > 0.001 || c.gnubg.lose_gammon > 0.001);
+        match c.class.as_str() {
+            // gnubg's exact two-sided values: ours are exact too.
+            "bearoff2" => {
+                let exact = race.exact(&me, &opp).unwrap();
+                worst_exact = worst_exact.max(max_diff(&exact, &c.gnubg));
+                assert_eq!(probe, exact);
+            }
+            // gnubg's one-sided estimate: ours is the same estimate.
+            "bearoff1" => worst_estimate = worst_estimate.max(max_diff(&estimate, &c.gnubg)),
+            other => panic!("unexpected gnubg class {other}"),
+        }
+        worst_probe = worst_probe.max(max_diff(&probe, &c.gnubg));
+    }
+    let n = cases.len() as f64;
+    eprintln!(
+        "race network against gnubg: mean |win| difference {:.5}, mean |equity| difference {:.5}",
+        net_error / n,
+        net_equity_error / n
+    );
+    // The databases agree with gnubg's to a ten-thousandth; the network is much further off.
+    assert!(net_error / n > 0.002, "{}", net_error / n);
+    eprintln!(
+        "largest difference from gnubg: exact {worst_exact:.6}, one-sided {worst_estimate:.6}, \
+         probe {worst_probe:.6}; {gammons} positions with gammon chances"
+    );
+    assert!(gammons >= 20, "{gammons}");
+    assert!(worst_exact < 1e-4, "{worst_exact}");
+    assert!(worst_estimate < 5e-4, "{worst_estimate}");
+    assert!(worst_probe < 0.01, "{worst_probe}");
+}
+
+#[test]
+fn one_sided_estimate_is_close_to_exact() {
+    // Every pair of positions with up to 5 checkers on six points.
+    let (two, _) = TwoSidedDb::build(6, 5).unwrap();
+    let race = BearoffRace::new(two).with_one_sided(OneSidedDb::build(6, 5).unwrap());
+    let hash = PerfectHash::new(6, 5).unwrap();
+    let all: Vec<OneSided> = (1..hash.count()).map(|i| hash.unrank(i).unwrap()).collect();
+    let (mut sum, mut worst, mut n) = (0.0f64, 0.0f32, 0u32);
+    for me in &all {
+        for opp in &all {
+            let exact = race.exact(me, opp).unwrap().win;
+            let estimate = race.one_sided_estimate(me, opp).unwrap();
+            assert_eq!(estimate.win_gammon, 0.0);
+            let d = (estimate.win - exact).abs();
+            sum += f64::from(d);
+            worst = worst.max(d);
+            n += 1;
+        }
+    }
+    let mean = sum / f64::from(n);
+    eprintln!("{n} pairs: one-sided estimate minus exact, mean |d| {mean:.6}, largest {worst:.6}");
+    assert!(mean < 0.002, "{mean}");
+    assert!(worst < 0.03, "{worst}");
+}
+
+fn position(me: &OneSided, opp: &OneSided) -> Position {
+    let mut b = [0i8; 26];
+    for i in 0..6 {
+        b[i + 1] = me.counts()[i] as i8;
+        b[24 - i] = -(opp.counts()[i] as i8);
+    }
+    Position::try_from(b).unwrap()
+}
+
+#[test]
+fn the_databases_are_closer_to_exact_than_the_race_network() {
+    // 20,000 pairs of positions of up to 8 checkers spread over the 6 x 8 database.
+    let (two, _) = TwoSidedDb::build(6, 8).unwrap();
+    let race = BearoffRace::new(two).with_one_sided(OneSidedDb::build(6, 15).unwrap());
+    let hash = PerfectHash::new(6, 8).unwrap();
+    let weights = Weights::shared_default();
+    let n = hash.count() - 1;
+    let (mut net, mut estimate) = (0.0f64, 0.0f64);
+    let pairs = 20_000u64;
+    for k in 0..pairs {
+        let me = hash.unrank(1 + (k * 7919) % n).unwrap();
+        let opp = hash.unrank(1 + (k * 104_729 + 17) % n).unwrap();
+        let exact = race.exact(&me, &opp).unwrap().win;
+        let pos = position(&me, &opp);
+        assert_eq!(race.probe(&pos).unwrap().win, exact);
+        net += f64::from((weights.evaluate(&pos).win - exact).abs());
+        estimate += f64::from((race.one_sided_estimate(&me, &opp).unwrap().win - exact).abs());
+    }
+    let (net, estimate) = (net / pairs as f64, estimate / pairs as f64);
+    eprintln!(
+        "mean |win - exact| over {pairs} pairs: race network {net:.5}, one-sided {estimate:.5}"
+    );
+    assert!(estimate < net / 2.0, "one-sided {estimate}, network {net}");
+}
