@@ -123,6 +123,14 @@ impl BearoffRace {
             .or_else(|| self.one_sided_estimate(&me, &opp))
     }
 
+    /// The exact probabilities of `pos` for the side on roll, when the two-sided database
+    /// covers it; `None` otherwise (including the races only the one-sided database covers).
+    #[must_use]
+    pub fn probe_exact(&self, pos: &Position) -> Option<Probabilities> {
+        let (mine, theirs) = home_boards(pos)?;
+        self.exact(&OneSided::new(&mine).ok()?, &OneSided::new(&theirs).ok()?)
+    }
+
     /// The exact value, when the two-sided database covers both sides.
     #[must_use]
     pub fn exact(&self, me: &OneSided, opp: &OneSided) -> Option<Probabilities> {

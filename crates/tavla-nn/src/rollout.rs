@@ -36,7 +36,9 @@
 //!
 //! **Bearoff.** With a search that has the bearoff databases ([`Search::with_bearoff`]), the
 //! players value the positions those cover by the databases instead of the race network,
-//! in the luck adjustment too, as the search does.
+//! in the luck adjustment too, as the search does, and a game stops at the first race the exact
+//! two-sided database covers, valued exactly there: the same expectation (the players bear off
+//! by the exact values from then on anyway) in fewer plays and with less noise.
 //!
 //! Game `i` draws its dice from ChaCha8 seeded with `seed`, stream `i`, so results do not
 //! depend on the number of threads; per-game results are summed in game order.
@@ -203,7 +205,11 @@ fn play_out(
         let end = match after.outcome() {
             Some(o) => Some(Probabilities::from_outcome(o)),
             None if t + 1 == truncate => Some(value),
-            None => None,
+            // A race the exact database covers ends the game at its exact value.
+            None => bearoff
+                .as_ref()
+                .and_then(|b| b.probe_exact(&after.flip()))
+                .map(|p| p.flip()),
         };
         if let Some(p) = end {
             let p = if root_to_move { p } else { p.flip() };
@@ -357,6 +363,49 @@ mod tests {
         );
         let (lo, hi) = adjusted.equity_ci95();
         assert!(lo < adjusted.equity && adjusted.equity < hi);
+    }
+
+    #[test]
+    fn exact_bearoff_races_roll_out_to_their_exact_value() {
+        use crate::bearoff::BearoffRace;
+        let (db, _) = tavla_bearoff::TwoSidedDb::build(6, 4).unwrap();
+        let race = Arc::new(BearoffRace::new(db));
+        // Side on roll: 6-point, 5-point, 2-point; opponent: its 4-point and 1-point.
+        let mut b = [0i8; 26];
+        b[6] = 1;
+        b[5] = 1;
+        b[2] = 1;
+        b[21] = -1;
+        b[24] = -1;
+        let pos = Position::try_from(b).unwrap();
+        let exact = race.probe_exact(&pos).unwrap();
+        assert!(exact.win > 0.1 && exact.win < 0.9, "{exact:?}");
+        let search = Search::new(Arc::new(Weights::default_weights())).with_bearoff(race);
+        let cfg = RolloutConfig {
+            games: 72,
+            seed: 5,
+            threads: 2,
+            luck_adjust: true,
+            truncate: 0,
+            balance_parity: false,
+            ply: 0,
+        };
+        // Every game stops after one play at an exact value, and the luck adjustment removes
+        // the roll's luck: each game is the exact value of the root.
+        let r = rollout(&search, pos, cfg, &AtomicU64::new(0));
+        assert!((r.probs.win - exact.win).abs() < 1e-5, "{r:?} vs {exact:?}");
+        assert!(r.equity_stderr < 1e-5, "{r:?}");
+        // Without the luck adjustment the games vary around it.
+        let raw = rollout(
+            &search,
+            pos,
+            RolloutConfig {
+                luck_adjust: false,
+                ..cfg
+            },
+            &AtomicU64::new(0),
+        );
+        assert!(raw.equity_stderr > 0.01, "{raw:?}");
     }
 
     #[test]
