@@ -16,8 +16,8 @@
 //!   all. Each side is assumed to play each bearoff to minimise its expected rolls (or its
 //!   expected rolls to the first checker, for the gammon terms), independently of the other:
 //!   an approximation, close because a bearoff leaves little to choose (measured in
-//!   `docs/neural.md`, "Bearoff databases in play"). Backgammons are impossible with every
-//!   checker in its own home board.
+//!   `docs/neural.md`, "Exact values and the bearoff databases"). Backgammons are impossible
+//!   with every checker in its own home board.
 //!
 //! [`BearoffRace::probe`] uses the exact database where it covers the position and the
 //! one-sided one otherwise.
