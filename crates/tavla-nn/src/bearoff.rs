@@ -22,7 +22,7 @@
 //! [`BearoffRace::probe`] uses the exact database where it covers the position and the
 //! one-sided one otherwise.
 
-use tavla_bearoff::{OneSided, OneSidedDb, RollDistribution, TwoSidedDb};
+use tavla_bearoff::{DbError, OneSided, OneSidedDb, RollDistribution, TwoSidedDb};
 use tavla_core::Position;
 
 use crate::probs::Probabilities;
@@ -100,13 +100,27 @@ impl BearoffRace {
     }
 
     /// The default databases (two-sided 6 × 8, one-sided 6 × 15), built on first use and
-    /// cached (see `tavla_bearoff::cache`; about two seconds the first time).
+    /// cached (see `tavla_bearoff::cache`; about two seconds the first time). Where there is no
+    /// cache directory they are built in memory each time.
     ///
     /// # Errors
-    /// When a cached file cannot be read or written.
-    pub fn default_databases() -> Result<BearoffRace, tavla_bearoff::DbError> {
-        let (two, _) = tavla_bearoff::cache::default_two_sided()?;
-        let (one, _) = tavla_bearoff::cache::default_one_sided()?;
+    /// When a database cannot be built.
+    pub fn default_databases() -> Result<BearoffRace, DbError> {
+        use tavla_bearoff::cache::{self, DEFAULT_ONE_SIDED, DEFAULT_TWO_SIDED};
+        let two = match cache::default_two_sided() {
+            Ok((db, _)) => db,
+            Err(DbError::NoCacheDir) => {
+                TwoSidedDb::build(DEFAULT_TWO_SIDED.0, DEFAULT_TWO_SIDED.1)?.0
+            }
+            Err(e) => return Err(e),
+        };
+        let one = match cache::default_one_sided() {
+            Ok((db, _)) => db,
+            Err(DbError::NoCacheDir) => {
+                OneSidedDb::build(DEFAULT_ONE_SIDED.0, DEFAULT_ONE_SIDED.1)?
+            }
+            Err(e) => return Err(e),
+        };
         Ok(BearoffRace::new(two).with_one_sided(one))
     }
 
