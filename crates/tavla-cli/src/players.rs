@@ -13,7 +13,7 @@
 //! * `ubgi:COMMAND`: an external engine speaking UBGI, started with `sh -c COMMAND`.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use anyhow::{Context, Result};
 use tavla_core::Rules;
@@ -262,9 +262,7 @@ fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
         None => Weights::shared_default(),
     };
     let bearoff = if use_bearoff {
-        Some(Arc::new(
-            BearoffRace::default_databases().context("loading the bearoff databases")?,
-        ))
+        Some(shared_bearoff()?)
     } else {
         None
     };
@@ -275,6 +273,16 @@ fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
         bearoff,
         filters,
     })
+}
+
+/// The default bearoff databases, loaded once per process however many players use them.
+fn shared_bearoff() -> Result<Arc<BearoffRace>> {
+    static DATABASES: OnceLock<Arc<BearoffRace>> = OnceLock::new();
+    if let Some(db) = DATABASES.get() {
+        return Ok(db.clone());
+    }
+    let db = Arc::new(BearoffRace::default_databases().context("loading the bearoff databases")?);
+    Ok(DATABASES.get_or_init(|| db).clone())
 }
 
 /// Reads `K:M/K:M/K:M`: for each ply transition, the plays kept at most and the equity margin.
