@@ -100,7 +100,7 @@ impl BearoffRace {
     }
 
     /// The default databases (two-sided 6 × 8, one-sided 6 × 15), built on first use and
-    /// cached (see `tavla_bearoff::cache`; about two seconds the first time). Where there is no
+    /// cached (see `tavla_bearoff::cache`; under a second the first time). Where there is no
     /// cache directory they are built in memory each time.
     ///
     /// # Errors
