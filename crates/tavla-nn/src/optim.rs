@@ -3,7 +3,7 @@
 //! Plain stochastic gradient descent, one step per sample ([`crate::Network::train`]), has a
 //! noise floor set by its learning rate: a fit of 2.4 million samples with it ends with nearly
 //! the same error on the samples it trained on as on new ones, and twice the hidden units gain
-//! nothing (docs/neural.md, "Seventh round"). Adam averages a batch of gradients and scales each
+//! nothing (docs/neural-rounds.md, "Seventh round"). Adam averages a batch of gradients and scales each
 //! weight's step by a running estimate of its gradient's size, so rarely active inputs (a
 //! fourth checker on the opponent's 24-point) and busy ones (the pip counts) both learn at a
 //! sensible rate.
