@@ -1,7 +1,4 @@
 //! `tavla bearoff`: build, inspect and use the bearoff databases.
-//!
-//! Needs `tavla-bearoff` with its `plot` feature, `tavla-core`, `clap`, `anyhow`, `indicatif`
-//! and `serde_json`.
 
 use std::io::{self, BufRead, BufWriter, Write};
 use std::path::{Path, PathBuf};

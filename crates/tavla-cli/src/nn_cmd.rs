@@ -1,5 +1,5 @@
-//! The neural engine's commands: `tavla train td`, `tavla train curve`, `tavla hint` and
-//! `tavla eval`.
+//! The neural engine's commands: `tavla train td`, `tavla train curve`, `tavla train
+//! plot-curve`, `tavla hint`, `tavla eval` and `tavla rollout`.
 //!
 //! Everything here is argument handling and printing; the work is in `tavla-nn`.
 
@@ -339,6 +339,155 @@ pub fn train_curve(args: &TrainCurveArgs) -> Result<()> {
     for r in rows {
         println!("{r}");
     }
+    Ok(())
+}
+
+/// `tavla train plot-curve`: a learning curve drawn as a PNG.
+#[derive(Debug, Clone, Args)]
+pub struct PlotCurveArgs {
+    /// The curve: `games,opponent,check_games,ppg,ppg_stderr,win_rate` per line after a header
+    /// line (`train curve`'s `curve-eval.csv`, or a TD run's `curve.csv`); `check_games` and
+    /// `win_rate` are not drawn and may be empty.
+    pub csv: PathBuf,
+    /// The PNG to write.
+    pub png: PathBuf,
+    /// TrueType font for the labels (default: $TAVLA_FONT or a system font).
+    #[arg(long)]
+    pub font: Option<PathBuf>,
+}
+
+/// One opponent's points: thousands of training games, ppg, standard error of the ppg.
+type CurveSeries = (String, Vec<(f64, f64, f64)>);
+
+/// Reads a learning-curve CSV into one series per opponent, sorted by games.
+fn read_curve(text: &str, name: &str) -> Result<Vec<CurveSeries>> {
+    let mut series: Vec<CurveSeries> = Vec::new();
+    for (n, line) in text.lines().enumerate().skip(1) {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at = || format!("{name}:{}", n + 1);
+        let f: Vec<&str> = line.split(',').collect();
+        if f.len() != 6 {
+            bail!("{}: {} fields, expected 6", at(), f.len());
+        }
+        let number = |i: usize, what: &str| -> Result<f64> {
+            f[i].trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite())
+                .with_context(|| {
+                    format!(
+                        "{}: field {} ({what}) {:?} is not a number",
+                        at(),
+                        i + 1,
+                        f[i]
+                    )
+                })
+        };
+        let point = (
+            number(0, "games")? / 1000.0,
+            number(3, "ppg")?,
+            number(4, "ppg_stderr")?,
+        );
+        match series.iter_mut().find(|(o, _)| o == f[1]) {
+            Some((_, v)) => v.push(point),
+            None => series.push((f[1].to_string(), vec![point])),
+        }
+    }
+    if series.is_empty() {
+        bail!("{name}: no data lines after the header");
+    }
+    for (_, points) in &mut series {
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    Ok(series)
+}
+
+/// Runs `tavla train plot-curve`: points per game against training games, one line per
+/// opponent, with ±2 standard errors.
+///
+/// # Errors
+/// When the CSV cannot be read or parsed, no font is usable, or the PNG cannot be written.
+pub fn plot_curve(args: &PlotCurveArgs) -> Result<()> {
+    use plotters::prelude::*;
+    let name = args.csv.display().to_string();
+    let text = std::fs::read_to_string(&args.csv).with_context(|| format!("reading {name}"))?;
+    let series = read_curve(&text, &name)?;
+    let font = match &args.font {
+        Some(f) => f.clone(),
+        None => tavla_bearoff::plot::find_font()
+            .context("no TrueType font found: pass --font or set TAVLA_FONT")?,
+    };
+    let bytes = std::fs::read(&font).with_context(|| format!("reading font {}", font.display()))?;
+    // plotters keeps fonts for the life of the process; one run registers one font.
+    let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+    plotters::style::register_font("sans-serif", FontStyle::Normal, bytes)
+        .map_err(|_| anyhow::anyhow!("{}: not a TrueType/OpenType font", font.display()))?;
+    let x_max = series
+        .iter()
+        .flat_map(|(_, v)| v.iter().map(|p| p.0))
+        .fold(1.0, f64::max);
+    let (y_min, y_max) = series
+        .iter()
+        .flat_map(|(_, v)| v.iter().map(|p| (p.1 - 2.0 * p.2, p.1 + 2.0 * p.2)))
+        .fold((-0.5f64, 0.5f64), |(a, b), (lo, hi)| (a.min(lo), b.max(hi)));
+    let png = &args.png;
+    let draw = |e: &dyn std::fmt::Display| anyhow::anyhow!("drawing {}: {e}", png.display());
+    let root = BitMapBackend::new(png, (1200, 750)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| draw(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            "tavla TD(lambda) self-play: 0-ply strength against fixed opponents",
+            ("sans-serif", 24),
+        )
+        .margin(20)
+        .x_label_area_size(50)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0.0..x_max * 1.02, y_min - 0.1..y_max + 0.1)
+        .map_err(|e| draw(&e))?;
+    chart
+        .configure_mesh()
+        .x_desc("training games (thousands)")
+        .y_desc("points per game (cubeless money), +/- 2 s.e.")
+        .axis_desc_style(("sans-serif", 18))
+        .label_style(("sans-serif", 15))
+        .draw()
+        .map_err(|e| draw(&e))?;
+    let colours = [
+        RGBColor(31, 84, 160),
+        RGBColor(200, 70, 40),
+        RGBColor(40, 150, 60),
+        RGBColor(120, 60, 160),
+    ];
+    for (k, (opponent, points)) in series.iter().enumerate() {
+        let c = colours[k % colours.len()];
+        chart
+            .draw_series(LineSeries::new(
+                points.iter().map(|p| (p.0, p.1)),
+                c.stroke_width(2),
+            ))
+            .map_err(|e| draw(&e))?
+            .label(format!("vs {opponent}"))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+        chart
+            .draw_series(points.iter().map(|p| {
+                PathElement::new(
+                    vec![(p.0, p.1 - 2.0 * p.2), (p.0, p.1 + 2.0 * p.2)],
+                    c.mix(0.5),
+                )
+            }))
+            .map_err(|e| draw(&e))?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .border_style(BLACK)
+        .background_style(WHITE.mix(0.8))
+        .label_font(("sans-serif", 16))
+        .draw()
+        .map_err(|e| draw(&e))?;
+    root.present().map_err(|e| draw(&e))?;
     Ok(())
 }
 
@@ -696,4 +845,117 @@ fn write_probabilities(out: &mut dyn Write, p: &Probabilities) -> Result<()> {
         100.0 * p.lose_backgammon
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    const START: &str = "4HPwATDgc/ABMA";
+
+    fn engine(ply: u8, json: bool) -> EngineArgs {
+        EngineArgs {
+            ply,
+            weights: None,
+            json,
+            no_bearoff: true,
+        }
+    }
+
+    fn run_hint(position: &str, dice: Option<&str>, ply: u8, json: bool) -> anyhow::Result<String> {
+        let args = HintArgs {
+            position: position.into(),
+            dice: dice.map(Into::into),
+            top: 5,
+            engine: engine(ply, json),
+        };
+        let mut out = Vec::new();
+        hint(&args, &mut out)?;
+        Ok(String::from_utf8(out).unwrap())
+    }
+
+    #[test]
+    fn hint_lists_the_best_plays_sorted() {
+        let text = run_hint(START, Some("31"), 0, false).unwrap();
+        assert_eq!(text.lines().count(), 5, "{text}");
+        assert!(text.starts_with(" 1. "), "{text}");
+        let json: serde_json::Value =
+            serde_json::from_str(&run_hint(START, Some("31"), 1, true).unwrap()).unwrap();
+        let rows = json.as_array().unwrap();
+        assert_eq!(rows.len(), 5);
+        let eq: Vec<f64> = rows.iter().map(|r| r["equity"].as_f64().unwrap()).collect();
+        assert_eq!(rows[0]["rank"], 1);
+        assert_eq!(rows[0]["ply"], 1);
+        // The best play is first and was searched at the asked ply.
+        assert!(eq.iter().all(|&e| e <= eq[0]), "{eq:?}");
+        let plays: Vec<&str> = rows.iter().map(|r| r["play"].as_str().unwrap()).collect();
+        let mut unique = plays.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), plays.len(), "{plays:?}");
+    }
+
+    #[test]
+    fn eval_gives_consistent_probabilities() {
+        let args = EvalArgs {
+            position: START.into(),
+            engine: engine(1, true),
+        };
+        let mut out = Vec::new();
+        eval(&args, &mut out).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        let f = |k: &str| v[k].as_f64().unwrap();
+        assert!(f("win") > 0.3 && f("win") < 0.7);
+        assert!(f("win") >= f("win_gammon") && f("win_gammon") >= f("win_backgammon"));
+        let eq = 2.0 * f("win") - 1.0 + f("win_gammon") - f("lose_gammon") + f("win_backgammon")
+            - f("lose_backgammon");
+        assert!((eq - f("equity")).abs() < 1e-5);
+    }
+
+    #[test]
+    fn input_errors_say_what_is_wrong() {
+        let err = |r: anyhow::Result<String>| format!("{:#}", r.unwrap_err());
+        assert!(err(run_hint(START, Some("71"), 0, false)).contains("cannot read dice \"71\""));
+        assert!(err(run_hint("nonsense", Some("31"), 0, false)).contains("cannot read position"));
+        assert!(err(run_hint(START, None, 0, false)).contains("no dice"));
+        assert!(err(run_hint(START, Some("31"), 4, false)).contains("--ply must be in 0..=3"));
+        let dir = std::env::temp_dir().join(format!("tavla-nn-cmd-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let bad = dir.join("bad.tnn");
+        let mut bytes = tavla_nn::DEFAULT_WEIGHTS.to_vec();
+        bytes[8] = 7; // a format version from the future
+        std::fs::write(&bad, bytes).unwrap();
+        let args = EvalArgs {
+            position: START.into(),
+            engine: EngineArgs {
+                ply: 0,
+                weights: Some(bad),
+                json: false,
+                no_bearoff: true,
+            },
+        };
+        let e = format!("{:#}", eval(&args, &mut Vec::new()).unwrap_err());
+        assert!(e.contains("format version 7"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn curve_csv_is_read_per_opponent_and_errors_name_the_line() {
+        let csv = "games,opponent,check_games,ppg,ppg_stderr,win_rate\n\
+                   50000,gnubg,400,-1.3,0.05,0.2\n\
+                   25000,gnubg,400,-0.9,0.06,0.3\n\
+                   25000,heuristic,1000,0.13,0.04,0.55\n";
+        let series = read_curve(csv, "c.csv").unwrap();
+        assert_eq!(series.len(), 2);
+        assert_eq!(series[0].0, "gnubg");
+        assert_eq!(series[0].1, vec![(25.0, -0.9, 0.06), (50.0, -1.3, 0.05)]);
+        assert_eq!(series[1].1, vec![(25.0, 0.13, 0.04)]);
+        let e = format!(
+            "{:#}",
+            read_curve("h\n1,a,2,x,0.1,0.5\n", "c.csv").unwrap_err()
+        );
+        assert!(e.contains("c.csv:2: field 4 (ppg)"), "{e}");
+        let e = format!("{:#}", read_curve("h\n1,a,2\n", "c.csv").unwrap_err());
+        assert!(e.contains("c.csv:2: 3 fields, expected 6"), "{e}");
+        assert!(read_curve("h\n", "c.csv").is_err());
+    }
 }

@@ -32,6 +32,8 @@ enum TrainCommand {
     Td(crate::nn_cmd::TrainTdArgs),
     /// Measure the learning curve of a TD run: its snapshots against fixed opponents.
     Curve(crate::nn_cmd::TrainCurveArgs),
+    /// Draw a learning curve (the CSV of `train curve` or of a TD run) as a PNG.
+    PlotCurve(crate::nn_cmd::PlotCurveArgs),
     /// Label positions from self-play with tavla's own n-ply search (data for `train fit`;
     /// seeded, multithreaded, resumable).
     Label(crate::supervised_cmd::LabelArgs),
@@ -96,6 +98,7 @@ pub fn train(args: &TrainArgs, out: &mut impl Write) -> Result<()> {
         TrainCommand::Heuristic(h) => heuristic(h, out),
         TrainCommand::Td(t) => crate::nn_cmd::train_td(t),
         TrainCommand::Curve(c) => crate::nn_cmd::train_curve(c),
+        TrainCommand::PlotCurve(p) => crate::nn_cmd::plot_curve(p),
         TrainCommand::Label(l) => crate::supervised_cmd::label(l),
         TrainCommand::Fit(f) => crate::supervised_cmd::fit(f, out),
         TrainCommand::Average(a) => average(a, out),
