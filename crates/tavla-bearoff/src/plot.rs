@@ -78,18 +78,26 @@ pub fn find_font() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-fn register(font: &Path) -> Result<(), PlotError> {
-    let bytes = std::fs::read(font).map_err(|source| PlotError::FontIo {
-        path: font.to_path_buf(),
-        source,
-    })?;
+/// Makes `font` (or, when `None`, [`find_font`]'s) the `sans-serif` font of the figures drawn
+/// after, and returns its path.
+///
+/// # Errors
+/// [`PlotError`] when no font is found or the file is not a usable font.
+pub fn register_font(font: Option<&Path>) -> Result<PathBuf, PlotError> {
+    let font = match font {
+        Some(f) => f.to_path_buf(),
+        None => find_font().ok_or(PlotError::NoFont)?,
+    };
+    let bytes = match std::fs::read(&font) {
+        Ok(bytes) => bytes,
+        Err(source) => return Err(PlotError::FontIo { path: font, source }),
+    };
     // plotters keeps fonts for the life of the process; a figure run registers one font.
     let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
-    plotters::style::register_font("sans-serif", FontStyle::Normal, bytes).map_err(|_| {
-        PlotError::BadFont {
-            path: font.to_path_buf(),
-        }
-    })
+    if plotters::style::register_font("sans-serif", FontStyle::Normal, bytes).is_err() {
+        return Err(PlotError::BadFont { path: font });
+    }
+    Ok(font)
 }
 
 /// Draws Figure 3 (`fig3-pips.png`) and Figure 4 (`fig4-epc.png`) into `out_dir`, creating it
@@ -102,11 +110,7 @@ pub fn draw_figures(
     out_dir: &Path,
     font: Option<&Path>,
 ) -> Result<[PathBuf; 2], PlotError> {
-    let font = match font {
-        Some(f) => f.to_path_buf(),
-        None => find_font().ok_or(PlotError::NoFont)?,
-    };
-    register(&font)?;
+    register_font(font)?;
     std::fs::create_dir_all(out_dir).map_err(|source| PlotError::OutDir {
         path: out_dir.to_path_buf(),
         source,

@@ -414,16 +414,7 @@ pub fn plot_curve(args: &PlotCurveArgs) -> Result<()> {
     let name = args.csv.display().to_string();
     let text = std::fs::read_to_string(&args.csv).with_context(|| format!("reading {name}"))?;
     let series = read_curve(&text, &name)?;
-    let font = match &args.font {
-        Some(f) => f.clone(),
-        None => tavla_bearoff::plot::find_font()
-            .context("no TrueType font found: pass --font or set TAVLA_FONT")?,
-    };
-    let bytes = std::fs::read(&font).with_context(|| format!("reading font {}", font.display()))?;
-    // plotters keeps fonts for the life of the process; one run registers one font.
-    let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
-    plotters::style::register_font("sans-serif", FontStyle::Normal, bytes)
-        .map_err(|_| anyhow::anyhow!("{}: not a TrueType/OpenType font", font.display()))?;
+    tavla_bearoff::plot::register_font(args.font.as_deref())?;
     let x_max = series
         .iter()
         .flat_map(|(_, v)| v.iter().map(|p| p.0))
