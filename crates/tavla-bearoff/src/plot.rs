@@ -35,7 +35,7 @@ pub enum PlotError {
     #[error("no TrueType font found: pass one explicitly or set {FONT_ENV}")]
     NoFont,
     /// The font file cannot be read.
-    #[error("{}: {source}", path.display())]
+    #[error("cannot read font {}", path.display())]
     FontIo {
         /// The font file.
         path: PathBuf,
@@ -49,7 +49,7 @@ pub enum PlotError {
         path: PathBuf,
     },
     /// The output directory cannot be made.
-    #[error("{}: {source}", path.display())]
+    #[error("cannot create directory {}", path.display())]
     OutDir {
         /// The directory.
         path: PathBuf,
