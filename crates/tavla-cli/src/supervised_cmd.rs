@@ -17,7 +17,7 @@ use tavla_nn::bearoff::BearoffRace;
 use tavla_nn::inputs::{phase, Phase};
 use tavla_nn::search::MAX_PLY;
 use tavla_nn::supervised::{self, Fitter, LabelConfig, Sample};
-use tavla_nn::{Search, Weights, MAX_HIDDEN};
+use tavla_nn::{Search, Weights, MAX_HIDDEN, MAX_SECOND};
 
 use crate::input::InputError;
 
@@ -316,12 +316,18 @@ pub struct FitArgs {
     /// Where to write the weights with the best validation loss.
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
-    /// Weights to start from; default: the embedded weights (unless --fresh).
-    #[arg(long, value_name = "FILE", conflicts_with = "fresh")]
+    /// Weights to start from; default: the embedded weights.
+    #[arg(long, value_name = "FILE")]
     pub init: Option<PathBuf>,
-    /// Start from random weights of --contact-hidden, --crashed-hidden and --race-hidden units instead.
+    /// Start the fitted networks (all, or --phase's alone) from random weights of
+    /// --contact-hidden, --crashed-hidden and --race-hidden units (and --second-hidden); with
+    /// --phase the other networks come from --init or the embedded weights.
     #[arg(long)]
     pub fresh: bool,
+    /// With --fresh: a second hidden layer of this many units in the fresh contact and crashed
+    /// networks (0, the default: one hidden layer).
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "fresh")]
+    pub second_hidden: usize,
     /// Hidden units of the contact network: of fresh weights (default 128), or more than the
     /// starting weights have, to grow them (by splitting units, see `Network::grown`).
     #[arg(long)]
@@ -419,13 +425,33 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
             );
         }
     }
+    if args.second_hidden > MAX_SECOND {
+        return Err(InputError(format!(
+            "--second-hidden must be at most {MAX_SECOND}, got {}",
+            args.second_hidden
+        ))
+        .into());
+    }
     let mut weights = if args.fresh {
         let contact = args.contact_hidden.unwrap_or(128);
         let crashed = args.crashed_hidden.unwrap_or(contact);
-        Weights::random_sized(
-            [contact, crashed, args.race_hidden.unwrap_or(64)],
+        let second = args.second_hidden;
+        let fresh = Weights::random_deep(
+            [
+                (contact, second),
+                (crashed, second),
+                (args.race_hidden.unwrap_or(64), 0),
+            ],
             args.seed,
-        )
+        );
+        match args.phase {
+            None => fresh,
+            Some(only) => {
+                let mut w = Weights::load_or_default(args.init.as_deref())?;
+                *w.network_mut(only) = fresh.network(only).clone();
+                w
+            }
+        }
     } else {
         let mut w = Weights::load_or_default(args.init.as_deref())?;
         let mut rng = ChaCha8Rng::seed_from_u64(args.seed);

@@ -418,9 +418,10 @@ fn label_by_truncated_rollouts_and_refuse_bad_options() {
     );
     let o = fit(&["--output-bias-only", "--rank-weight", "1"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    // One phase alone: the other networks are written back as they were. From fresh weights,
-    // so that the fitted network surely improves on its start (a fit keeps the best weights it
-    // saw, and the trained default may already be the best on so few samples).
+    // One phase alone: the other networks are written back as they were. The fitted one
+    // starts fresh, with two hidden layers, so that it surely improves on its start (a fit
+    // keeps the best weights it saw, and the trained default may already be the best on so
+    // few samples); the others are the embedded default's.
     let o = fit(&[
         "--epochs",
         "1",
@@ -429,25 +430,35 @@ fn label_by_truncated_rollouts_and_refuse_bad_options() {
         "--fresh",
         "--contact-hidden",
         "8",
-        "--race-hidden",
-        "8",
+        "--second-hidden",
+        "3",
         "--seed",
         "3",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("fitting the contact network alone"));
     let fitted = tavla_nn::Weights::load(&weights).unwrap();
-    let start = tavla_nn::Weights::random_sized([8, 8, 8], 3);
+    let start = tavla_nn::Weights::random_deep([(8, 3), (8, 3), (64, 0)], 3);
+    let default = tavla_nn::Weights::default_weights();
     use tavla_nn::inputs::Phase;
-    assert_ne!(
-        fitted.network(Phase::Contact),
-        start.network(Phase::Contact)
-    );
+    let contact = fitted.network(Phase::Contact);
+    assert_eq!((contact.hidden(), contact.second()), (8, 3));
+    assert_ne!(contact, start.network(Phase::Contact));
     assert_eq!(
         fitted.network(Phase::Crashed),
-        start.network(Phase::Crashed)
+        default.network(Phase::Crashed)
     );
-    assert_eq!(fitted.network(Phase::Race), start.network(Phase::Race));
+    assert_eq!(fitted.network(Phase::Race), default.network(Phase::Race));
+    // A second layer needs fresh weights, and has a limit.
+    let o = fit(&["--second-hidden", "3"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = fit(&["--fresh", "--second-hidden", "100000"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--second-hidden must be at most"),
+        "{}",
+        stderr(&o)
+    );
     // An average of the weights is what is validated and written.
     let o = fit(&["--epochs", "1", "--average", "50"]);
     assert!(o.status.success(), "{}", stderr(&o));

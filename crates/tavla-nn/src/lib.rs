@@ -49,7 +49,7 @@ pub mod td;
 mod weights;
 
 pub use evaluator::Evaluator;
-pub use net::{Network, MAX_HIDDEN, NUM_OUTPUTS};
+pub use net::{Network, MAX_HIDDEN, MAX_SECOND, NUM_OUTPUTS};
 pub use probs::Probabilities;
 pub use search::{NeuralPlayer, RankedPlay, Search};
 pub use weights::{Weights, WeightsError, DEFAULT_WEIGHTS, FORMAT_VERSION, MAGIC};

@@ -1,11 +1,14 @@
-//! One network: inputs, one hidden layer of softsign units, five sigmoid outputs.
+//! One network: inputs, one hidden layer of softsign units (optionally a second, smaller one),
+//! five sigmoid outputs.
 //!
 //! Weights are `f32` in contiguous arrays laid out for the forward pass: the input layer is
 //! input-major (`w1[i * hidden + j]`), so that each non-zero input adds one contiguous row to the
 //! hidden sums (an `axpy` the compiler vectorises; about a quarter of the inputs are non-zero);
 //! the output layer is hidden-major with the five outputs padded to [`OUT_PAD`] lanes
-//! (`w2[j * OUT_PAD + k]`), again an `axpy` per hidden unit. Nothing is allocated per call: the
-//! hidden activations live in a stack buffer of [`MAX_HIDDEN`].
+//! (`w2[j * OUT_PAD + k]`), again an `axpy` per hidden unit. A second hidden layer, when there
+//! is one, is hidden-major too (`wm[j * second + m]`: each first-layer activation adds one row).
+//! Nothing is allocated per call: the activations live in stack buffers of [`MAX_HIDDEN`] and
+//! [`MAX_SECOND`].
 //!
 //! The hidden activation is softsign, `x / (1 + |x|)`, rather than the logistic function: it is
 //! smooth, bounded and branch-free, so the loop over hidden units vectorises (a call to `exp`
@@ -22,22 +25,31 @@ pub const NUM_OUTPUTS: usize = 5;
 pub const OUT_PAD: usize = 8;
 /// Largest supported hidden layer.
 pub const MAX_HIDDEN: usize = 1024;
+/// Largest supported second hidden layer.
+pub const MAX_SECOND: usize = 256;
 /// Largest supported input layer.
 pub const MAX_INPUTS: usize = 256;
 /// Hidden units summed together in registers (any hidden size works; multiples of this are
 /// fastest).
 const CHUNK: usize = 32;
 
-/// A one-hidden-layer network.
+/// A network of one hidden layer, or of two when [`Network::second`] is not 0.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Network {
     inputs: usize,
     hidden: usize,
+    /// Units of the second hidden layer (0: none; the outputs read the first).
+    second: usize,
     /// `inputs * hidden`, input-major.
     pub(crate) w1: Vec<f32>,
     /// `hidden`.
     pub(crate) b1: Vec<f32>,
-    /// `hidden * OUT_PAD`, hidden-major; lanes `NUM_OUTPUTS..OUT_PAD` stay zero.
+    /// `hidden * second`, hidden-major (empty without a second layer).
+    pub(crate) wm: Vec<f32>,
+    /// `second`.
+    pub(crate) bm: Vec<f32>,
+    /// `last * OUT_PAD`, hidden-major, where `last` is the size of the last hidden layer;
+    /// lanes `NUM_OUTPUTS..OUT_PAD` stay zero.
     pub(crate) w2: Vec<f32>,
     /// `OUT_PAD`; lanes `NUM_OUTPUTS..` stay zero.
     pub(crate) b2: [f32; OUT_PAD],
@@ -57,17 +69,35 @@ impl Network {
     #[must_use]
     #[track_caller]
     pub fn zeros(inputs: usize, hidden: usize) -> Network {
+        Network::zeros_deep(inputs, hidden, 0)
+    }
+
+    /// A network with all weights zero and a second hidden layer of `second` units (0: none).
+    ///
+    /// # Panics
+    /// When `hidden` is 0 or above [`MAX_HIDDEN`], or `second` above [`MAX_SECOND`].
+    #[must_use]
+    #[track_caller]
+    pub fn zeros_deep(inputs: usize, hidden: usize, second: usize) -> Network {
         assert!(
             (1..=MAX_HIDDEN).contains(&hidden),
             "hidden units must be in 1..={MAX_HIDDEN}"
         );
+        assert!(
+            second <= MAX_SECOND,
+            "second-layer units must be at most {MAX_SECOND}"
+        );
         assert!(inputs <= MAX_INPUTS, "inputs must be at most {MAX_INPUTS}");
+        let last = if second == 0 { hidden } else { second };
         Network {
             inputs,
             hidden,
+            second,
             w1: vec![0.0; inputs * hidden],
             b1: vec![0.0; hidden],
-            w2: vec![0.0; hidden * OUT_PAD],
+            wm: vec![0.0; hidden * second],
+            bm: vec![0.0; second],
+            w2: vec![0.0; last * OUT_PAD],
             b2: [0.0; OUT_PAD],
         }
     }
@@ -75,13 +105,25 @@ impl Network {
     /// A network with small random weights (uniform, scaled by fan-in).
     #[must_use]
     pub fn random(inputs: usize, hidden: usize, rng: &mut impl Rng) -> Network {
-        let mut net = Network::zeros(inputs, hidden);
+        Network::random_deep(inputs, hidden, 0, rng)
+    }
+
+    /// A network of two hidden layers (one when `second` is 0) with small random weights
+    /// (uniform, scaled by fan-in). With `second` 0 it draws what [`Network::random`] draws.
+    #[must_use]
+    pub fn random_deep(inputs: usize, hidden: usize, second: usize, rng: &mut impl Rng) -> Network {
+        let mut net = Network::zeros_deep(inputs, hidden, second);
         let s1 = 1.0 / (inputs as f32).sqrt();
         for w in &mut net.w1 {
             *w = rng.gen_range(-s1..s1);
         }
-        let s2 = 1.0 / (hidden as f32).sqrt();
-        for j in 0..hidden {
+        let sm = 1.0 / (hidden as f32).sqrt();
+        for w in &mut net.wm {
+            *w = rng.gen_range(-sm..sm);
+        }
+        let last = net.last();
+        let s2 = 1.0 / (last as f32).sqrt();
+        for j in 0..last {
             for k in 0..NUM_OUTPUTS {
                 net.w2[j * OUT_PAD + k] = rng.gen_range(-s2..s2);
             }
@@ -120,7 +162,7 @@ impl Network {
             *s /= total[source(j)];
         }
         let jitter = 1e-3 / (self.inputs as f32).sqrt();
-        let mut net = Network::zeros(self.inputs, hidden);
+        let mut net = Network::zeros_deep(self.inputs, hidden, self.second);
         for i in 0..self.inputs {
             let from = &self.w1[i * old..(i + 1) * old];
             let row = &mut net.w1[i * hidden..(i + 1) * hidden];
@@ -131,12 +173,27 @@ impl Network {
                 }
             }
         }
+        // A unit's outgoing weights: its row of the second layer, or of the output layer.
+        let (out, width) = if self.second == 0 {
+            (&self.w2, OUT_PAD)
+        } else {
+            (&self.wm, self.second)
+        };
+        let grown_out = if self.second == 0 {
+            &mut net.w2
+        } else {
+            net.w2.copy_from_slice(&self.w2);
+            net.bm.copy_from_slice(&self.bm);
+            &mut net.wm
+        };
         for j in 0..hidden {
             let s = source(j);
-            net.b1[j] = self.b1[s];
-            for k in 0..NUM_OUTPUTS {
-                net.w2[j * OUT_PAD + k] = share[j] * self.w2[s * OUT_PAD + k];
+            for m in 0..width {
+                grown_out[j * width + m] = share[j] * out[s * width + m];
             }
+        }
+        for j in 0..hidden {
+            net.b1[j] = self.b1[source(j)];
         }
         net.b2 = self.b2;
         net
@@ -150,7 +207,7 @@ impl Network {
     #[track_caller]
     pub fn blend_towards(&mut self, other: &Network, beta: f32) {
         assert!(
-            self.inputs == other.inputs && self.hidden == other.hidden,
+            self.shape() == other.shape(),
             "blending networks of different shapes"
         );
         let step = |a: &mut [f32], b: &[f32]| {
@@ -160,8 +217,24 @@ impl Network {
         };
         step(&mut self.w1, &other.w1);
         step(&mut self.b1, &other.b1);
+        step(&mut self.wm, &other.wm);
+        step(&mut self.bm, &other.bm);
         step(&mut self.w2, &other.w2);
         step(&mut self.b2, &other.b2);
+    }
+
+    /// Inputs, hidden units and second-layer units.
+    fn shape(&self) -> (usize, usize, usize) {
+        (self.inputs, self.hidden, self.second)
+    }
+
+    /// Units of the last hidden layer (the one the outputs read).
+    fn last(&self) -> usize {
+        if self.second == 0 {
+            self.hidden
+        } else {
+            self.second
+        }
     }
 
     /// Number of inputs.
@@ -170,18 +243,25 @@ impl Network {
         self.inputs
     }
 
-    /// Number of hidden units.
+    /// Number of hidden units (of the first hidden layer).
     #[must_use]
     pub fn hidden(&self) -> usize {
         self.hidden
+    }
+
+    /// Number of units of the second hidden layer (0: the network has one hidden layer).
+    #[must_use]
+    pub fn second(&self) -> usize {
+        self.second
     }
 
     /// Computes the hidden activations into `hidden` (length [`Network::hidden`]) and returns the
     /// five sigmoid outputs.
     #[inline]
     pub(crate) fn forward_into(&self, x: &[f32], hidden: &mut [f32]) -> [f32; NUM_OUTPUTS] {
+        let mut mid = [0.0f32; MAX_SECOND];
         self.hidden_sums(x, hidden);
-        self.outputs_from_sums(hidden)
+        self.outputs_into(hidden, &mut mid)
     }
 
     /// The hidden sums (pre-activations, biases included) of inputs `x` into `sums` (length
@@ -265,12 +345,37 @@ impl Network {
     /// replaced by the hidden activations.
     #[inline]
     pub(crate) fn outputs_from_sums(&self, sums: &mut [f32]) -> [f32; NUM_OUTPUTS] {
+        let mut mid = [0.0f32; MAX_SECOND];
+        self.outputs_into(sums, &mut mid)
+    }
+
+    /// As [`Network::outputs_from_sums`], with the second layer's activations left in `mid`
+    /// (length at least [`Network::second`]; untouched without a second layer).
+    #[inline]
+    fn outputs_into(&self, sums: &mut [f32], mid: &mut [f32]) -> [f32; NUM_OUTPUTS] {
         let h = &mut sums[..self.hidden];
         for a in h.iter_mut() {
             *a /= 1.0 + a.abs();
         }
+        let last: &[f32] = if self.second == 0 {
+            h
+        } else {
+            let ns = self.second;
+            let m = &mut mid[..ns];
+            m.copy_from_slice(&self.bm);
+            // One row of the second layer per first-layer unit (an axpy that vectorises).
+            for (j, &a) in h.iter().enumerate() {
+                for (s, &w) in m.iter_mut().zip(&self.wm[j * ns..(j + 1) * ns]) {
+                    *s += a * w;
+                }
+            }
+            for a in m.iter_mut() {
+                *a /= 1.0 + a.abs();
+            }
+            m
+        };
         let mut acc = self.b2;
-        for (j, &a) in h.iter().enumerate() {
+        for (j, &a) in last.iter().enumerate() {
             let row: &[f32; OUT_PAD] = self.w2[j * OUT_PAD..(j + 1) * OUT_PAD]
                 .try_into()
                 .expect("rows are OUT_PAD wide");
@@ -338,7 +443,7 @@ impl Network {
         descent: impl FnOnce(&[f32; NUM_OUTPUTS]) -> [f32; NUM_OUTPUTS],
     ) -> [f32; NUM_OUTPUTS] {
         assert!(
-            self.inputs == grad.inputs && self.hidden == grad.hidden,
+            self.shape() == grad.shape(),
             "gradient buffer of another shape"
         );
         let pass = Backward::new(self, x, descent);
@@ -346,16 +451,24 @@ impl Network {
         pass.y
     }
 
-    /// The weights as four slices (input layer, hidden biases, output layer, output biases),
-    /// in a fixed order, for optimisers that treat every weight alike.
-    pub(crate) fn params_mut(&mut self) -> [&mut [f32]; 4] {
-        [&mut self.w1, &mut self.b1, &mut self.w2, &mut self.b2]
+    /// The weights as six slices (input layer, hidden biases, second layer and its biases,
+    /// both empty without one, output layer, output biases), in a fixed order, for optimisers
+    /// that treat every weight alike.
+    pub(crate) fn params_mut(&mut self) -> [&mut [f32]; 6] {
+        [
+            &mut self.w1,
+            &mut self.b1,
+            &mut self.wm,
+            &mut self.bm,
+            &mut self.w2,
+            &mut self.b2,
+        ]
     }
 
     /// The same network with every weight zero (a gradient or moment buffer).
     #[must_use]
     pub fn zeros_like(&self) -> Network {
-        Network::zeros(self.inputs, self.hidden)
+        Network::zeros_deep(self.inputs, self.hidden, self.second)
     }
 
     /// One gradient step of any loss: `descent` maps the outputs for `x` to minus the loss's
@@ -378,8 +491,12 @@ impl Network {
 struct Backward {
     y: [f32; NUM_OUTPUTS],
     hidden: [f32; MAX_HIDDEN],
+    /// Second-layer activations (unused without a second layer).
+    mid: [f32; MAX_SECOND],
     d_out: [f32; OUT_PAD],
-    /// Per hidden unit, the output deltas back through its output weights.
+    /// Second-layer deltas, with its activation's derivative (unused without one).
+    d_mid: [f32; MAX_SECOND],
+    /// Per first-layer unit, the deltas of the layer above back through its outgoing weights.
     back: [f32; MAX_HIDDEN],
 }
 
@@ -393,15 +510,41 @@ impl Backward {
         let mut pass = Backward {
             y: [0.0; NUM_OUTPUTS],
             hidden: [0.0; MAX_HIDDEN],
+            mid: [0.0; MAX_SECOND],
             d_out: [0.0; OUT_PAD],
+            d_mid: [0.0; MAX_SECOND],
             back: [0.0; MAX_HIDDEN],
         };
-        pass.y = net.forward_into(x, &mut pass.hidden);
+        net.hidden_sums(x, &mut pass.hidden);
+        pass.y = net.outputs_into(&mut pass.hidden, &mut pass.mid);
         pass.d_out[..NUM_OUTPUTS].copy_from_slice(&descent(&pass.y));
-        for (j, g) in pass.back[..net.hidden].iter_mut().enumerate() {
+        // The output deltas back through the output layer, to the last hidden layer.
+        let ns = net.second;
+        let to_last = if ns == 0 {
+            &mut pass.back[..net.hidden]
+        } else {
+            &mut pass.d_mid[..ns]
+        };
+        for (j, g) in to_last.iter_mut().enumerate() {
             let row = &net.w2[j * OUT_PAD..(j + 1) * OUT_PAD];
             for k in 0..OUT_PAD {
                 *g += pass.d_out[k] * row[k];
+            }
+        }
+        if ns > 0 {
+            // softsign'(x) = (1 - |a|)^2, then back through the second layer.
+            for (d, &a) in pass.d_mid[..ns].iter_mut().zip(&pass.mid[..ns]) {
+                let s = 1.0 - a.abs();
+                *d *= s * s;
+            }
+            let d_mid = &pass.d_mid[..ns];
+            for (j, g) in pass.back[..net.hidden].iter_mut().enumerate() {
+                let row = &net.wm[j * ns..(j + 1) * ns];
+                let mut sum = 0.0;
+                for (&w, &d) in row.iter().zip(d_mid) {
+                    sum += w * d;
+                }
+                *g = sum;
             }
         }
         pass
@@ -412,22 +555,43 @@ impl Backward {
     /// `x`'s non-zero inputs.
     fn add_to(&self, target: &mut Network, x: &[f32], scale: f32) {
         let nh = target.hidden;
-        let mut d_hidden = [0.0f32; MAX_HIDDEN];
-        for (j, (&a, dh)) in self.hidden[..nh]
-            .iter()
-            .zip(&mut d_hidden[..nh])
-            .enumerate()
-        {
+        let ns = target.second;
+        let last: &[f32] = if ns == 0 {
+            &self.hidden[..nh]
+        } else {
+            &self.mid[..ns]
+        };
+        for (j, &a) in last.iter().enumerate() {
             let row = &mut target.w2[j * OUT_PAD..(j + 1) * OUT_PAD];
             for (w, &d) in row.iter_mut().zip(&self.d_out) {
                 *w += scale * d * a;
             }
-            // softsign'(x) = (1 - |a|)^2
-            let s = 1.0 - a.abs();
-            *dh = scale * self.back[j] * s * s;
         }
         for k in 0..NUM_OUTPUTS {
             target.b2[k] += scale * self.d_out[k];
+        }
+        if ns > 0 {
+            let d_mid = &self.d_mid[..ns];
+            for (j, &a) in self.hidden[..nh].iter().enumerate() {
+                let row = &mut target.wm[j * ns..(j + 1) * ns];
+                let sa = scale * a;
+                for (w, &d) in row.iter_mut().zip(d_mid) {
+                    *w += sa * d;
+                }
+            }
+            for (b, &d) in target.bm.iter_mut().zip(d_mid) {
+                *b += scale * d;
+            }
+        }
+        let mut d_hidden = [0.0f32; MAX_HIDDEN];
+        for ((dh, &a), &g) in d_hidden[..nh]
+            .iter_mut()
+            .zip(&self.hidden[..nh])
+            .zip(&self.back[..nh])
+        {
+            // softsign'(x) = (1 - |a|)^2
+            let s = 1.0 - a.abs();
+            *dh = scale * g * s * s;
         }
         let dh = &d_hidden[..nh];
         for (b, &d) in target.b1.iter_mut().zip(dh) {
@@ -579,5 +743,70 @@ mod tests {
                 "weight {idx}: step {step}, grad {grad}"
             );
         }
+    }
+
+    #[test]
+    fn two_layer_gradient_matches_finite_differences() {
+        // As above, for weights of every layer of a network with a second hidden layer.
+        let mut rng = ChaCha8Rng::seed_from_u64(6);
+        let net = Network::random_deep(5, 6, 3, &mut rng);
+        let x = [0.5, 1.0, 0.0, 2.0, 1.0];
+        let t = [0.3, 0.2, 0.1, 0.6, 0.05];
+        let loss = |n: &Network| {
+            let y = n.forward(&x);
+            (0..5)
+                .map(|k| -(t[k] * y[k].ln() + (1.0 - t[k]) * (1.0 - y[k]).ln()) as f64)
+                .sum::<f64>()
+        };
+        let alpha = 1e-3;
+        let mut stepped = net.clone();
+        stepped.train(&x, &t, alpha);
+        let mut checked = 0;
+        for layer in 0..6 {
+            for idx in [0usize, 1, 4, 7, 13] {
+                let len = net.clone().params_mut()[layer].len();
+                // (the output layer's padding lanes have no gradient to compare)
+                let padding = (layer == 4 || layer == 5) && idx % OUT_PAD >= NUM_OUTPUTS;
+                if idx >= len || padding {
+                    continue;
+                }
+                let eps = 1e-2;
+                let mut plus = net.clone();
+                plus.params_mut()[layer][idx] += eps;
+                let mut minus = net.clone();
+                minus.params_mut()[layer][idx] -= eps;
+                let grad = (loss(&plus) - loss(&minus)) / (2.0 * eps as f64);
+                let step = f64::from(
+                    stepped.clone().params_mut()[layer][idx] - net.clone().params_mut()[layer][idx],
+                );
+                assert!(
+                    (step + alpha as f64 * grad).abs() < 2e-5,
+                    "layer {layer} weight {idx}: step {step}, grad {grad}"
+                );
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, 21, "weights checked");
+    }
+
+    #[test]
+    fn two_layer_network_grows_and_sums_incrementally() {
+        let mut rng = ChaCha8Rng::seed_from_u64(8);
+        let net = Network::random_deep(6, 8, 4, &mut rng);
+        let big = net.grown(20, &mut rng);
+        assert_eq!((big.hidden(), big.second()), (20, 4));
+        let x = [1.0, 0.0, 0.5, 2.0, 0.0, 1.0];
+        let (a, b) = (net.forward(&x), big.forward(&x));
+        for k in 0..NUM_OUTPUTS {
+            assert!((a[k] - b[k]).abs() < 1e-4, "{a:?} {b:?}");
+        }
+        // The sums the evaluator keeps give the forward pass's outputs.
+        let mut s = [0.0f32; 8];
+        net.hidden_sums(&x, &mut s);
+        assert_eq!(net.outputs_from_sums(&mut s), a);
+        // A second layer changes the function: the same first layer without it differs.
+        let mut flat = Network::zeros(6, 8);
+        flat.w1.copy_from_slice(&net.w1);
+        assert_ne!(flat.forward(&x), a);
     }
 }

@@ -12,12 +12,14 @@
 //! | 4 | hidden units of the contact network |
 //! | 4 | hidden units of the crashed network |
 //! | 4 | hidden units of the race network |
-//! | ... | per network, contact, crashed, race: `w1` (inputs × hidden, input-major), `b1` (hidden), `w2` (hidden × 5, hidden-major), `b2` (5), all `f32` |
+//! | 12 | version 3 only: second-layer units of the contact, crashed and race networks (0: none) |
+//! | ... | per network, contact, crashed, race: `w1` (inputs × hidden, input-major), `b1` (hidden), in version 3 with a second layer `wm` (hidden × second, hidden-major) and `bm` (second), then `w2` (last hidden layer × 5, hidden-major), `b2` (5), all `f32` |
 //! | 8 | FNV-1a 64 of every byte before |
 //!
-//! Version 1 files (before the crashed network) have no crashed hidden count and no crashed
-//! network; they load with the crashed network a copy of the contact network, which computes
-//! the same function as before.
+//! Weights are written in version 2 when no network has a second hidden layer, so one-layer
+//! files stay readable by earlier builds. Version 1 files (before the crashed network) have no
+//! crashed hidden count and no crashed network; they load with the crashed network a copy of
+//! the contact network, which computes the same function as before.
 //!
 //! A file whose magic, version, layout hash, input count, size or checksum does not match is
 //! refused with a [`WeightsError`] that names what differs.
@@ -29,12 +31,12 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::inputs::{fnv1a, input_layout_hash, Phase, NUM_INPUTS, PREDECESSOR_LAYOUTS};
-use crate::net::{Network, MAX_HIDDEN, NUM_OUTPUTS, OUT_PAD};
+use crate::net::{Network, MAX_HIDDEN, MAX_SECOND, NUM_OUTPUTS, OUT_PAD};
 
 /// The magic bytes at the start of a weights file.
 pub const MAGIC: [u8; 8] = *b"TAVLA-NN";
 /// The version of the file format this code reads and writes.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 /// The bytes before the hidden-unit counts (one per network).
 const PREFIX_LEN: usize = 8 + 4 + 8 + 4 + 8;
 
@@ -85,6 +87,11 @@ pub enum WeightsError {
         /// Hidden units in the file.
         found: u32,
     },
+    /// A second hidden layer size out of range.
+    Second {
+        /// Second-layer units in the file.
+        found: u32,
+    },
     /// The checksum does not match the contents.
     Checksum {
         /// Checksum stored in the file.
@@ -126,6 +133,10 @@ impl fmt::Display for WeightsError {
             WeightsError::Hidden { found } => {
                 write!(f, "weights have {found} hidden units, supported are 1..={MAX_HIDDEN}")
             }
+            WeightsError::Second { found } => write!(
+                f,
+                "weights have {found} second-layer units, supported are 0..={MAX_SECOND}"
+            ),
             WeightsError::Checksum { stored, computed } => write!(
                 f,
                 "weights checksum mismatch: stored {stored:#018x}, contents hash to {computed:#018x}"
@@ -168,11 +179,18 @@ impl Weights {
     /// those of the two-network weights of earlier versions from the same seed.
     #[must_use]
     pub fn random_sized(hidden: [usize; 3], seed: u64) -> Weights {
-        let [contact_hidden, crashed_hidden, race_hidden] = hidden;
+        Weights::random_deep(hidden.map(|h| (h, 0)), seed)
+    }
+
+    /// Randomly initialised networks of `(hidden, second)` units each (second 0: one hidden
+    /// layer), in the order of [`Phase::ALL`], drawn as by [`Weights::random_sized`].
+    #[must_use]
+    pub fn random_deep(layers: [(usize, usize); 3], seed: u64) -> Weights {
+        let [contact, crashed, race] = layers;
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let contact = Network::random(NUM_INPUTS, contact_hidden, &mut rng);
-        let race = Network::random(NUM_INPUTS, race_hidden, &mut rng);
-        let crashed = Network::random(NUM_INPUTS, crashed_hidden, &mut rng);
+        let contact = Network::random_deep(NUM_INPUTS, contact.0, contact.1, &mut rng);
+        let race = Network::random_deep(NUM_INPUTS, race.0, race.1, &mut rng);
+        let crashed = Network::random_deep(NUM_INPUTS, crashed.0, crashed.1, &mut rng);
         Weights {
             networks: [contact, crashed, race],
             games: 0,
@@ -261,24 +279,33 @@ impl Weights {
     /// The file contents.
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
+        let deep = self.networks.iter().any(|net| net.second() > 0);
+        let version: u32 = if deep { FORMAT_VERSION } else { 2 };
         let mut out = Vec::new();
         out.extend_from_slice(&MAGIC);
-        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&version.to_le_bytes());
         out.extend_from_slice(&input_layout_hash().to_le_bytes());
         out.extend_from_slice(&(NUM_INPUTS as u32).to_le_bytes());
         out.extend_from_slice(&self.games.to_le_bytes());
         for net in &self.networks {
             out.extend_from_slice(&(net.hidden() as u32).to_le_bytes());
         }
+        if deep {
+            for net in &self.networks {
+                out.extend_from_slice(&(net.second() as u32).to_le_bytes());
+            }
+        }
         for net in &self.networks {
             let push = |out: &mut Vec<u8>, v: f32| out.extend_from_slice(&v.to_le_bytes());
-            for &w in &net.w1 {
+            for &w in net.w1.iter().chain(&net.b1).chain(&net.wm).chain(&net.bm) {
                 push(&mut out, w);
             }
-            for &w in &net.b1 {
-                push(&mut out, w);
-            }
-            for j in 0..net.hidden() {
+            let last = if net.second() == 0 {
+                net.hidden()
+            } else {
+                net.second()
+            };
+            for j in 0..last {
                 for k in 0..NUM_OUTPUTS {
                     push(&mut out, net.w2[j * OUT_PAD + k]);
                 }
@@ -316,13 +343,14 @@ impl Weights {
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().expect("4 bytes"));
         let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().expect("8 bytes"));
         let version = u32_at(8);
-        // Version 1: contact and race only.
+        // Version 1: contact and race only; version 3: second-layer sizes.
         let stored_nets = match version {
             1 => 2,
-            FORMAT_VERSION => 3,
+            2 | 3 => 3,
             _ => return Err(WeightsError::Version { found: version }),
         };
-        let header_len = PREFIX_LEN + 4 * stored_nets;
+        let deep = version == 3;
+        let header_len = PREFIX_LEN + 4 * stored_nets * if deep { 2 } else { 1 };
         need(header_len)?;
         // Step 1. The layout: this build's, or an earlier one that is a prefix of it (its
         // networks get zero weights for the inputs added since).
@@ -353,11 +381,27 @@ impl Weights {
                 return Err(WeightsError::Hidden { found: h });
             }
         }
+        let second: Vec<u32> = (0..stored_nets)
+            .map(|i| {
+                if deep {
+                    u32_at(PREFIX_LEN + 4 * (stored_nets + i))
+                } else {
+                    0
+                }
+            })
+            .collect();
+        for &m in &second {
+            if m as usize > MAX_SECOND {
+                return Err(WeightsError::Second { found: m });
+            }
+        }
         let floats: usize = hidden
             .iter()
-            .map(|&h| {
-                let h = h as usize;
-                file_inputs * h + h + h * NUM_OUTPUTS + NUM_OUTPUTS
+            .zip(&second)
+            .map(|(&h, &m)| {
+                let (h, m) = (h as usize, m as usize);
+                let last = if m == 0 { h } else { m };
+                file_inputs * h + h + h * m + m + last * NUM_OUTPUTS + NUM_OUTPUTS
             })
             .sum();
         let body_end = header_len + 4 * floats;
@@ -378,17 +422,17 @@ impl Weights {
             at += 4;
             v
         };
-        let mut nets = hidden.iter().map(|&h| {
-            let h = h as usize;
-            let mut net = Network::zeros(NUM_INPUTS, h);
+        let mut nets = hidden.iter().zip(&second).map(|(&h, &m)| {
+            let (h, m) = (h as usize, m as usize);
+            let mut net = Network::zeros_deep(NUM_INPUTS, h, m);
             // Input-major: the rows of the file's inputs come first.
             for w in &mut net.w1[..file_inputs * h] {
                 *w = next();
             }
-            for w in &mut net.b1 {
+            for w in net.b1.iter_mut().chain(&mut net.wm).chain(&mut net.bm) {
                 *w = next();
             }
-            for j in 0..h {
+            for j in 0..if m == 0 { h } else { m } {
                 for k in 0..NUM_OUTPUTS {
                     net.w2[j * OUT_PAD + k] = next();
                 }
@@ -421,7 +465,28 @@ mod tests {
         let mut w = Weights::random(16, 8, 3);
         w.games = 12345;
         let bytes = w.to_bytes();
+        // One-layer networks are written in version 2, which earlier builds read.
+        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 2);
         assert_eq!(Weights::from_bytes(&bytes).unwrap(), w);
+    }
+
+    #[test]
+    fn two_layer_round_trip() {
+        let mut w = Weights::random_deep([(16, 4), (12, 0), (8, 3)], 7);
+        w.games = 99;
+        let bytes = w.to_bytes();
+        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 3);
+        let back = Weights::from_bytes(&bytes).unwrap();
+        assert_eq!(back, w);
+        assert_eq!(back.network(Phase::Contact).second(), 4);
+        assert_eq!(back.network(Phase::Crashed).second(), 0);
+        // A second layer larger than supported is refused by name.
+        let mut bad = bytes.clone();
+        bad[PREFIX_LEN + 12..PREFIX_LEN + 16]
+            .copy_from_slice(&(MAX_SECOND as u32 + 1).to_le_bytes());
+        let err = Weights::from_bytes(&bad).unwrap_err();
+        assert!(matches!(err, WeightsError::Second { .. }), "{err}");
+        assert!(err.to_string().contains("second-layer units"), "{err}");
     }
 
     /// The contact and race networks of `w` in a version 1 file of the v1 input layout (their
