@@ -342,6 +342,10 @@ pub struct FitArgs {
     /// phases are left out, and the other networks are written back unchanged.
     #[arg(long, value_parser = parse_phase)]
     pub phase: Option<Phase>,
+    /// Start the --phase network as a copy of this phase's network of the starting weights
+    /// (how the crashed network was split off the contact network).
+    #[arg(long, value_parser = parse_phase, value_name = "PHASE", requires = "phase", conflicts_with = "fresh")]
+    pub copy_from: Option<Phase>,
     /// Passes over the training data.
     #[arg(long, default_value_t = 10)]
     pub epochs: u32,
@@ -454,6 +458,15 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
         }
     } else {
         let mut w = Weights::load_or_default(args.init.as_deref())?;
+        if let (Some(from), Some(to)) = (args.copy_from, args.phase) {
+            *w.network_mut(to) = w.network(from).clone();
+            writeln!(
+                out,
+                "the {} network starts as a copy of the {} network",
+                to.name(),
+                from.name()
+            )?;
+        }
         let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
         for (phase, h) in [
             (Phase::Contact, args.contact_hidden),

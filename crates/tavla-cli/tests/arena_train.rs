@@ -449,6 +449,31 @@ fn label_by_truncated_rollouts_and_refuse_bad_options() {
         default.network(Phase::Crashed)
     );
     assert_eq!(fitted.network(Phase::Race), default.network(Phase::Race));
+    // A network can start as a copy of another phase's (here the fresh two-layer contact
+    // network, for the crashed positions).
+    let o = fit(&[
+        "--epochs",
+        "1",
+        "--init",
+        weights.to_str().unwrap(),
+        "--phase",
+        "crashed",
+        "--copy-from",
+        "contact",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("the crashed network starts as a copy of the contact network"),
+        "{}",
+        stdout(&o)
+    );
+    let copied = tavla_nn::Weights::load(&weights).unwrap();
+    let crashed = copied.network(Phase::Crashed);
+    assert_eq!((crashed.hidden(), crashed.second()), (8, 3));
+    assert_eq!(
+        copied.network(Phase::Contact),
+        fitted.network(Phase::Contact)
+    );
     // A second layer needs fresh weights, and has a limit.
     let o = fit(&["--second-hidden", "3"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));

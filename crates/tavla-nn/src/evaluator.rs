@@ -3,7 +3,7 @@
 use tavla_core::Position;
 
 use crate::inputs::{encode, phase, Phase, NUM_INPUTS};
-use crate::net::MAX_HIDDEN;
+use crate::net::{BATCH, MAX_HIDDEN, NUM_OUTPUTS};
 use crate::probs::Probabilities;
 use crate::weights::Weights;
 
@@ -81,29 +81,53 @@ impl Weights {
         let mut ref_sums = [[0.0f32; MAX_HIDDEN]; Phase::ALL.len()];
         let mut have_ref = [false; Phase::ALL.len()];
         let mut x = [0.0f32; NUM_INPUTS];
-        let mut sums = [0.0f32; MAX_HIDDEN];
-        for (i, o) in out.iter_mut().enumerate() {
+        // Up to BATCH positions of one phase whose outputs are computed together.
+        let mut block = [[0.0f32; MAX_HIDDEN]; BATCH];
+        let mut block_at = [0usize; BATCH];
+        let mut block_phase = Phase::Contact;
+        let mut n = 0;
+        let flush = |phase: Phase,
+                     block: &mut [[f32; MAX_HIDDEN]],
+                     at: &[usize],
+                     out: &mut [Probabilities]| {
+            let mut y = [[0.0f32; NUM_OUTPUTS]; BATCH];
+            self.network(phase)
+                .outputs_batch(block, &mut y[..block.len()]);
+            for (&i, y) in at.iter().zip(&y) {
+                out[i] = Probabilities::from_array(*y).consistent();
+            }
+        };
+        for i in 0..out.len() {
             let pos = position(i);
             if let Some(outcome) = pos.outcome() {
-                *o = Probabilities::from_outcome(outcome);
+                out[i] = Probabilities::from_outcome(outcome);
                 continue;
             }
             encode(&pos, &mut x);
             let phase = phase(&pos);
+            if n > 0 && (n == BATCH || phase != block_phase) {
+                flush(block_phase, &mut block[..n], &block_at[..n], out);
+                n = 0;
+            }
             let k = phase as usize;
             let net = self.network(phase);
             let nh = net.hidden();
+            let sums = &mut block[n];
             if have_ref[k] {
                 sums[..nh].copy_from_slice(&ref_sums[k][..nh]);
-                net.update_sums(&ref_inputs[k], &x, &mut sums);
+                net.update_sums(&ref_inputs[k], &x, sums);
             } else {
-                net.hidden_sums(&x, &mut sums);
+                net.hidden_sums(&x, sums);
                 ref_inputs[k] = x;
                 ref_sums[k][..nh].copy_from_slice(&sums[..nh]);
                 have_ref[k] = true;
             }
-            let y = net.outputs_from_sums(&mut sums);
-            *o = Probabilities::from_array(y).consistent();
+            block_at[n] = i;
+            block_phase = phase;
+            n += 1;
+        }
+        if n > 0 {
+            flush(block_phase, &mut block[..n], &block_at[..n], out);
         }
     }
 }
@@ -127,10 +151,19 @@ mod tests {
 
     #[test]
     fn incremental_plays_agree_with_single_evaluations() {
-        // Positions of every phase from seeded random games: each play's value from the
-        // incremental batch must match a fresh evaluation of it.
+        plays_agree_with_single_evaluations(&Weights::default_weights());
+        // Two hidden layers, one of them with a second layer of 20 units (a register chunk of
+        // 16 and a tail), batched (`Network::outputs_batch`).
+        plays_agree_with_single_evaluations(&Weights::random_deep(
+            [(64, 20), (32, 16), (16, 0)],
+            3,
+        ));
+    }
+
+    /// Positions of every phase from seeded random games: each play's value from the
+    /// incremental batch must match a fresh evaluation of it.
+    fn plays_agree_with_single_evaluations(w: &Weights) {
         use rand::{Rng, SeedableRng};
-        let w = Weights::default_weights();
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
         let mut plays = PlayList::new();
         let mut out = Vec::new();

@@ -25,6 +25,10 @@ pub const NUM_OUTPUTS: usize = 5;
 pub const OUT_PAD: usize = 8;
 /// Largest supported hidden layer.
 pub const MAX_HIDDEN: usize = 1024;
+/// Second-layer units summed together in registers, for each evaluation of a batch.
+const LANES: usize = 16;
+/// Evaluations whose second layer is summed together ([`Network::outputs_batch`]).
+pub(crate) const BATCH: usize = 4;
 /// Largest supported second hidden layer.
 pub const MAX_SECOND: usize = 256;
 /// Largest supported input layer.
@@ -58,6 +62,14 @@ pub struct Network {
 #[inline]
 fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
+}
+
+/// The softsign activation `x / (1 + |x|)` of each of `v`, in place.
+#[inline]
+fn softsign(v: &mut [f32]) {
+    for a in v {
+        *a /= 1.0 + a.abs();
+    }
 }
 
 impl Network {
@@ -354,26 +366,105 @@ impl Network {
     #[inline]
     fn outputs_into(&self, sums: &mut [f32], mid: &mut [f32]) -> [f32; NUM_OUTPUTS] {
         let h = &mut sums[..self.hidden];
-        for a in h.iter_mut() {
-            *a /= 1.0 + a.abs();
+        softsign(h);
+        if self.second == 0 {
+            return self.head(h);
         }
-        let last: &[f32] = if self.second == 0 {
-            h
-        } else {
-            let ns = self.second;
-            let m = &mut mid[..ns];
-            m.copy_from_slice(&self.bm);
-            // One row of the second layer per first-layer unit (an axpy that vectorises).
-            for (j, &a) in h.iter().enumerate() {
-                for (s, &w) in m.iter_mut().zip(&self.wm[j * ns..(j + 1) * ns]) {
-                    *s += a * w;
+        let ns = self.second;
+        let mut block = [[0.0f32; MAX_SECOND]];
+        self.second_layer([&*h], &mut block);
+        mid[..ns].copy_from_slice(&block[0][..ns]);
+        self.head(&mid[..ns])
+    }
+
+    /// The outputs of up to [`BATCH`] hidden-sum vectors at once into `out` (as long as
+    /// `sums`), each as [`Network::outputs_from_sums`] gives it, to the bit: the second layer's
+    /// weights, which a single evaluation streams from the cache for one play, are read once
+    /// for all of them.
+    ///
+    /// # Panics
+    /// When `sums` is empty, longer than [`BATCH`] or of another length than `out`.
+    #[inline]
+    pub(crate) fn outputs_batch(
+        &self,
+        sums: &mut [[f32; MAX_HIDDEN]],
+        out: &mut [[f32; NUM_OUTPUTS]],
+    ) {
+        assert_eq!(sums.len(), out.len(), "one output per vector of sums");
+        if self.second == 0 {
+            for (s, o) in sums.iter_mut().zip(out) {
+                *o = self.outputs_from_sums(s);
+            }
+            return;
+        }
+        let nh = self.hidden;
+        for s in sums.iter_mut() {
+            softsign(&mut s[..nh]);
+        }
+        let mut mid = [[0.0f32; MAX_SECOND]; BATCH];
+        let h = |p: usize| &sums[p][..nh];
+        match sums.len() {
+            1 => self.second_layer([h(0)], &mut mid),
+            2 => self.second_layer([h(0), h(1)], &mut mid),
+            3 => self.second_layer([h(0), h(1), h(2)], &mut mid),
+            4 => self.second_layer([h(0), h(1), h(2), h(3)], &mut mid),
+            n => panic!("{n} vectors of sums in a batch of at most {BATCH}"),
+        }
+        for (o, m) in out.iter_mut().zip(&mid) {
+            *o = self.head(&m[..self.second]);
+        }
+    }
+
+    /// The second layer's activations of `P` first-layer activation vectors into `mid[..P]`:
+    /// [`LANES`] units at a time, their sums for all `P` vectors in registers while the
+    /// weights stream past once, each sum taken in the order of the first-layer units.
+    #[inline]
+    fn second_layer<const P: usize>(&self, h: [&[f32]; P], mid: &mut [[f32; MAX_SECOND]]) {
+        let (nh, ns) = (self.hidden, self.second);
+        // The activations interleaved, `P` per first-layer unit.
+        let mut inter = [[0.0f32; P]; MAX_HIDDEN];
+        for (p, v) in h.iter().enumerate() {
+            for (a, &x) in inter[..nh].iter_mut().zip(&v[..nh]) {
+                a[p] = x;
+            }
+        }
+        let inter = &inter[..nh];
+        let full = ns / LANES * LANES;
+        for c in (0..full).step_by(LANES) {
+            let bias: [f32; LANES] = self.bm[c..c + LANES].try_into().expect("LANES wide");
+            let mut acc = [bias; P];
+            for (j, a) in inter.iter().enumerate() {
+                let start = j * ns + c;
+                let row: &[f32; LANES] = self.wm[start..start + LANES]
+                    .try_into()
+                    .expect("LANES wide");
+                for p in 0..P {
+                    for k in 0..LANES {
+                        acc[p][k] += a[p] * row[k];
+                    }
                 }
             }
-            for a in m.iter_mut() {
-                *a /= 1.0 + a.abs();
+            for p in 0..P {
+                mid[p][c..c + LANES].copy_from_slice(&acc[p]);
             }
-            m
-        };
+        }
+        for p in 0..P {
+            let m = &mut mid[p][full..ns];
+            m.copy_from_slice(&self.bm[full..]);
+            for (j, a) in inter.iter().enumerate() {
+                for (s, &w) in m.iter_mut().zip(&self.wm[j * ns + full..(j + 1) * ns]) {
+                    *s += a[p] * w;
+                }
+            }
+        }
+        for m in &mut mid[..P] {
+            softsign(&mut m[..ns]);
+        }
+    }
+
+    /// The five sigmoid outputs of the last hidden layer's activations `last`.
+    #[inline]
+    fn head(&self, last: &[f32]) -> [f32; NUM_OUTPUTS] {
         let mut acc = self.b2;
         for (j, &a) in last.iter().enumerate() {
             let row: &[f32; OUT_PAD] = self.w2[j * OUT_PAD..(j + 1) * OUT_PAD]
@@ -486,6 +577,26 @@ impl Network {
     }
 }
 
+/// The dot product of `a` and `b` (of equal length), in eight partial sums so that it
+/// vectorises (a single running sum would fix the order of the additions).
+#[inline]
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    const LANES: usize = 8;
+    let mut lanes = [0.0f32; LANES];
+    let mut ca = a.chunks_exact(LANES);
+    let mut cb = b.chunks_exact(LANES);
+    for (x, y) in (&mut ca).zip(&mut cb) {
+        for k in 0..LANES {
+            lanes[k] += x[k] * y[k];
+        }
+    }
+    let mut sum: f32 = lanes.iter().sum();
+    for (x, y) in ca.remainder().iter().zip(cb.remainder()) {
+        sum += x * y;
+    }
+    sum
+}
+
 /// One backward pass: the activations of a forward pass, the output deltas (minus the loss's
 /// gradient with respect to the output pre-activations) and what the hidden deltas are made of.
 struct Backward {
@@ -539,12 +650,7 @@ impl Backward {
             }
             let d_mid = &pass.d_mid[..ns];
             for (j, g) in pass.back[..net.hidden].iter_mut().enumerate() {
-                let row = &net.wm[j * ns..(j + 1) * ns];
-                let mut sum = 0.0;
-                for (&w, &d) in row.iter().zip(d_mid) {
-                    sum += w * d;
-                }
-                *g = sum;
+                *g = dot(&net.wm[j * ns..(j + 1) * ns], d_mid);
             }
         }
         pass
@@ -787,6 +893,31 @@ mod tests {
             }
         }
         assert_eq!(checked, 21, "weights checked");
+    }
+
+    #[test]
+    fn batched_outputs_equal_single_ones_to_the_bit() {
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        // 40 second-layer units: two register chunks and a tail; and one layer.
+        for net in [
+            Network::random_deep(12, 24, 40, &mut rng),
+            Network::random(12, 24, &mut rng),
+        ] {
+            let mut sums = [[0.0f32; MAX_HIDDEN]; BATCH];
+            for s in &mut sums {
+                let x: Vec<f32> = (0..12).map(|_| rng.gen_range(-1.0..1.0)).collect();
+                net.hidden_sums(&x, s);
+            }
+            for n in 1..=BATCH {
+                let mut batch = sums;
+                let mut out = [[0.0f32; NUM_OUTPUTS]; BATCH];
+                net.outputs_batch(&mut batch[..n], &mut out[..n]);
+                for p in 0..n {
+                    let mut single = sums[p];
+                    assert_eq!(out[p], net.outputs_from_sums(&mut single), "{n} in a batch");
+                }
+            }
+        }
     }
 
     #[test]
