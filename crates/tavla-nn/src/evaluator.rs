@@ -74,7 +74,9 @@ impl Weights {
     /// fastest when they are alike (the plays of one roll, seen by the opponent): the first
     /// position of each phase is evaluated in full and becomes that phase's reference; each
     /// later one's hidden sums start from the reference's and add only the rows of the inputs
-    /// that differ ([`crate::net::Network::update_sums`]). The values agree with
+    /// that differ ([`crate::net::Network::update_sums`]). Up to four positions of one phase
+    /// in a row then get their outputs together (`Network::outputs_batch`, which reads a second
+    /// hidden layer's weights once for all of them). The values agree with
     /// [`Evaluator::evaluate`] to rounding.
     fn evaluate_similar(&self, position: impl Fn(usize) -> Position, out: &mut [Probabilities]) {
         let mut ref_inputs = [[0.0f32; NUM_INPUTS]; Phase::ALL.len()];
@@ -152,8 +154,9 @@ mod tests {
     #[test]
     fn incremental_plays_agree_with_single_evaluations() {
         plays_agree_with_single_evaluations(&Weights::default_weights());
-        // Two hidden layers, one of them with a second layer of 20 units (a register chunk of
-        // 16 and a tail), batched (`Network::outputs_batch`).
+        // Second hidden layers of 20 units (a register chunk of 16 and a tail) in the contact
+        // network and of 16 (one chunk) in the crashed one, summed in batches
+        // (`Network::outputs_batch`); the race network has one layer.
         plays_agree_with_single_evaluations(&Weights::random_deep(
             [(64, 20), (32, 16), (16, 0)],
             3,
