@@ -110,17 +110,29 @@ pub fn train(args: &TrainArgs, out: &mut impl Write) -> Result<()> {
 fn average(args: &AverageArgs, out: &mut impl Write) -> Result<()> {
     let load = |path: &PathBuf| Weights::load(path).map_err(|e| InputError(e.to_string()));
     let mut mean = load(&args.weights[0])?;
-    let shape = |w: &Weights| w.networks.each_ref().map(|n| (n.inputs(), n.hidden()));
+    let shape = |w: &Weights| {
+        w.networks
+            .each_ref()
+            .map(|n| (n.inputs(), n.hidden(), n.second()))
+    };
+    // Hidden units of each network, "1024" or "1024+64" with a second layer.
+    let units = |w: &Weights| {
+        let units = shape(w).map(|(_, h, s)| match s {
+            0 => h.to_string(),
+            s => format!("{h}+{s}"),
+        });
+        units.join(", ")
+    };
     for (k, path) in args.weights.iter().enumerate().skip(1) {
         let next = load(path)?;
         if shape(&next) != shape(&mean) {
             return Err(InputError(format!(
-                "{}: networks of {:?} hidden units, but {} has {:?}; only weights of the same \
+                "{}: networks of {} hidden units, but {} has {}; only weights of the same \
                  sizes can be averaged",
                 path.display(),
-                shape(&next).map(|s| s.1),
+                units(&next),
                 args.weights[0].display(),
-                shape(&mean).map(|s| s.1),
+                units(&mean),
             ))
             .into());
         }
