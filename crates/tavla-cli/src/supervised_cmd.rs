@@ -316,7 +316,8 @@ pub struct FitArgs {
     /// Where to write the weights with the best validation loss.
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
-    /// Weights to start from; default: the embedded weights.
+    /// Weights to start from; default: the embedded weights (with --fresh: of the networks
+    /// other than --phase's).
     #[arg(long, value_name = "FILE")]
     pub init: Option<PathBuf>,
     /// Start the fitted networks (all, or --phase's alone) from random weights of
@@ -434,6 +435,18 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
             "--second-hidden must be at most {MAX_SECOND}, got {}",
             args.second_hidden
         ))
+        .into());
+    }
+    if args.fresh && args.phase.is_none() && args.init.is_some() {
+        return Err(InputError(
+            "--init with --fresh needs --phase: without it every network starts fresh".into(),
+        )
+        .into());
+    }
+    if args.second_hidden > 0 && args.phase == Some(Phase::Race) {
+        return Err(InputError(
+            "--second-hidden applies to the contact and crashed networks, not --phase race".into(),
+        )
         .into());
     }
     let mut weights = if args.fresh {

@@ -477,6 +477,13 @@ fn label_by_truncated_rollouts_and_refuse_bad_options() {
     // A second layer needs fresh weights, and has a limit.
     let o = fit(&["--second-hidden", "3"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = fit(&["--fresh", "--phase", "race", "--second-hidden", "3"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("not --phase race"), "{}", stderr(&o));
+    // --init is only used with --fresh for the networks --phase leaves alone.
+    let o = fit(&["--fresh", "--init", weights.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("needs --phase"), "{}", stderr(&o));
     let o = fit(&["--fresh", "--second-hidden", "100000"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(

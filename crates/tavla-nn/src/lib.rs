@@ -3,7 +3,7 @@
 //!
 //! - [`Probabilities`]: the five cubeless outcome probabilities, with [`Probabilities::equity`].
 //! - [`inputs`]: the input encoding (raw board plus expert features) and its layout hash.
-//! - [`Network`]: one hidden layer, allocation-free forward pass, gradient step.
+//! - [`Network`]: one hidden layer or two, allocation-free forward pass, gradient step.
 //! - [`Weights`]: the contact, crashed and race networks and the versioned `.tnn` file format, with the
 //!   default weights embedded ([`Weights::default_weights`]).
 //! - [`Evaluator`]: the evaluation trait, with batch evaluation of all plays of a roll;

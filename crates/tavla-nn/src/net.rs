@@ -21,7 +21,8 @@ use rand::Rng;
 
 /// Number of outputs (see [`crate::Probabilities::to_array`] for their order).
 pub const NUM_OUTPUTS: usize = 5;
-/// Output lanes per hidden unit in the output layer (outputs padded for vectorisation).
+/// Output lanes per unit of the last hidden layer in the output layer (outputs padded for
+/// vectorisation).
 pub const OUT_PAD: usize = 8;
 /// Largest supported hidden layer.
 pub const MAX_HIDDEN: usize = 1024;
@@ -150,7 +151,9 @@ impl Network {
     /// proportions. The outputs stay as they were (to the jitter), and the copies, pushed apart
     /// by their unequal shares and the jitter, learn to differ. New units with zero output
     /// weights instead would start silent and, with the small residuals of a trained network,
-    /// stay nearly so (docs/neural.md).
+    /// stay nearly so (docs/neural.md). Only the first hidden layer grows: with a second layer,
+    /// the copies share the original's row of the second layer's weights instead, and the
+    /// second and output layers' other weights are kept.
     ///
     /// # Panics
     /// When `hidden` is smaller than the current size or above [`MAX_HIDDEN`].
@@ -236,7 +239,7 @@ impl Network {
     }
 
     /// Inputs, hidden units and second-layer units.
-    fn shape(&self) -> (usize, usize, usize) {
+    pub(crate) fn shape(&self) -> (usize, usize, usize) {
         (self.inputs, self.hidden, self.second)
     }
 
@@ -271,9 +274,8 @@ impl Network {
     /// five sigmoid outputs.
     #[inline]
     pub(crate) fn forward_into(&self, x: &[f32], hidden: &mut [f32]) -> [f32; NUM_OUTPUTS] {
-        let mut mid = [0.0f32; MAX_SECOND];
         self.hidden_sums(x, hidden);
-        self.outputs_into(hidden, &mut mid)
+        self.outputs_from_sums(hidden)
     }
 
     /// The hidden sums (pre-activations, biases included) of inputs `x` into `sums` (length
@@ -357,6 +359,11 @@ impl Network {
     /// replaced by the hidden activations.
     #[inline]
     pub(crate) fn outputs_from_sums(&self, sums: &mut [f32]) -> [f32; NUM_OUTPUTS] {
+        if self.second == 0 {
+            let h = &mut sums[..self.hidden];
+            softsign(h);
+            return self.head(h);
+        }
         let mut mid = [0.0f32; MAX_SECOND];
         self.outputs_into(sums, &mut mid)
     }
@@ -383,7 +390,7 @@ impl Network {
     /// for all of them.
     ///
     /// # Panics
-    /// When `sums` is empty, longer than [`BATCH`] or of another length than `out`.
+    /// When `sums` is longer than [`BATCH`] or of another length than `out`.
     #[inline]
     pub(crate) fn outputs_batch(
         &self,

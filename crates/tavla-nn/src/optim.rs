@@ -64,7 +64,16 @@ impl Adam {
     /// One step of learning rate `lr` along the mean of the accumulated descent directions,
     /// then clears the buffer. Does nothing when no sample was accumulated, so a network
     /// without samples in a batch keeps its weights (its moments do not carry it on).
+    ///
+    /// # Panics
+    /// When `net` has another shape than the network the optimiser was made for (a programming
+    /// error).
+    #[track_caller]
     pub fn step(&mut self, net: &mut Network, lr: f32) {
+        assert!(
+            net.shape() == self.grad.shape(),
+            "stepping a network of another shape"
+        );
         if self.pending == 0 {
             return;
         }

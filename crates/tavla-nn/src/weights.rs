@@ -21,8 +21,8 @@
 //! crashed hidden count and no crashed network; they load with the crashed network a copy of
 //! the contact network, which computes the same function as before.
 //!
-//! A file whose magic, version, layout hash, input count, size or checksum does not match is
-//! refused with a [`WeightsError`] that names what differs.
+//! A file whose magic, version, layout hash, input count, layer sizes, length or checksum does
+//! not match is refused with a [`WeightsError`] that names what differs.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -35,7 +35,8 @@ use crate::net::{Network, MAX_HIDDEN, MAX_SECOND, NUM_OUTPUTS, OUT_PAD};
 
 /// The magic bytes at the start of a weights file.
 pub const MAGIC: [u8; 8] = *b"TAVLA-NN";
-/// The version of the file format this code reads and writes.
+/// The newest version of the file format, which this code reads (with versions 1 and 2) and
+/// writes for weights with a second hidden layer (version 2 otherwise).
 pub const FORMAT_VERSION: u32 = 3;
 /// The bytes before the hidden-unit counts (one per network).
 const PREFIX_LEN: usize = 8 + 4 + 8 + 4 + 8;
