@@ -826,12 +826,11 @@ mod tests {
         assert!(after < before * 0.2, "error {before} -> {after}");
     }
 
-    #[test]
-    fn gradient_matches_finite_differences() {
-        // The loss is sum_k -(t ln y + (1 - t) ln(1 - y)); one step with a tiny alpha changes
-        // each weight by -alpha * dL/dw. Compare for a few input-layer weights.
-        let mut rng = ChaCha8Rng::seed_from_u64(2);
-        let net = Network::random(5, 4, &mut rng);
+    /// Checks the step of [`Network::train`] on weights `(layer, index)` of `net` (layers in
+    /// the order of [`Network::params_mut`]) against finite differences of the loss
+    /// `sum_k -(t ln y + (1 - t) ln(1 - y))`: one step with a tiny alpha changes each weight by
+    /// `-alpha * dL/dw`.
+    fn check_gradient(net: &Network, weights: &[(usize, usize)]) {
         let x = [0.5, 1.0, 0.0, 2.0, 1.0];
         let t = [0.3, 0.2, 0.1, 0.6, 0.05];
         let loss = |n: &Network| {
@@ -843,63 +842,47 @@ mod tests {
         let alpha = 1e-3;
         let mut stepped = net.clone();
         stepped.train(&x, &t, alpha);
-        for idx in [0usize, 5, 7, 13, 19] {
+        let weight = |n: &Network, layer: usize, idx: usize| n.clone().params_mut()[layer][idx];
+        for &(layer, idx) in weights {
             let eps = 1e-2;
             let mut plus = net.clone();
-            plus.w1[idx] += eps;
+            plus.params_mut()[layer][idx] += eps;
             let mut minus = net.clone();
-            minus.w1[idx] -= eps;
+            minus.params_mut()[layer][idx] -= eps;
             let grad = (loss(&plus) - loss(&minus)) / (2.0 * eps as f64);
-            let step = f64::from(stepped.w1[idx] - net.w1[idx]);
+            let step = f64::from(weight(&stepped, layer, idx) - weight(net, layer, idx));
             assert!(
                 (step + alpha as f64 * grad).abs() < 2e-5,
-                "weight {idx}: step {step}, grad {grad}"
+                "layer {layer} weight {idx}: step {step}, grad {grad}"
             );
         }
     }
 
     #[test]
+    fn gradient_matches_finite_differences() {
+        // A few input-layer weights.
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let net = Network::random(5, 4, &mut rng);
+        check_gradient(&net, &[(0, 0), (0, 5), (0, 7), (0, 13), (0, 19)]);
+    }
+
+    #[test]
     fn two_layer_gradient_matches_finite_differences() {
-        // As above, for weights of every layer of a network with a second hidden layer.
+        // Weights of every layer of a network with a second hidden layer.
         let mut rng = ChaCha8Rng::seed_from_u64(6);
-        let net = Network::random_deep(5, 6, 3, &mut rng);
-        let x = [0.5, 1.0, 0.0, 2.0, 1.0];
-        let t = [0.3, 0.2, 0.1, 0.6, 0.05];
-        let loss = |n: &Network| {
-            let y = n.forward(&x);
-            (0..5)
-                .map(|k| -(t[k] * y[k].ln() + (1.0 - t[k]) * (1.0 - y[k]).ln()) as f64)
-                .sum::<f64>()
-        };
-        let alpha = 1e-3;
-        let mut stepped = net.clone();
-        stepped.train(&x, &t, alpha);
-        let mut checked = 0;
-        for layer in 0..6 {
+        let mut net = Network::random_deep(5, 6, 3, &mut rng);
+        let mut weights = Vec::new();
+        for (layer, params) in net.params_mut().iter().enumerate() {
             for idx in [0usize, 1, 4, 7, 13] {
-                let len = net.clone().params_mut()[layer].len();
                 // (the output layer's padding lanes have no gradient to compare)
                 let padding = (layer == 4 || layer == 5) && idx % OUT_PAD >= NUM_OUTPUTS;
-                if idx >= len || padding {
-                    continue;
+                if idx < params.len() && !padding {
+                    weights.push((layer, idx));
                 }
-                let eps = 1e-2;
-                let mut plus = net.clone();
-                plus.params_mut()[layer][idx] += eps;
-                let mut minus = net.clone();
-                minus.params_mut()[layer][idx] -= eps;
-                let grad = (loss(&plus) - loss(&minus)) / (2.0 * eps as f64);
-                let step = f64::from(
-                    stepped.clone().params_mut()[layer][idx] - net.clone().params_mut()[layer][idx],
-                );
-                assert!(
-                    (step + alpha as f64 * grad).abs() < 2e-5,
-                    "layer {layer} weight {idx}: step {step}, grad {grad}"
-                );
-                checked += 1;
             }
         }
-        assert_eq!(checked, 21, "weights checked");
+        assert_eq!(weights.len(), 21, "weights checked");
+        check_gradient(&net, &weights);
     }
 
     #[test]
