@@ -369,19 +369,16 @@ impl Network {
     }
 
     /// As [`Network::outputs_from_sums`], with the second layer's activations left in `mid`
-    /// (length at least [`Network::second`]; untouched without a second layer).
+    /// (untouched without a second layer).
     #[inline]
-    fn outputs_into(&self, sums: &mut [f32], mid: &mut [f32]) -> [f32; NUM_OUTPUTS] {
+    fn outputs_into(&self, sums: &mut [f32], mid: &mut [f32; MAX_SECOND]) -> [f32; NUM_OUTPUTS] {
         let h = &mut sums[..self.hidden];
         softsign(h);
         if self.second == 0 {
             return self.head(h);
         }
-        let ns = self.second;
-        let mut block = [[0.0f32; MAX_SECOND]];
-        self.second_layer([&*h], &mut block);
-        mid[..ns].copy_from_slice(&block[0][..ns]);
-        self.head(&mid[..ns])
+        self.second_layer([&*h], std::slice::from_mut(mid));
+        self.head(&mid[..self.second])
     }
 
     /// The outputs of up to [`BATCH`] hidden-sum vectors at once into `out` (as long as
