@@ -774,16 +774,18 @@ mod tests {
 
     #[test]
     fn chunked_forward_matches_a_plain_sum() {
-        // 40 hidden units: one register chunk plus a tail.
+        // 200 hidden units: a wide block of CHUNK, two narrow ones of CHUNK / 4, a tail of 8.
+        const NH: usize = 200;
+        assert_eq!(NH, CHUNK + 2 * (CHUNK / 4) + 8);
         let mut rng = ChaCha8Rng::seed_from_u64(3);
-        let net = Network::random(7, 40, &mut rng);
+        let net = Network::random(7, NH, &mut rng);
         let x = [1.0, 0.0, 0.5, 2.0, 0.0, 0.0, 1.0];
         let mut hidden = [0.0; MAX_HIDDEN];
         net.forward_into(&x, &mut hidden);
-        for j in 0..40 {
+        for j in 0..NH {
             let mut s = net.b1[j];
             for i in 0..7 {
-                s += x[i] * net.w1[i * 40 + j];
+                s += x[i] * net.w1[i * NH + j];
             }
             let want = s / (1.0 + s.abs());
             assert!((hidden[j] - want).abs() < 1e-5, "unit {j}");
