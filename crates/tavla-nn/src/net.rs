@@ -65,6 +65,27 @@ fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
 }
 
+/// `acc[p][g] += a[p] * r[g]` ([`lanes_add`]) for the four groups `g` of each listed `p`,
+/// written out.
+macro_rules! lanes_add_4 {
+    ($acc:ident, $a:ident, $r:ident; $($p:literal)+) => {{
+        $(
+            lanes_add(&mut $acc[$p][0], $a[$p], &$r[0]);
+            lanes_add(&mut $acc[$p][1], $a[$p], &$r[1]);
+            lanes_add(&mut $acc[$p][2], $a[$p], &$r[2]);
+            lanes_add(&mut $acc[$p][3], $a[$p], &$r[3]);
+        )+
+    }};
+}
+
+/// `acc += a * row`, lane by lane.
+#[inline(always)]
+fn lanes_add(acc: &mut [f32; LANES], a: f32, row: &[f32; LANES]) {
+    for k in 0..LANES {
+        acc[k] += a * row[k];
+    }
+}
+
 /// The softsign activation `x / (1 + |x|)` of each of `v`, in place.
 #[inline]
 fn softsign(v: &mut [f32]) {
@@ -430,8 +451,9 @@ impl Network {
     }
 
     /// The second layer's activations of `P` first-layer activation vectors into `mid[..P]`:
-    /// [`LANES`] units at a time, their sums for all `P` vectors in registers while the
-    /// weights stream past once, each sum taken in the order of the first-layer units.
+    /// [`LANES`] units at a time (two groups of them for four vectors), their sums for all
+    /// `P` vectors in registers while the weights stream past once, each sum taken in the
+    /// order of the first-layer units.
     #[inline]
     fn second_layer<const P: usize>(&self, h: [&[f32]; P], mid: &mut [[f32; MAX_SECOND]]) {
         let (nh, ns) = (self.hidden, self.second);
@@ -444,35 +466,83 @@ impl Network {
         }
         let inter = &inter[..nh];
         let full = ns / LANES * LANES;
-        for c in (0..full).step_by(LANES) {
-            let bias: [f32; LANES] = self.bm[c..c + LANES].try_into().expect("LANES wide");
-            let mut acc = [bias; P];
-            for (j, a) in inter.iter().enumerate() {
-                let start = j * ns + c;
-                let row: &[f32; LANES] = self.wm[start..start + LANES]
-                    .try_into()
-                    .expect("LANES wide");
-                for p in 0..P {
-                    for k in 0..LANES {
-                        acc[p][k] += a[p] * row[k];
-                    }
-                }
-            }
-            for p in 0..P {
-                mid[p][c..c + LANES].copy_from_slice(&acc[p]);
-            }
+        let quads = ns / (4 * LANES) * (4 * LANES);
+        for c in (0..quads).step_by(4 * LANES) {
+            self.second_quad(inter, c, mid);
+        }
+        for c in (quads..full).step_by(LANES) {
+            self.second_single(inter, c, mid);
         }
         for p in 0..P {
             let m = &mut mid[p][full..ns];
             m.copy_from_slice(&self.bm[full..]);
-            for (j, a) in inter.iter().enumerate() {
-                for (s, &w) in m.iter_mut().zip(&self.wm[j * ns + full..(j + 1) * ns]) {
+            for (row, a) in self.wm.chunks_exact(ns).zip(inter) {
+                for (s, &w) in m.iter_mut().zip(&row[full..]) {
                     *s += a[p] * w;
                 }
             }
         }
         for m in &mut mid[..P] {
             softsign(&mut m[..ns]);
+        }
+    }
+
+    /// Second-layer units `c..c + 4 * LANES` of the `P` (1 to 4) interleaved activation
+    /// vectors `inter` into `mid`: `4 * P` registers of sums. The additions are written out
+    /// for each `P` ([`lanes_add_4`]): as a loop over the vectors the compiler leaves the sums
+    /// in memory and runs several times slower.
+    #[inline]
+    fn second_quad<const P: usize>(
+        &self,
+        inter: &[[f32; P]],
+        c: usize,
+        mid: &mut [[f32; MAX_SECOND]],
+    ) {
+        let ns = self.second;
+        let bias: &[[f32; LANES]; 4] = self.bm[c..c + 4 * LANES]
+            .as_chunks::<LANES>()
+            .0
+            .try_into()
+            .expect("four groups");
+        let mut acc = [*bias; P];
+        for (row, a) in self.wm.chunks_exact(ns).zip(inter) {
+            let r: &[[f32; LANES]; 4] = row[c..c + 4 * LANES]
+                .as_chunks::<LANES>()
+                .0
+                .try_into()
+                .expect("four groups");
+            match P {
+                1 => lanes_add_4!(acc, a, r; 0),
+                2 => lanes_add_4!(acc, a, r; 0 1),
+                3 => lanes_add_4!(acc, a, r; 0 1 2),
+                _ => lanes_add_4!(acc, a, r; 0 1 2 3),
+            }
+        }
+        for (m, s) in mid.iter_mut().zip(&acc) {
+            m[c..c + 4 * LANES].copy_from_slice(s.as_flattened());
+        }
+    }
+
+    /// Second-layer units `c..c + LANES` of the `P` interleaved activation vectors `inter`
+    /// into `mid`: `P` registers of sums.
+    #[inline]
+    fn second_single<const P: usize>(
+        &self,
+        inter: &[[f32; P]],
+        c: usize,
+        mid: &mut [[f32; MAX_SECOND]],
+    ) {
+        let ns = self.second;
+        let bias: [f32; LANES] = self.bm[c..c + LANES].try_into().expect("LANES wide");
+        let mut acc = [bias; P];
+        for (row, a) in self.wm.chunks_exact(ns).zip(inter) {
+            let row: &[f32; LANES] = row[c..c + LANES].try_into().expect("LANES wide");
+            for p in 0..P {
+                lanes_add(&mut acc[p], a[p], row);
+            }
+        }
+        for p in 0..P {
+            mid[p][c..c + LANES].copy_from_slice(&acc[p]);
         }
     }
 
@@ -793,6 +863,36 @@ mod tests {
     }
 
     #[test]
+    fn second_layer_matches_a_plain_sum_to_the_bit() {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        // 149 second-layer units: two blocks of four register groups, a single group, a tail.
+        let net = Network::random_deep(9, 30, 149, &mut rng);
+        let (nh, ns) = (net.hidden(), net.second());
+        let mut sums = [[0.0f32; MAX_HIDDEN]; BATCH];
+        for s in &mut sums {
+            let x: Vec<f32> = (0..9).map(|_| rng.gen_range(-1.0..1.0)).collect();
+            net.hidden_sums(&x, s);
+        }
+        for n in 1..=BATCH {
+            let mut batch = sums;
+            let mut out = [[0.0f32; NUM_OUTPUTS]; BATCH];
+            net.outputs_batch(&mut batch[..n], &mut out[..n]);
+            for p in 0..n {
+                // Each unit's sum from its bias, the first-layer units in order.
+                let h: Vec<f32> = sums[p][..nh].iter().map(|&x| x / (1.0 + x.abs())).collect();
+                let mut mid = net.bm.clone();
+                for (j, &a) in h.iter().enumerate() {
+                    for (m, s) in mid.iter_mut().enumerate() {
+                        *s += a * net.wm[j * ns + m];
+                    }
+                }
+                softsign(&mut mid);
+                assert_eq!(out[p], net.head(&mid), "vector {p} of {n}");
+            }
+        }
+    }
+
+    #[test]
     fn growing_keeps_the_outputs() {
         let mut rng = ChaCha8Rng::seed_from_u64(4);
         let net = Network::random(6, 8, &mut rng);
@@ -897,8 +997,10 @@ mod tests {
     #[test]
     fn batched_outputs_equal_single_ones_to_the_bit() {
         let mut rng = ChaCha8Rng::seed_from_u64(9);
-        // 40 second-layer units: two register chunks and a tail; and one layer.
+        // 85 second-layer units: a block of four register groups, a single group and a
+        // tail; 40: two single groups and a tail; and one layer.
         for net in [
+            Network::random_deep(12, 24, 85, &mut rng),
             Network::random_deep(12, 24, 40, &mut rng),
             Network::random(12, 24, &mut rng),
         ] {
