@@ -70,12 +70,23 @@ fn sigmoid(x: f32) -> f32 {
 macro_rules! lanes_add_4 {
     ($acc:ident, $a:ident, $r:ident; $($p:literal)+) => {{
         $(
-            lanes_add(&mut $acc[$p][0], $a[$p], &$r[0]);
-            lanes_add(&mut $acc[$p][1], $a[$p], &$r[1]);
-            lanes_add(&mut $acc[$p][2], $a[$p], &$r[2]);
-            lanes_add(&mut $acc[$p][3], $a[$p], &$r[3]);
+            lanes_add(&mut $acc[$p][0], $a[$p], $r[0]);
+            lanes_add(&mut $acc[$p][1], $a[$p], $r[1]);
+            lanes_add(&mut $acc[$p][2], $a[$p], $r[2]);
+            lanes_add(&mut $acc[$p][3], $a[$p], $r[3]);
         )+
     }};
+}
+
+/// The four groups of [`LANES`] of `block` (`4 * LANES` long).
+#[inline(always)]
+fn quarters(block: &[f32]) -> [&[f32; LANES]; 4] {
+    let block: &[f32; 4 * LANES] = block.try_into().expect("four groups");
+    std::array::from_fn(|g| {
+        block[g * LANES..(g + 1) * LANES]
+            .try_into()
+            .expect("LANES wide")
+    })
 }
 
 /// `acc += a * row`, lane by lane.
@@ -499,18 +510,10 @@ impl Network {
         mid: &mut [[f32; MAX_SECOND]],
     ) {
         let ns = self.second;
-        let bias: &[[f32; LANES]; 4] = self.bm[c..c + 4 * LANES]
-            .as_chunks::<LANES>()
-            .0
-            .try_into()
-            .expect("four groups");
-        let mut acc = [*bias; P];
+        let bias = quarters(&self.bm[c..c + 4 * LANES]).map(|g| *g);
+        let mut acc = [bias; P];
         for (row, a) in self.wm.chunks_exact(ns).zip(inter) {
-            let r: &[[f32; LANES]; 4] = row[c..c + 4 * LANES]
-                .as_chunks::<LANES>()
-                .0
-                .try_into()
-                .expect("four groups");
+            let r = quarters(&row[c..c + 4 * LANES]);
             match P {
                 1 => lanes_add_4!(acc, a, r; 0),
                 2 => lanes_add_4!(acc, a, r; 0 1),
