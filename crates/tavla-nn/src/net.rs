@@ -78,6 +78,15 @@ macro_rules! lanes_add_4 {
     }};
 }
 
+/// The activations of `P` vectors (of equal length) unit by unit: `[h[0][j], .., h[P-1][j]]`
+/// for each first-layer unit `j`.
+#[inline(always)]
+fn by_unit<'a, const P: usize>(h: &'a [&'a [f32]; P]) -> impl Iterator<Item = [f32; P]> + 'a {
+    let n = h.first().map_or(0, |v| v.len());
+    let h = h.map(|v| &v[..n]);
+    (0..n).map(move |j| std::array::from_fn(|p| h[p][j]))
+}
+
 /// The four groups of [`LANES`] of `block` (`4 * LANES` long).
 #[inline(always)]
 fn quarters(block: &[f32]) -> [&[f32; LANES]; 4] {
@@ -462,32 +471,27 @@ impl Network {
     }
 
     /// The second layer's activations of `P` first-layer activation vectors into `mid[..P]`:
-    /// [`LANES`] units at a time (two groups of them for four vectors), their sums for all
-    /// `P` vectors in registers while the weights stream past once, each sum taken in the
-    /// order of the first-layer units.
+    /// four groups of [`LANES`] units at a time (then one group, then unit by unit), their
+    /// sums for all `P` vectors in registers while the weights stream past once, each sum
+    /// taken from the bias in the order of the first-layer units, so that every `P` gives the
+    /// same sums to the bit. The activations are read where they lie, unit by unit
+    /// ([`by_unit`]): copying them interleaved first cost a fifth of the layer's time.
     #[inline]
     fn second_layer<const P: usize>(&self, h: [&[f32]; P], mid: &mut [[f32; MAX_SECOND]]) {
         let (nh, ns) = (self.hidden, self.second);
-        // The activations interleaved, `P` per first-layer unit.
-        let mut inter = [[0.0f32; P]; MAX_HIDDEN];
-        for (p, v) in h.iter().enumerate() {
-            for (a, &x) in inter[..nh].iter_mut().zip(&v[..nh]) {
-                a[p] = x;
-            }
-        }
-        let inter = &inter[..nh];
+        let h = h.map(|v| &v[..nh]);
         let full = ns / LANES * LANES;
         let quads = ns / (4 * LANES) * (4 * LANES);
         for c in (0..quads).step_by(4 * LANES) {
-            self.second_quad(inter, c, mid);
+            self.second_quad(&h, c, mid);
         }
         for c in (quads..full).step_by(LANES) {
-            self.second_single(inter, c, mid);
+            self.second_single(&h, c, mid);
         }
         for p in 0..P {
             let m = &mut mid[p][full..ns];
             m.copy_from_slice(&self.bm[full..]);
-            for (row, a) in self.wm.chunks_exact(ns).zip(inter) {
+            for (row, a) in self.wm.chunks_exact(ns).zip(by_unit(&h)) {
                 for (s, &w) in m.iter_mut().zip(&row[full..]) {
                     *s += a[p] * w;
                 }
@@ -498,21 +502,21 @@ impl Network {
         }
     }
 
-    /// Second-layer units `c..c + 4 * LANES` of the `P` (1 to 4) interleaved activation
-    /// vectors `inter` into `mid`: `4 * P` registers of sums. The additions are written out
-    /// for each `P` ([`lanes_add_4`]): as a loop over the vectors the compiler leaves the sums
-    /// in memory and runs several times slower.
+    /// Second-layer units `c..c + 4 * LANES` of the `P` (1 to 4) activation vectors `h` into
+    /// `mid`: `4 * P` registers of sums. The additions are written out for each `P`
+    /// ([`lanes_add_4`]): as a loop over the vectors the compiler leaves the sums in memory and
+    /// runs several times slower. Each row of weights is taken without an index check.
     #[inline]
     fn second_quad<const P: usize>(
         &self,
-        inter: &[[f32; P]],
+        h: &[&[f32]; P],
         c: usize,
         mid: &mut [[f32; MAX_SECOND]],
     ) {
         let ns = self.second;
         let bias = quarters(&self.bm[c..c + 4 * LANES]).map(|g| *g);
         let mut acc = [bias; P];
-        for (row, a) in self.wm.chunks_exact(ns).zip(inter) {
+        for (row, a) in self.wm.chunks_exact(ns).zip(by_unit(h)) {
             let r = quarters(&row[c..c + 4 * LANES]);
             match P {
                 1 => lanes_add_4!(acc, a, r; 0),
@@ -526,19 +530,19 @@ impl Network {
         }
     }
 
-    /// Second-layer units `c..c + LANES` of the `P` interleaved activation vectors `inter`
-    /// into `mid`: `P` registers of sums.
+    /// Second-layer units `c..c + LANES` of the `P` activation vectors `h` into `mid`: `P`
+    /// registers of sums.
     #[inline]
     fn second_single<const P: usize>(
         &self,
-        inter: &[[f32; P]],
+        h: &[&[f32]; P],
         c: usize,
         mid: &mut [[f32; MAX_SECOND]],
     ) {
         let ns = self.second;
         let bias: [f32; LANES] = self.bm[c..c + LANES].try_into().expect("LANES wide");
         let mut acc = [bias; P];
-        for (row, a) in self.wm.chunks_exact(ns).zip(inter) {
+        for (row, a) in self.wm.chunks_exact(ns).zip(by_unit(h)) {
             let row: &[f32; LANES] = row[c..c + LANES].try_into().expect("LANES wide");
             for p in 0..P {
                 lanes_add(&mut acc[p], a[p], row);
