@@ -233,6 +233,32 @@ fn rolls_weight(mask: u32) -> u32 {
     (mask & DOUBLES).count_ones() + 2 * (mask & !DOUBLES).count_ones()
 }
 
+/// For each of the [`ROLLS`], the points on which a checker starting on a point of `from`
+/// lands, using one die or several, every landing point before the last outside `blocked`.
+/// Point `p` is bit `p`; `step(set, d)` moves a set of points `d` pips. (The hits on a set of
+/// blots, roll by roll, in one pass instead of one per blot.)
+#[inline]
+fn points_reached(from: u32, blocked: u32, step: impl Fn(u32, usize) -> u32) -> [u32; 21] {
+    let mut out = [0u32; 21];
+    for (o, &(a, b, _)) in out.iter_mut().zip(ROLLS.iter()) {
+        *o = if a == b {
+            let mut r = from;
+            let mut reached = 0;
+            for _ in 0..4 {
+                r = step(r, a);
+                reached |= r;
+                r &= !blocked;
+            }
+            reached
+        } else {
+            let ra = step(from, a);
+            let rb = step(from, b);
+            ra | rb | step(ra & !blocked, b) | step(rb & !blocked, a)
+        };
+    }
+    out
+}
+
 /// The rolls (bits of [`ROLLS`]) with which a checker starting on a point of `from` lands on a
 /// point of `target`, using one die or several, every landing point before the last outside
 /// `blocked`. Point `p` is bit `p`; `step(set, d)` moves a set of points `d` pips.
@@ -279,27 +305,18 @@ fn side_dice_features(b: &[i8; 26]) -> ([f32; EXTRA_INPUTS], [f32; STRUCTURE_INP
     // reaching one of my blots, landing on the way only where I have no made point.
     // Per roll, the most pips a hit costs: a blot on point p goes back to 25.
     let shooters = if b[OPPONENT_BAR] < 0 { 1 } else { theirs };
-    let mut hit_mask = 0u32;
-    let mut loss = [0u8; 21];
-    let mut rest = blots;
-    while rest != 0 {
-        let p = rest.trailing_zeros();
-        rest &= rest - 1;
-        let m = rolls_reaching(shooters, 1 << p, mine_made, |set, d| set << d);
-        hit_mask |= m;
-        let mut r = m;
-        while r != 0 {
-            let i = r.trailing_zeros() as usize;
-            r &= r - 1;
-            loss[i] = loss[i].max(25 - p as u8);
+    let (mut hit, mut pip_loss) = (0u32, 0u32);
+    if blots != 0 {
+        let reached = points_reached(shooters, mine_made, |set, d| set << d);
+        for (&(_, _, w), r) in ROLLS.iter().zip(reached) {
+            let hits = r & blots;
+            if hits != 0 {
+                // The lowest blot hit goes back furthest.
+                hit += w;
+                pip_loss += w * (25 - hits.trailing_zeros());
+            }
         }
     }
-    let hit = rolls_weight(hit_mask);
-    let pip_loss: u32 = ROLLS
-        .iter()
-        .zip(loss)
-        .map(|(&(_, _, w), l)| w * u32::from(l))
-        .sum();
     // Containment: escapes past the opposing points within 12 pips in front of a point (his
     // points in my home board hold nothing back).
     let table = escape_table();
@@ -525,6 +542,56 @@ mod tests {
         b[8] = 0;
         b[24] = 11;
         assert_eq!(dice_features(b)[0], 0.0);
+    }
+
+    /// The hit and pip-loss inputs as first computed: blot by blot, each blot's rolls from
+    /// [`rolls_reaching`], a roll's loss the most of the blots it hits.
+    fn hits_blot_by_blot(b: &[i8; 26]) -> (f32, f32) {
+        let (mut blots, mut mine_made, mut theirs) = (0u32, 0u32, 0u32);
+        for p in 1..=24 {
+            blots |= u32::from(b[p] == 1) << p;
+            mine_made |= u32::from(b[p] >= 2) << p;
+            theirs |= u32::from(b[p] < 0) << p;
+        }
+        let shooters = if b[OPPONENT_BAR] < 0 { 1 } else { theirs };
+        let (mut mask, mut loss) = (0u32, [0u32; 21]);
+        for p in (1..=24).filter(|&p| blots & 1 << p != 0) {
+            let m = rolls_reaching(shooters, 1 << p, mine_made, |set, d| set << d);
+            mask |= m;
+            for (i, l) in loss.iter_mut().enumerate() {
+                if m & 1 << i != 0 {
+                    *l = (*l).max(25 - p);
+                }
+            }
+        }
+        let pips: u32 = ROLLS.iter().zip(loss).map(|(r, l)| r.2 * l).sum();
+        (
+            rolls_weight(mask) as f32 / 36.0,
+            pips as f32 / (36.0 * 12.0),
+        )
+    }
+
+    #[test]
+    fn hits_in_one_pass_match_blot_by_blot() {
+        use rand::{Rng, SeedableRng};
+        use tavla_core::{PlayList, Roll};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(12);
+        let mut plays = PlayList::new();
+        let mut several = 0;
+        for _ in 0..30 {
+            let mut pos = Position::START;
+            while !pos.is_game_over() {
+                for b in [pos.signed_board(), pos.flip().signed_board()] {
+                    let (dice, structure) = side_dice_features(b);
+                    assert_eq!((dice[0], structure[0]), hits_blot_by_blot(b), "{b:?}");
+                    several += usize::from((1..=24).filter(|&p| b[p] == 1).count() >= 2);
+                }
+                let roll = Roll::from_values(rng.gen_range(1..=6), rng.gen_range(1..=6));
+                pos.legal_plays(roll, &mut plays);
+                pos = plays.positions()[rng.gen_range(0..plays.len())].flip();
+            }
+        }
+        assert!(several > 500, "positions with two blots or more: {several}");
     }
 
     #[test]
