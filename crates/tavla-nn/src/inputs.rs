@@ -548,10 +548,10 @@ mod tests {
     /// [`rolls_reaching`], a roll's loss the most of the blots it hits.
     fn hits_blot_by_blot(b: &[i8; 26]) -> (f32, f32) {
         let (mut blots, mut mine_made, mut theirs) = (0u32, 0u32, 0u32);
-        for p in 1..=24 {
-            blots |= u32::from(b[p] == 1) << p;
-            mine_made |= u32::from(b[p] >= 2) << p;
-            theirs |= u32::from(b[p] < 0) << p;
+        for (p, &n) in b.iter().enumerate().take(25).skip(1) {
+            blots |= u32::from(n == 1) << p;
+            mine_made |= u32::from(n >= 2) << p;
+            theirs |= u32::from(n < 0) << p;
         }
         let shooters = if b[OPPONENT_BAR] < 0 { 1 } else { theirs };
         let (mut mask, mut loss) = (0u32, [0u32; 21]);
