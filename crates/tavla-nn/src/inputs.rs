@@ -408,26 +408,18 @@ fn encode_side(b: &[i8; 26], off: u8, out: &mut [f32]) {
     }
     let bar = b[BAR].max(0) as u32;
     pips += 25 * bar;
-    // Shots: the opponent moves towards higher point numbers here; his bar enters from point 0.
+    // Shots: the opponent moves towards higher point numbers here; his bar enters from point 0
+    // (OPPONENT_BAR). Over the blots, his points 1..=6 pips behind them (direct) and 7..=12
+    // (indirect), as bit masks of the points 0..=24.
+    let theirs = (OPPONENT_BAR..=24).fold(0u32, |m, p| m | u32::from(b[p] < 0) << p);
+    let below = |p: usize| (1u32 << p) - 1;
     let mut direct = 0u32;
     let mut indirect = 0u32;
     for p in 1..=24usize {
-        if b[p] != 1 {
-            continue;
-        }
-        for d in 1..=12usize.min(p) {
-            let from = p - d;
-            let occupied = if from == OPPONENT_BAR {
-                b[OPPONENT_BAR] < 0
-            } else {
-                b[from] < 0
-            };
-            if occupied {
-                if d <= 6 {
-                    direct += 1;
-                } else {
-                    indirect += 1;
-                }
+        if b[p] == 1 {
+            direct += (theirs & below(p) & !below(p.saturating_sub(6))).count_ones();
+            if p > 6 {
+                indirect += (theirs & below(p - 6) & !below(p.saturating_sub(12))).count_ones();
             }
         }
     }
