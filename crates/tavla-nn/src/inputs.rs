@@ -415,8 +415,8 @@ fn encode_side(b: &[i8; 26], off: u8, out: &mut [f32]) {
     let below = |p: usize| (1u32 << p) - 1;
     let mut direct = 0u32;
     let mut indirect = 0u32;
-    for p in 1..=24usize {
-        if b[p] == 1 {
+    for (p, &n) in b.iter().enumerate().take(25).skip(1) {
+        if n == 1 {
             direct += (theirs & below(p) & !below(p.saturating_sub(6))).count_ones();
             if p > 6 {
                 indirect += (theirs & below(p - 6) & !below(p.saturating_sub(12))).count_ones();
