@@ -564,7 +564,7 @@ mod tests {
     }
 
     #[test]
-    fn hits_in_one_pass_match_blot_by_blot() {
+    fn hits_and_shots_match_a_count_blot_by_blot() {
         use rand::{Rng, SeedableRng};
         use tavla_core::{PlayList, Roll};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(12);
@@ -576,6 +576,17 @@ mod tests {
                 for b in [pos.signed_board(), pos.flip().signed_board()] {
                     let (dice, structure) = side_dice_features(b);
                     assert_eq!((dice[0], structure[0]), hits_blot_by_blot(b), "{b:?}");
+                    // Shots point by point: his checkers 1..=6 and 7..=12 pips behind a blot.
+                    let (mut direct, mut indirect) = (0, 0);
+                    for p in (1..=24).filter(|&p| b[p] == 1) {
+                        for d in (1..=12).filter(|&d| d <= p && b[p - d] < 0) {
+                            *(if d <= 6 { &mut direct } else { &mut indirect }) += 1;
+                        }
+                    }
+                    let mut side = [0.0; SIDE_INPUTS];
+                    encode_side(b, 0, &mut side);
+                    assert_eq!(side[103], direct as f32 / 12.0, "{b:?}");
+                    assert_eq!(side[104], indirect as f32 / 12.0, "{b:?}");
                     several += usize::from((1..=24).filter(|&p| b[p] == 1).count() >= 2);
                 }
                 let roll = Roll::from_values(rng.gen_range(1..=6), rng.gen_range(1..=6));
