@@ -235,8 +235,7 @@ fn rolls_weight(mask: u32) -> u32 {
 
 /// For each of the [`ROLLS`], the points on which a checker starting on a point of `from`
 /// lands, using one die or several, every landing point before the last outside `blocked`.
-/// Point `p` is bit `p`; `step(set, d)` moves a set of points `d` pips. (The hits on a set of
-/// blots, roll by roll, in one pass instead of one per blot.)
+/// Point `p` is bit `p`; `step(set, d)` moves a set of points `d` pips.
 #[inline]
 fn points_reached(from: u32, blocked: u32, step: impl Fn(u32, usize) -> u32) -> [u32; 21] {
     let mut out = [0u32; 21];
@@ -261,30 +260,13 @@ fn points_reached(from: u32, blocked: u32, step: impl Fn(u32, usize) -> u32) -> 
 
 /// The rolls (bits of [`ROLLS`]) with which a checker starting on a point of `from` lands on a
 /// point of `target`, using one die or several, every landing point before the last outside
-/// `blocked`. Point `p` is bit `p`; `step(set, d)` moves a set of points `d` pips.
+/// `blocked` ([`points_reached`]).
 #[inline]
 fn rolls_reaching(from: u32, target: u32, blocked: u32, step: impl Fn(u32, usize) -> u32) -> u32 {
-    let mut mask = 0u32;
-    for (i, &(a, b, _)) in ROLLS.iter().enumerate() {
-        let reached = if a == b {
-            let mut r = from;
-            let mut hit = 0;
-            for _ in 0..4 {
-                r = step(r, a);
-                hit |= r & target;
-                r &= !blocked;
-            }
-            hit
-        } else {
-            let ra = step(from, a);
-            let rb = step(from, b);
-            (ra | rb | step(ra & !blocked, b) | step(rb & !blocked, a)) & target
-        };
-        if reached != 0 {
-            mask |= 1 << i;
-        }
-    }
-    mask
+    points_reached(from, blocked, step)
+        .iter()
+        .enumerate()
+        .fold(0, |mask, (i, &r)| mask | u32::from(r & target != 0) << i)
 }
 
 /// The dice-based features (layout v2) and the structure features (v3) of the side whose
@@ -536,35 +518,50 @@ mod tests {
         assert_eq!(dice_features(b)[0], 0.0);
     }
 
-    /// The hit and pip-loss inputs as first computed: blot by blot, each blot's rolls from
-    /// [`rolls_reaching`], a roll's loss the most of the blots it hits.
-    fn hits_blot_by_blot(b: &[i8; 26]) -> (f32, f32) {
-        let (mut blots, mut mine_made, mut theirs) = (0u32, 0u32, 0u32);
-        for (p, &n) in b.iter().enumerate().take(25).skip(1) {
-            blots |= u32::from(n == 1) << p;
-            mine_made |= u32::from(n >= 2) << p;
-            theirs |= u32::from(n < 0) << p;
-        }
-        let shooters = if b[OPPONENT_BAR] < 0 { 1 } else { theirs };
-        let (mut mask, mut loss) = (0u32, [0u32; 21]);
-        for p in (1..=24).filter(|&p| blots & 1 << p != 0) {
-            let m = rolls_reaching(shooters, 1 << p, mine_made, |set, d| set << d);
-            mask |= m;
-            for (i, l) in loss.iter_mut().enumerate() {
-                if m & 1 << i != 0 {
-                    *l = (*l).max(25 - p);
+    /// The hit and pip-loss inputs counted checker by checker: for each roll, each opposing
+    /// checker (only those on his bar, point 0, while he has any there) walks its dice one
+    /// at a time (both orders, or four steps of a double) and stops where the side has a made
+    /// point; a roll's loss is the most pips of the blots it hits (`25 - p`).
+    fn hits_checker_by_checker(b: &[i8; 26]) -> (f32, f32) {
+        let made = |p: usize| p <= 24 && b[p] >= 2;
+        let blot = |p: usize| (1..=24).contains(&p) && b[p] == 1;
+        let shooters: Vec<usize> = if b[OPPONENT_BAR] < 0 {
+            vec![0]
+        } else {
+            (1..=24).filter(|&p| b[p] < 0).collect()
+        };
+        let (mut rolls, mut pips) = (0, 0);
+        for &(x, y, w) in &ROLLS {
+            let paths: Vec<Vec<usize>> = if x == y {
+                vec![vec![x; 4]]
+            } else {
+                vec![vec![x, y], vec![y, x]]
+            };
+            let mut lowest = None;
+            for &s in &shooters {
+                for path in &paths {
+                    let mut at = s;
+                    for &d in path {
+                        at += d;
+                        if blot(at) {
+                            lowest = Some(lowest.map_or(at, |l: usize| l.min(at)));
+                        }
+                        if made(at) || at > 24 {
+                            break;
+                        }
+                    }
                 }
             }
+            if let Some(p) = lowest {
+                rolls += w;
+                pips += w * (25 - p as u32);
+            }
         }
-        let pips: u32 = ROLLS.iter().zip(loss).map(|(r, l)| r.2 * l).sum();
-        (
-            rolls_weight(mask) as f32 / 36.0,
-            pips as f32 / (36.0 * 12.0),
-        )
+        (rolls as f32 / 36.0, pips as f32 / (36.0 * 12.0))
     }
 
     #[test]
-    fn hits_and_shots_match_a_count_blot_by_blot() {
+    fn hits_and_shots_match_a_count_checker_by_checker() {
         use rand::{Rng, SeedableRng};
         use tavla_core::{PlayList, Roll};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(12);
@@ -575,7 +572,7 @@ mod tests {
             while !pos.is_game_over() {
                 for b in [pos.signed_board(), pos.flip().signed_board()] {
                     let (dice, structure) = side_dice_features(b);
-                    assert_eq!((dice[0], structure[0]), hits_blot_by_blot(b), "{b:?}");
+                    assert_eq!((dice[0], structure[0]), hits_checker_by_checker(b), "{b:?}");
                     // Shots point by point: his checkers 1..=6 and 7..=12 pips behind a blot.
                     let (mut direct, mut indirect) = (0, 0);
                     for p in (1..=24).filter(|&p| b[p] == 1) {
