@@ -111,7 +111,7 @@ fn average(args: &AverageArgs, out: &mut impl Write) -> Result<()> {
     let load = |path: &PathBuf| Weights::load(path).map_err(|e| InputError(e.to_string()));
     let mut mean = load(&args.weights[0])?;
     let shape = |w: &Weights| {
-        w.networks
+        w.networks()
             .each_ref()
             .map(|n| (n.inputs(), n.hidden(), n.second()))
     };

@@ -114,6 +114,136 @@ fn softsign(v: &mut [f32]) {
     }
 }
 
+/// The input layer's rows as the forward pass reads them: `f32` ([`Rows32`], the weights
+/// themselves) or 16-bit ([`Rows16`]).
+trait InputRows {
+    /// `acc[k] += xi * w[i][from + k]` for each `k` of `acc`, where `w[i]` is row `i`.
+    fn add(&self, acc: &mut [f32], i: usize, xi: f32, from: usize);
+
+    /// As [`InputRows::add`] for a block of `B` units, whose sums the compiler keeps in
+    /// registers.
+    fn add_block<const B: usize>(&self, acc: &mut [f32; B], i: usize, xi: f32, from: usize);
+}
+
+/// A network's own `f32` input layer (`hidden` units a row).
+struct Rows32<'a> {
+    w1: &'a [f32],
+    hidden: usize,
+}
+
+impl InputRows for Rows32<'_> {
+    #[inline(always)]
+    fn add(&self, acc: &mut [f32], i: usize, xi: f32, from: usize) {
+        let start = i * self.hidden + from;
+        let row = &self.w1[start..start + acc.len()];
+        for (a, &w) in acc.iter_mut().zip(row) {
+            *a += xi * w;
+        }
+    }
+
+    #[inline(always)]
+    fn add_block<const B: usize>(&self, acc: &mut [f32; B], i: usize, xi: f32, from: usize) {
+        let start = i * self.hidden + from;
+        let row: &[f32; B] = self.w1[start..start + B].try_into().expect("B wide");
+        for k in 0..B {
+            acc[k] += xi * row[k];
+        }
+    }
+}
+
+/// A network's input layer in 16 bits, for play: row `i` is `scale[i]` times the integers
+/// `q[i * hidden..(i + 1) * hidden]`, its scale the row's largest magnitude over 32,767, so
+/// that each weight is within a 65,534th of that largest weight of the `f32` one.
+///
+/// A search reads the input layer a row per changed input, from the L2 cache at best (the
+/// contact and crashed networks' `f32` rows are 900 KiB each, beside a 1 MiB cache); half the
+/// bytes made a 1-ply and a 2-ply search about a tenth faster, though each weight now costs a
+/// conversion. The sums are still `f32`, added term by term in the same order, so incremental
+/// and fresh sums agree to rounding as before; the outputs differ from the `f32` network's by
+/// about 10^-5 (tested). Training never reads these rows ([`crate::Weights`] drops them when a
+/// network is changed).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Rows16 {
+    hidden: usize,
+    q: Vec<i16>,
+    scale: Vec<f32>,
+}
+
+impl Rows16 {
+    /// The 16-bit rows of `net`'s input layer.
+    #[must_use]
+    pub(crate) fn new(net: &Network) -> Rows16 {
+        let nh = net.hidden;
+        let mut q = Vec::with_capacity(net.w1.len());
+        let mut scale = Vec::with_capacity(net.inputs);
+        for row in net.w1.chunks_exact(nh) {
+            let largest = row.iter().fold(0.0f32, |m, w| m.max(w.abs()));
+            let s = if largest > 0.0 {
+                largest / f32::from(i16::MAX)
+            } else {
+                1.0
+            };
+            scale.push(s);
+            // |w / s| <= 32,767 (to rounding, which `as` saturates).
+            q.extend(row.iter().map(|w| (w / s).round() as i16));
+        }
+        Rows16 {
+            hidden: nh,
+            q,
+            scale,
+        }
+    }
+
+    /// Weight `j` of row `i`, as the forward pass reads it.
+    #[cfg(test)]
+    fn weight(&self, i: usize, j: usize) -> f32 {
+        self.scale[i] * f32::from(self.q[i * self.hidden + j])
+    }
+}
+
+impl InputRows for Rows16 {
+    #[inline(always)]
+    fn add(&self, acc: &mut [f32], i: usize, xi: f32, from: usize) {
+        let start = i * self.hidden + from;
+        let a = xi * self.scale[i];
+        let row = &self.q[start..start + acc.len()];
+        for (s, &w) in acc.iter_mut().zip(row) {
+            *s += a * f32::from(w);
+        }
+    }
+
+    #[inline(always)]
+    fn add_block<const B: usize>(&self, acc: &mut [f32; B], i: usize, xi: f32, from: usize) {
+        let start = i * self.hidden + from;
+        let row: &[i16; B] = self.q[start..start + B].try_into().expect("B wide");
+        let a = xi * self.scale[i];
+        for k in 0..B {
+            acc[k] += a * f32::from(row[k]);
+        }
+    }
+}
+
+/// [`Network::add_rows`] for units `from..from + h.len()` (a multiple of `B`), whose sums are
+/// `h`: `B` units at a time, their accumulators in registers while the rows of the terms
+/// stream past (one load, multiply and add per weight, no load or store of the sums per
+/// term). Eight 512-bit registers (`B` = 128) keep enough additions in flight to hide their
+/// latency; two (`B` = 32) left a 0-ply decision a fifth slower.
+#[inline(always)]
+fn add_rows_blocks<const B: usize>(
+    rows: &impl InputRows,
+    terms: &[(u32, f32)],
+    h: &mut [f32],
+    from: usize,
+) {
+    for c in (0..h.len()).step_by(B) {
+        let mut acc: [f32; B] = h[c..c + B].try_into().expect("B wide");
+        for &(i, xi) in terms {
+            rows.add_block(&mut acc, i as usize, xi, from + c);
+        }
+        h[c..c + B].copy_from_slice(&acc);
+    }
+}
+
 impl Network {
     /// A network with all weights zero.
     ///
@@ -315,14 +445,15 @@ impl Network {
     /// five sigmoid outputs.
     #[inline]
     pub(crate) fn forward_into(&self, x: &[f32], hidden: &mut [f32]) -> [f32; NUM_OUTPUTS] {
-        self.hidden_sums(x, hidden);
+        self.hidden_sums(x, hidden, None);
         self.outputs_from_sums(hidden)
     }
 
     /// The hidden sums (pre-activations, biases included) of inputs `x` into `sums` (length
-    /// [`Network::hidden`]).
+    /// [`Network::hidden`]), reading the input layer from `rows16` when given (this network's
+    /// [`Rows16`]) and from the `f32` weights otherwise.
     #[inline]
-    pub(crate) fn hidden_sums(&self, x: &[f32], sums: &mut [f32]) {
+    pub(crate) fn hidden_sums(&self, x: &[f32], sums: &mut [f32], rows16: Option<&Rows16>) {
         // The non-zero inputs (about a quarter of them).
         let mut active = [(0u32, 0.0f32); MAX_INPUTS];
         let mut n_active = 0;
@@ -333,16 +464,22 @@ impl Network {
             }
         }
         sums[..self.hidden].copy_from_slice(&self.b1);
-        self.add_rows(&active[..n_active], sums);
+        self.add_rows(&active[..n_active], sums, rows16);
     }
 
     /// Changes `sums`, the hidden sums of inputs `from`, into those of inputs `to`, adding the
     /// rows of the inputs that differ (scaled by the difference) or, when more inputs differ
     /// than `to` has non-zero, computing them afresh. The plays of one roll differ in a few
     /// points and features, so this streams far fewer rows than [`Network::hidden_sums`]; the
-    /// sums agree with it to rounding.
+    /// sums agree with it to rounding. `rows16` as for [`Network::hidden_sums`].
     #[inline]
-    pub(crate) fn update_sums(&self, from: &[f32], to: &[f32], sums: &mut [f32]) {
+    pub(crate) fn update_sums(
+        &self,
+        from: &[f32],
+        to: &[f32],
+        sums: &mut [f32],
+        rows16: Option<&Rows16>,
+    ) {
         let (from, to) = (&from[..self.inputs], &to[..self.inputs]);
         let n_active = to.iter().filter(|&&b| b != 0.0).count();
         let mut delta = [(0u32, 0.0f32); MAX_INPUTS];
@@ -369,51 +506,46 @@ impl Network {
         }
         push(from.len() - from_rest.len(), from_rest, to_rest);
         if n_delta >= n_active {
-            self.hidden_sums(to, sums);
+            self.hidden_sums(to, sums, rows16);
         } else {
-            self.add_rows(&delta[..n_delta], sums);
+            self.add_rows(&delta[..n_delta], sums, rows16);
         }
     }
 
-    /// Adds `xi` times row `i` of the input layer to `sums` for each `(i, xi)` of `terms`.
+    /// Adds `xi` times row `i` of the input layer to `sums` for each `(i, xi)` of `terms`, the
+    /// rows read from `rows16` when given and from the `f32` weights otherwise.
     #[inline]
-    fn add_rows(&self, terms: &[(u32, f32)], sums: &mut [f32]) {
+    fn add_rows(&self, terms: &[(u32, f32)], sums: &mut [f32], rows16: Option<&Rows16>) {
+        match rows16 {
+            Some(rows) => {
+                debug_assert_eq!(rows.hidden, self.hidden, "the rows of this network");
+                self.add_rows_from(rows, terms, sums);
+            }
+            None => self.add_rows_from(
+                &Rows32 {
+                    w1: &self.w1,
+                    hidden: self.hidden,
+                },
+                terms,
+                sums,
+            ),
+        }
+    }
+
+    /// [`Network::add_rows`] from `rows`.
+    #[inline]
+    fn add_rows_from(&self, rows: &impl InputRows, terms: &[(u32, f32)], sums: &mut [f32]) {
         let nh = self.hidden;
         // Blocks of CHUNK units, then of CHUNK / 4 for what is left (a race network's 64),
         // then unit by unit: each unit's sum takes the terms in order either way.
         let wide = nh / CHUNK * CHUNK;
         let narrow = wide + (nh - wide) / (CHUNK / 4) * (CHUNK / 4);
-        self.add_rows_blocks::<CHUNK>(terms, &mut sums[..wide], 0);
-        self.add_rows_blocks::<{ CHUNK / 4 }>(terms, &mut sums[wide..narrow], wide);
+        add_rows_blocks::<CHUNK>(rows, terms, &mut sums[..wide], 0);
+        add_rows_blocks::<{ CHUNK / 4 }>(rows, terms, &mut sums[wide..narrow], wide);
         if narrow < nh {
-            let tail = &mut sums[narrow..nh];
             for &(i, xi) in terms {
-                let start = i as usize * nh;
-                for (a, &w) in tail.iter_mut().zip(&self.w1[start + narrow..start + nh]) {
-                    *a += xi * w;
-                }
+                rows.add(&mut sums[narrow..nh], i as usize, xi, narrow);
             }
-        }
-    }
-
-    /// [`Network::add_rows`] for units `from..from + h.len()` (a multiple of `B`), whose sums
-    /// are `h`: `B` units at a time, their accumulators in registers while the rows of the
-    /// terms stream past (one load, multiply and add per weight, no load or store of the sums
-    /// per term). Eight 512-bit registers (`B` = 128) keep enough additions in flight to
-    /// hide their latency; two (`B` = 32) left a 0-ply decision a fifth slower.
-    #[inline]
-    fn add_rows_blocks<const B: usize>(&self, terms: &[(u32, f32)], h: &mut [f32], from: usize) {
-        let nh = self.hidden;
-        for c in (0..h.len()).step_by(B) {
-            let mut acc: [f32; B] = h[c..c + B].try_into().expect("B wide");
-            for &(i, xi) in terms {
-                let start = i as usize * nh + from + c;
-                let row: &[f32; B] = self.w1[start..start + B].try_into().expect("B wide");
-                for k in 0..B {
-                    acc[k] += xi * row[k];
-                }
-            }
-            h[c..c + B].copy_from_slice(&acc);
         }
     }
 
@@ -729,7 +861,7 @@ impl Backward {
             d_mid: [0.0; MAX_SECOND],
             back: [0.0; MAX_HIDDEN],
         };
-        net.hidden_sums(x, &mut pass.hidden);
+        net.hidden_sums(x, &mut pass.hidden, None);
         pass.y = net.outputs_into(&mut pass.hidden, &mut pass.mid);
         pass.d_out[..NUM_OUTPUTS].copy_from_slice(&descent(&pass.y));
         // The output deltas back through the output layer, to the last hidden layer.
@@ -825,43 +957,89 @@ mod tests {
 
     #[test]
     fn updated_sums_match_fresh_ones() {
-        // 70 hidden units: two full chunks and a tail.
+        // 70 hidden units: two blocks of 32 and a tail; in f32 and in 16 bits.
         let mut rng = ChaCha8Rng::seed_from_u64(5);
         let net = Network::random(40, 70, &mut rng);
+        let rows16 = Rows16::new(&net);
         let mut x = [0.0f32; 40];
         for (i, v) in x.iter_mut().enumerate() {
             if i % 3 == 0 {
                 *v = rng.gen_range(0.0..1.0);
             }
         }
-        let fresh = |x: &[f32]| {
-            let mut s = [0.0f32; 70];
-            net.hidden_sums(x, &mut s);
-            s
-        };
-        let base = fresh(&x);
-        // A few inputs changed, in the first and second spans of 16 and in the rest: the
-        // delta path.
-        let mut y = x;
-        y[3] = 0.0;
-        y[4] = 1.0;
-        y[9] = 0.25;
-        y[20] = 0.75;
-        y[37] = 1.5;
-        let mut sums = base;
-        net.update_sums(&x, &y, &mut sums);
-        // Every input changed: summed afresh.
-        let z = [0.5f32; 40];
-        let mut sums_z = base;
-        net.update_sums(&x, &z, &mut sums_z);
-        for ((a, b), (c, d)) in sums.iter().zip(fresh(&y)).zip(sums_z.iter().zip(fresh(&z))) {
-            assert!((a - b).abs() < 1e-5, "{a} against {b}");
-            assert_eq!(*c, d);
+        for rows in [None, Some(&rows16)] {
+            let fresh = |x: &[f32]| {
+                let mut s = [0.0f32; 70];
+                net.hidden_sums(x, &mut s, rows);
+                s
+            };
+            let base = fresh(&x);
+            // A few inputs changed, in the first and second spans of 16 and in the rest: the
+            // delta path.
+            let mut y = x;
+            y[3] = 0.0;
+            y[4] = 1.0;
+            y[9] = 0.25;
+            y[20] = 0.75;
+            y[37] = 1.5;
+            let mut sums = base;
+            net.update_sums(&x, &y, &mut sums, rows);
+            // Every input changed: summed afresh.
+            let z = [0.5f32; 40];
+            let mut sums_z = base;
+            net.update_sums(&x, &z, &mut sums_z, rows);
+            for ((a, b), (c, d)) in sums.iter().zip(fresh(&y)).zip(sums_z.iter().zip(fresh(&z))) {
+                assert!((a - b).abs() < 1e-5, "{a} against {b}");
+                assert_eq!(*c, d);
+            }
+            if rows.is_none() {
+                // The outputs follow from the sums as from a forward pass.
+                let mut h = [0.0f32; 70];
+                let mut s = fresh(&y);
+                assert_eq!(net.outputs_from_sums(&mut s), net.forward_into(&y, &mut h));
+            }
         }
-        // The outputs follow from the sums as from a forward pass.
-        let mut h = [0.0f32; 70];
-        let mut s = fresh(&y);
-        assert_eq!(net.outputs_from_sums(&mut s), net.forward_into(&y, &mut h));
+    }
+
+    #[test]
+    fn sixteen_bit_rows_are_within_half_a_step() {
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        let mut net = Network::random(12, 170, &mut rng);
+        // A block of 128 units, one of 32 and a tail; a silent input (a zero row) and one row
+        // of large weights.
+        for j in 0..170 {
+            net.w1[5 * 170 + j] = 0.0;
+            net.w1[7 * 170 + j] *= 1000.0;
+        }
+        let rows = Rows16::new(&net);
+        for (i, row) in net.w1.chunks_exact(170).enumerate() {
+            let largest = row.iter().fold(0.0f32, |m, w| m.max(w.abs()));
+            for (j, &w) in row.iter().enumerate() {
+                let step = largest / 32767.0;
+                let q = rows.weight(i, j);
+                assert!(
+                    (q - w).abs() <= 0.5 * step * 1.0001,
+                    "row {i}, unit {j}: {q} for {w}"
+                );
+            }
+        }
+        assert!((0..170).all(|j| rows.weight(5, j) == 0.0));
+        // The sums of both forms agree to the steps of the rows read (all 12 inputs on).
+        let x = [1.0f32; 12];
+        let (mut a, mut b) = ([0.0f32; 170], [0.0f32; 170]);
+        net.hidden_sums(&x, &mut a, None);
+        net.hidden_sums(&x, &mut b, Some(&rows));
+        let steps: f32 = net
+            .w1
+            .chunks_exact(170)
+            .map(|row| 0.5 * row.iter().fold(0.0f32, |m, w| m.max(w.abs())) / 32767.0)
+            .sum();
+        for (a, b) in a.iter().zip(&b) {
+            assert!(
+                (a - b).abs() <= steps + 1e-4 * a.abs().max(1.0),
+                "{a} against {b}"
+            );
+        }
     }
 
     #[test]
@@ -1014,7 +1192,7 @@ mod tests {
             let mut sums = [[0.0f32; MAX_HIDDEN]; BATCH];
             for s in &mut sums {
                 let x: Vec<f32> = (0..12).map(|_| rng.gen_range(-1.0..1.0)).collect();
-                net.hidden_sums(&x, s);
+                net.hidden_sums(&x, s, None);
             }
             for n in 1..=BATCH {
                 let mut batch = sums;
@@ -1044,7 +1222,7 @@ mod tests {
         }
         // The sums the evaluator keeps give the forward pass's outputs.
         let mut s = [0.0f32; 8];
-        net.hidden_sums(&x, &mut s);
+        net.hidden_sums(&x, &mut s, None);
         assert_eq!(net.outputs_from_sums(&mut s), a);
         // A second layer changes the function: the same first layer without it differs.
         let mut flat = Network::zeros(6, 8);

@@ -984,7 +984,11 @@ mod tests {
         assert_eq!(c, a);
         let mut m = a.clone();
         m.blend_towards(&b, 0.25);
-        let (x, y, z) = (&a.networks[0].w1, &b.networks[0].w1, &m.networks[0].w1);
+        let (x, y, z) = (
+            &a.networks()[0].w1,
+            &b.networks()[0].w1,
+            &m.networks()[0].w1,
+        );
         for i in 0..x.len() {
             assert!((z[i] - (x[i] + 0.25 * (y[i] - x[i]))).abs() < 1e-6);
         }

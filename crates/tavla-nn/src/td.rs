@@ -291,7 +291,8 @@ impl TdTrainer {
             path: state_path.clone(),
             what,
         };
-        let weights = Weights::load(&dir.join("weights.tnn"))?;
+        // Training evaluates with the f32 networks, as the run before the checkpoint did.
+        let weights = Weights::load(&dir.join("weights.tnn"))?.exact();
         if weights.games != state.games {
             return Err(invalid(format!(
                 "state says {} games, weights.tnn says {}",

@@ -31,7 +31,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::inputs::{fnv1a, input_layout_hash, Phase, NUM_INPUTS, PREDECESSOR_LAYOUTS};
-use crate::net::{Network, MAX_HIDDEN, MAX_SECOND, NUM_OUTPUTS, OUT_PAD};
+use crate::net::{Network, Rows16, MAX_HIDDEN, MAX_SECOND, NUM_OUTPUTS, OUT_PAD};
 
 /// The magic bytes at the start of a weights file.
 pub const MAGIC: [u8; 8] = *b"TAVLA-NN";
@@ -159,12 +159,29 @@ impl std::error::Error for WeightsError {
 }
 
 /// The networks of the engine, one per [`Phase`]: contact, crashed and race.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Weights read from a file or embedded ([`Weights::from_bytes`]) are for play: their
+/// evaluations read the input layers in 16 bits (faster; outputs within about 10^-5 of the
+/// `f32` networks'). Any change to a network ([`Weights::network_mut`],
+/// [`Weights::blend_towards`]) drops the 16-bit rows, so that training and the weights it
+/// produces evaluate with the `f32` networks themselves, exactly as before; [`Weights::exact`]
+/// drops them on request and [`Weights::for_play`] builds them.
+#[derive(Debug, Clone)]
 pub struct Weights {
     /// The networks in the order of [`Phase::ALL`]; see [`Weights::network`].
-    pub networks: [Network; 3],
+    networks: [Network; 3],
     /// Self-play games these weights were trained on (information only).
     pub games: u64,
+    /// The input layers of `networks` in 16 bits, in the same order, when the weights are for
+    /// play.
+    rows16: Option<Box<[Rows16; 3]>>,
+}
+
+/// Equal networks and games: the 16-bit rows follow from the networks.
+impl PartialEq for Weights {
+    fn eq(&self, other: &Weights) -> bool {
+        self.networks == other.networks && self.games == other.games
+    }
 }
 
 impl Weights {
@@ -195,6 +212,7 @@ impl Weights {
         Weights {
             networks: [contact, crashed, race],
             games: 0,
+            rows16: None,
         }
     }
 
@@ -222,9 +240,43 @@ impl Weights {
         &self.networks[phase as usize]
     }
 
-    /// The network for `phase`, mutably.
+    /// The networks in the order of [`Phase::ALL`] (contact, crashed, race).
+    #[must_use]
+    pub fn networks(&self) -> &[Network; 3] {
+        &self.networks
+    }
+
+    /// The network for `phase`, mutably. The weights are no longer for play (see [`Weights`]).
     pub fn network_mut(&mut self, phase: Phase) -> &mut Network {
+        self.rows16 = None;
         &mut self.networks[phase as usize]
+    }
+
+    /// These weights for play: their evaluations read the input layers in 16 bits (see
+    /// [`Weights`]).
+    #[must_use]
+    pub fn for_play(mut self) -> Weights {
+        self.rows16 = Some(Box::new(self.networks.each_ref().map(Rows16::new)));
+        self
+    }
+
+    /// These weights evaluating with the `f32` networks themselves, as training does (see
+    /// [`Weights`]).
+    #[must_use]
+    pub fn exact(mut self) -> Weights {
+        self.rows16 = None;
+        self
+    }
+
+    /// Whether evaluations read the 16-bit input layers ([`Weights::for_play`]).
+    #[must_use]
+    pub fn is_for_play(&self) -> bool {
+        self.rows16.is_some()
+    }
+
+    /// The 16-bit input layer of the network for `phase`, when the weights are for play.
+    pub(crate) fn rows16(&self, phase: Phase) -> Option<&Rows16> {
+        self.rows16.as_ref().map(|rows| &rows[phase as usize])
     }
 
     /// Moves every network a fraction `beta` of the way towards `other`'s
@@ -234,6 +286,7 @@ impl Weights {
     /// When the networks differ in shape (a programming error).
     #[track_caller]
     pub fn blend_towards(&mut self, other: &Weights, beta: f32) {
+        self.rows16 = None;
         for (a, b) in self.networks.iter_mut().zip(&other.networks) {
             a.blend_towards(b, beta);
         }
@@ -453,13 +506,37 @@ impl Weights {
         Ok(Weights {
             networks: [contact, crashed, race],
             games,
-        })
+            rows16: None,
+        }
+        .for_play())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn weights_read_are_for_play_until_changed() {
+        let w = Weights::random(16, 8, 3);
+        assert!(!w.is_for_play(), "weights made in memory evaluate in f32");
+        let read = Weights::from_bytes(&w.to_bytes()).unwrap();
+        assert!(read.is_for_play());
+        assert_eq!(read, w, "the 16-bit rows are not part of the weights");
+        assert!(!read.clone().exact().is_for_play());
+        assert!(read.clone().exact().for_play().is_for_play());
+        let mut changed = read.clone();
+        let _ = changed.network_mut(Phase::Race);
+        assert!(!changed.is_for_play());
+        let mut blended = read.clone();
+        blended.blend_towards(&w, 0.5);
+        assert!(!blended.is_for_play());
+        // The rows are those of the networks read.
+        for phase in Phase::ALL {
+            let rows = read.rows16(phase).unwrap();
+            assert_eq!(rows, &Rows16::new(read.network(phase)));
+        }
+    }
 
     #[test]
     fn round_trip() {
