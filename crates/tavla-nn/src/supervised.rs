@@ -82,6 +82,10 @@ pub struct LabelConfig {
     /// Truncate every second rollout game one play later
     /// ([`RolloutConfig::balance_parity`]).
     pub balance_parity: bool,
+    /// Label only the positions of this phase (`None`: all). The games and every random draw
+    /// are the same either way, so the labels are those of the unfiltered run that fall in
+    /// the phase, at a fraction of the search time.
+    pub only: Option<Phase>,
 }
 
 impl LabelConfig {
@@ -115,6 +119,7 @@ impl Default for LabelConfig {
             rollout_games: 0,
             truncate: 0,
             balance_parity: false,
+            only: None,
         }
     }
 }
@@ -139,7 +144,7 @@ pub fn label_game(search: &mut Search, config: &LabelConfig, game: u64) -> Vec<S
                      rollout: &RolloutConfig,
                      position: Position,
                      samples: &mut Vec<Sample>| {
-        if position.is_game_over() {
+        if position.is_game_over() || config.only.is_some_and(|only| phase(&position) != only) {
             return;
         }
         let target = if rollout.games > 0 {
@@ -793,6 +798,27 @@ mod tests {
                 (0.0..=1.0).contains(&p.win) && p.win_gammon <= p.win,
                 "{p:?}"
             );
+        }
+    }
+
+    #[test]
+    fn a_phase_alone_is_the_same_labels_filtered() {
+        let w = small_weights();
+        let make = |w: Arc<Weights>| Search::new(w);
+        let all = label_games(&w, &make, &config(), 0, 8, 2, &AtomicU64::new(0));
+        for only in Phase::ALL {
+            let config = LabelConfig {
+                only: Some(only),
+                ..config()
+            };
+            let some = label_games(&w, &make, &config, 0, 8, 2, &AtomicU64::new(0));
+            let want: Vec<Sample> = all
+                .iter()
+                .filter(|s| phase(&s.position) == only)
+                .cloned()
+                .collect();
+            assert!(!some.is_empty(), "{only:?}");
+            assert_eq!(some, want, "{only:?}");
         }
     }
 
