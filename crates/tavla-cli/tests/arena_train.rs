@@ -598,7 +598,7 @@ fn average_weights_of_one_shape_and_refuse_others() {
     let o = tavla(&["train", "average", a_s, default, "--out", mean_s]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("default.tnn: networks of 1024+64, 1024+64, 64 hidden units"),
+        stderr(&o).contains("default.tnn: networks of 1024+64, 1024+64, 256 hidden units"),
         "{}",
         stderr(&o)
     );
