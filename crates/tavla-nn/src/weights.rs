@@ -161,7 +161,7 @@ impl std::error::Error for WeightsError {
 /// The networks of the engine, one per [`Phase`]: contact, crashed and race.
 ///
 /// Weights read from a file or embedded ([`Weights::from_bytes`]) are for play: their
-/// evaluations read the input layers in 16 bits (faster; outputs within 2 * 10^-4 of the
+/// evaluations read the input layers in 16 bits (faster; outputs within 3 * 10^-4 of the
 /// `f32` networks'). Any change to a network ([`Weights::network_mut`],
 /// [`Weights::blend_towards`]) drops the 16-bit rows, so that training and the weights it
 /// produces evaluate with the `f32` networks themselves, exactly as before; [`Weights::exact`]
