@@ -212,8 +212,8 @@ mod tests {
 
     /// The default weights for play (16-bit input layers) against the same networks in
     /// `f32`, over the positions of seeded random games: every output within 3 * 10^-4 (`fX`:
-    /// 2.4 * 10^-4 at worst; `fW`: 1.5 * 10^-4), and
-    /// the same best play at 0-ply nearly always.
+    /// 2.4 * 10^-4 at worst; `fW`: 1.5 * 10^-4), and the same best play at 0-ply nearly
+    /// always.
     #[test]
     fn sixteen_bit_rows_evaluate_as_the_f32_networks_nearly() {
         use rand::{Rng, SeedableRng};

@@ -160,8 +160,8 @@ impl InputRows for Rows32<'_> {
 /// bytes made a 1-ply and a 2-ply search about 8% faster, though each weight now costs a
 /// conversion. The sums are still `f32`, added term by term in the same order, so incremental
 /// and fresh sums agree to rounding as before; the outputs differ from the `f32` network's by
-/// less than 3 * 10^-4 (tested on the default weights). Training never reads these rows ([`crate::Weights`] drops them when a
-/// network is changed).
+/// less than 3 * 10^-4 (tested on the default weights). Training never reads these rows
+/// ([`crate::Weights`] drops them when a network is changed).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Rows16 {
     hidden: usize,
