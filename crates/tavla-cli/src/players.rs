@@ -5,11 +5,13 @@
 //!   (TOML) or the article's. With `bearoff = true` under `[race]` in FILE, races use the
 //!   one-sided bearoff database (built on first use into the cache, see `tavla bearoff`).
 //! * `heuristic-1ply[:FILE]`: the same evaluation with the article's 1-ply probability score.
-//! * `neural[:ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M]`: the neural engine
+//! * `neural[:ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M][,prune[=FILE]][,keep=K]`: the neural engine
 //!   searching N plies (0 to 3, default 0) with the embedded default weights or those of FILE.
 //!   Races with every checker home are valued by the bearoff databases (exact two-sided 6 × 8,
 //!   one-sided 6 × 15; built on first use into the cache) unless `no-bearoff` is given
-//!   (`bearoff`, the default, is accepted).
+//!   (`bearoff`, the default, is accepted). `prune` picks the candidates of the search's inner
+//!   move choices with the embedded pruning networks (`prune=FILE`: those of FILE), and the
+//!   full networks evaluate only their best `keep=K` (default [`DEFAULT_KEEP`]).
 //! * `ubgi:COMMAND`: an external engine speaking UBGI, started with `sh -c COMMAND`.
 
 use std::path::PathBuf;
@@ -19,7 +21,7 @@ use anyhow::{Context, Result};
 use tavla_core::Rules;
 use tavla_eval::heuristic::{HeuristicConfig, HeuristicEval};
 use tavla_nn::bearoff::BearoffRace;
-use tavla_nn::search::{MoveFilter, DEFAULT_FILTERS, MAX_PLY};
+use tavla_nn::search::{MoveFilter, Prune, DEFAULT_FILTERS, DEFAULT_KEEP, MAX_KEEP, MAX_PLY};
 use tavla_nn::{NeuralPlayer, Weights};
 use tavla_player::{Player, RandomPlayer};
 use tavla_protocol::UbgiPlayer;
@@ -29,7 +31,7 @@ use crate::input::InputError;
 
 /// The forms PLAYER takes, for messages.
 pub const FORMS: &str = "random, heuristic[:FILE], heuristic-1ply[:FILE], \
-                         neural[:ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M] \
+                         neural[:ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M][,prune[=FILE]][,keep=K] \
                          or ubgi:COMMAND";
 
 /// A player named on the command line, its files already read.
@@ -55,7 +57,7 @@ pub enum PlayerSpec {
         /// The bearoff database, when the configuration asks for it.
         race: Option<Arc<OneSidedRace>>,
     },
-    /// `neural[:ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M]`.
+    /// `neural[:ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M][,prune[=FILE]][,keep=K]`.
     Neural {
         /// Search depth in plies.
         ply: u8,
@@ -67,6 +69,9 @@ pub enum PlayerSpec {
         bearoff: Option<Arc<BearoffRace>>,
         /// Move filters other than the default ones.
         filters: Option<[MoveFilter; MAX_PLY as usize]>,
+        /// Pruning networks for the inner move choices, and the file they came from (none:
+        /// the embedded ones).
+        prune: Option<(Prune, Option<PathBuf>)>,
     },
     /// `ubgi:COMMAND`.
     Ubgi {
@@ -151,6 +156,7 @@ impl PlayerSpec {
                 file,
                 bearoff,
                 filters,
+                prune,
                 ..
             } => {
                 let mut name = format!("neural:ply={ply}");
@@ -166,6 +172,13 @@ impl PlayerSpec {
                         .map(|f| format!("{}:{}", f.keep, f.margin))
                         .collect();
                     name += &format!(",filters={}", f.join("/"));
+                }
+                match prune {
+                    Some((prune, Some(f))) => {
+                        name += &format!(",prune={},keep={}", f.display(), prune.keep);
+                    }
+                    Some((prune, None)) => name += &format!(",prune,keep={}", prune.keep),
+                    None => {}
                 }
                 name
             }
@@ -195,9 +208,13 @@ impl PlayerSpec {
                 weights,
                 bearoff,
                 filters,
+                prune,
                 ..
             } => {
                 let mut player = NeuralPlayer::new(weights.clone(), *ply).with_name(self.name());
+                if let Some((prune, _)) = prune {
+                    player = player.with_prune(prune.clone());
+                }
                 if let Some(db) = bearoff {
                     player = player.with_bearoff(db.clone());
                 }
@@ -214,13 +231,15 @@ impl PlayerSpec {
     }
 }
 
-/// Reads the options of `neural[:ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M]`.
+/// Reads the options of `neural[:ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M][,prune[=FILE]][,keep=K]`.
 fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
     let bad = |why: String| InputError(format!("invalid player `{text}`: {why}"));
     let mut ply = 0u8;
     let mut file = None;
     let mut use_bearoff = true;
     let mut filters = None;
+    let mut prune_from = None;
+    let mut keep = None;
     for option in arg.into_iter().flat_map(|a| a.split(',')) {
         match option {
             "bearoff" => {
@@ -229,6 +248,10 @@ fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
             }
             "no-bearoff" => {
                 use_bearoff = false;
+                continue;
+            }
+            "prune" => {
+                prune_from = Some(None);
                 continue;
             }
             _ => {}
@@ -248,10 +271,19 @@ fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
             }
             Some(("weights", f)) if !f.is_empty() => file = Some(PathBuf::from(f)),
             Some(("filters", f)) => filters = Some(parse_filters(f).map_err(bad)?),
+            Some(("prune", f)) if !f.is_empty() => prune_from = Some(Some(PathBuf::from(f))),
+            Some(("keep", k)) => {
+                keep = Some(
+                    k.parse::<usize>()
+                        .ok()
+                        .filter(|k| (1..=MAX_KEEP).contains(k))
+                        .ok_or_else(|| bad(format!("keep `{k}` is not 1 to {MAX_KEEP}")))?,
+                );
+            }
             _ => {
                 return Err(bad(format!(
-                    "unknown option `{option}` (ply=N, weights=FILE, bearoff, no-bearoff or \
-                     filters=K:M/K:M/K:M)"
+                    "unknown option `{option}` (ply=N, weights=FILE, bearoff, no-bearoff, \
+                     filters=K:M/K:M/K:M, prune, prune=FILE or keep=K)"
                 ))
                 .into())
             }
@@ -266,12 +298,25 @@ fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
     } else {
         None
     };
+    let prune = match (prune_from, keep) {
+        (Some(file), keep) => {
+            let weights = match &file {
+                Some(f) => Arc::new(Weights::load(f).map_err(|e| bad(format!("prune: {e}")))?),
+                None => Weights::shared_default_prune(),
+            };
+            let keep = keep.unwrap_or(DEFAULT_KEEP);
+            Some((Prune { weights, keep }, file))
+        }
+        (None, Some(_)) => return Err(bad("keep=K needs prune or prune=FILE".into()).into()),
+        (None, None) => None,
+    };
     Ok(PlayerSpec::Neural {
         ply,
         weights,
         file,
         bearoff,
         filters,
+        prune,
     })
 }
 
@@ -394,6 +439,34 @@ mod tests {
     }
 
     #[test]
+    fn pruning_networks_load_and_are_named() {
+        let dir = std::env::temp_dir().join(format!("tavla-cli-prune-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("small.tnn");
+        std::fs::write(&file, Weights::random(8, 8, 1).to_bytes()).unwrap();
+        let text = format!("neural:ply=1,prune={}", file.display());
+        let spec = PlayerSpec::parse(&text).unwrap();
+        assert_eq!(spec.name(), format!("{text},keep={DEFAULT_KEEP}"));
+        let text = format!("neural:ply=1,prune={},keep=2", file.display());
+        let spec = PlayerSpec::parse(&text).unwrap();
+        assert_eq!(spec.name(), text);
+        match &spec {
+            PlayerSpec::Neural {
+                prune: Some((p, _)),
+                ..
+            } => assert_eq!(p.keep, 2),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(spec.create(1, Rules::Standard).unwrap().name(), text);
+        std::fs::remove_dir_all(&dir).unwrap();
+        let spec = PlayerSpec::parse("neural:ply=2,prune").unwrap();
+        assert_eq!(
+            spec.name(),
+            format!("neural:ply=2,prune,keep={DEFAULT_KEEP}")
+        );
+    }
+
+    #[test]
     fn bad_players_say_what_is_wrong() {
         for (text, want) in [
             ("randm", "expected random, heuristic[:FILE]"),
@@ -410,6 +483,12 @@ mod tests {
             ("neural:filters=8:0.16", "give 3 filters"),
             ("neural:filters=8:0.16/0:1/2:0.04", "filter `0:1`"),
             ("neural:filters=8:0.16/3:x/2:0.04", "filter `3:x`"),
+            ("neural:ply=2,keep=3", "keep=K needs prune or prune=FILE"),
+            ("neural:prune=/no/such.tnn", "prune: "),
+            (
+                "neural:prune=/no/such.tnn,keep=0",
+                "keep `0` is not 1 to 64",
+            ),
         ] {
             let err = PlayerSpec::parse(text).unwrap_err().to_string();
             assert!(

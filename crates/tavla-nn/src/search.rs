@@ -48,6 +48,33 @@ pub const DEFAULT_FILTERS: [MoveFilter; MAX_PLY as usize] = [
     },
 ];
 
+/// Candidate pruning at the search's inner nodes (gnubg's pruning networks): where a side picks
+/// its best play for a roll, a small network ranks the plays the cache and the databases do not
+/// already know, and only its best `keep` go on to the full networks. The root's own ranking
+/// ([`Search::rank_plays`]) is never pruned.
+#[derive(Debug, Clone)]
+pub struct Prune {
+    /// The small networks (any sizes, same input layout).
+    pub weights: Arc<Weights>,
+    /// Plays the full networks evaluate at each choice.
+    pub keep: usize,
+}
+
+impl Prune {
+    /// The embedded default pruning networks ([`Weights::shared_default_prune`]) keeping
+    /// [`DEFAULT_KEEP`] plays.
+    #[must_use]
+    pub fn embedded() -> Prune {
+        Prune {
+            weights: Weights::shared_default_prune(),
+            keep: DEFAULT_KEEP,
+        }
+    }
+}
+
+/// Plays the full networks evaluate at each pruned choice by default.
+pub const DEFAULT_KEEP: usize = 4;
+
 /// A play ranked by the search.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RankedPlay {
@@ -152,6 +179,7 @@ pub struct Search {
     weights: Arc<Weights>,
     bearoff: Option<Arc<BearoffRace>>,
     filters: [MoveFilter; MAX_PLY as usize],
+    prune: Option<Prune>,
     cache: Cache,
     lists: Vec<PlayList>,
     evals: Vec<Vec<Probabilities>>,
@@ -160,6 +188,11 @@ pub struct Search {
     batch: Vec<Position>,
     batch_index: Vec<usize>,
     batch_values: Vec<Probabilities>,
+    /// Scratch of the pruned choice: the candidates' positions and their indices in `batch`.
+    picked: Vec<Position>,
+    picked_index: Vec<usize>,
+    /// Per play of the last [`Search::eval_plays0`]: left out by the pruning networks.
+    pruned: Vec<bool>,
     nodes: u64,
 }
 
@@ -171,14 +204,27 @@ impl Search {
             weights,
             bearoff: None,
             filters: DEFAULT_FILTERS,
+            prune: None,
             cache: Cache::new(16),
             lists: (0..=MAX_PLY).map(|_| PlayList::new()).collect(),
             evals: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
             batch: Vec::new(),
             batch_index: Vec::new(),
             batch_values: Vec::new(),
+            picked: Vec::new(),
+            picked_index: Vec::new(),
+            pruned: Vec::new(),
             nodes: 0,
         }
+    }
+
+    /// Prunes the move choices of the inner nodes with `prune` (see [`Prune`]).
+    #[must_use]
+    /// `prune.keep` is taken as 1 to [`MAX_KEEP`].
+    pub fn with_prune(mut self, mut prune: Prune) -> Search {
+        prune.keep = prune.keep.clamp(1, MAX_KEEP);
+        self.prune = Some(prune);
+        self
     }
 
     /// Uses `bearoff` for the race positions it covers (exact instead of the race network).
@@ -205,7 +251,8 @@ impl Search {
         &self.weights
     }
 
-    /// Network evaluations since creation or the last [`Search::reset`].
+    /// Evaluations by the full networks since creation or the last [`Search::reset`] (the
+    /// pruning networks' are not counted).
     #[must_use]
     pub fn nodes(&self) -> u64 {
         self.nodes
@@ -266,18 +313,7 @@ impl Search {
         for (roll, weight) in Roll::ALL_21 {
             pos.legal_plays(roll, &mut list);
             // The side's best play for this roll, at 0-ply.
-            self.eval_plays0(list.positions(), &mut evals);
-            let mut best = 0;
-            let mut best_eq = f32::NEG_INFINITY;
-            let mut best_p = Probabilities::default();
-            for (i, &p) in evals.iter().enumerate() {
-                let e = p.equity();
-                if e > best_eq {
-                    best_eq = e;
-                    best = i;
-                    best_p = p;
-                }
-            }
+            let (best, best_p) = self.best_play0(list.positions(), &mut evals);
             let value = if ply == 1 {
                 best_p
             } else {
@@ -292,9 +328,33 @@ impl Search {
         sum
     }
 
+    /// The best of `plays` at 0-ply for the mover: its index and value. With [`Prune`], the
+    /// plays whose values are not known without a network are ranked by the pruning networks
+    /// first and only the best `keep` of them are evaluated in full.
+    fn best_play0(
+        &mut self,
+        plays: &[Position],
+        evals: &mut Vec<Probabilities>,
+    ) -> (usize, Probabilities) {
+        self.eval_plays0(plays, evals);
+        let mut best = 0;
+        let mut best_eq = f32::NEG_INFINITY;
+        for (i, (p, &pruned)) in evals.iter().zip(&self.pruned).enumerate() {
+            let e = p.equity();
+            if e > best_eq && !pruned {
+                best_eq = e;
+                best = i;
+            }
+        }
+        (best, evals[best])
+    }
+
     /// The 0-ply values of the positions left by `plays` for the mover, into `out`: finished
     /// games exact, then the cache, then the bearoff database, and the rest in one batch
     /// ([`Evaluator::evaluate_batch`], incremental over plays alike), which goes into the cache.
+    /// With [`Prune`] and more than `keep` plays in that batch, only the pruning networks'
+    /// best `keep` are evaluated in full; the others are marked in `self.pruned`, their values
+    /// in `out` the pruning networks'.
     fn eval_plays0(&mut self, plays: &[Position], out: &mut Vec<Probabilities>) {
         out.clear();
         let mut batch = std::mem::take(&mut self.batch);
@@ -313,15 +373,53 @@ impl Search {
             };
             out.push(p);
         }
+        self.pruned.clear();
+        self.pruned.resize(plays.len(), false);
         if !batch.is_empty() {
             let mut values = std::mem::take(&mut self.batch_values);
             values.clear();
             values.resize(batch.len(), Probabilities::default());
-            self.weights.evaluate_batch(&batch, &mut values);
-            self.nodes += batch.len() as u64;
-            for ((&i, pos), &p) in batch_index.iter().zip(&batch).zip(&values) {
-                self.cache.put(pos, 0, p);
-                out[i] = p.flip();
+            match &self.prune {
+                Some(prune) if batch.len() > prune.keep => {
+                    prune.weights.evaluate_batch(&batch, &mut values);
+                    // The mover's best `keep` by the pruning networks (the batch is seen from
+                    // the other side: the lowest equities there).
+                    let mut order = std::mem::take(&mut self.picked_index);
+                    order.clear();
+                    order.extend(0..batch.len());
+                    order.select_nth_unstable_by(prune.keep - 1, |&a, &b| {
+                        values[a].equity().total_cmp(&values[b].equity())
+                    });
+                    order.truncate(prune.keep);
+                    order.sort_unstable();
+                    for (k, &i) in batch_index.iter().enumerate() {
+                        if order.binary_search(&k).is_err() {
+                            self.pruned[i] = true;
+                            out[i] = values[k].flip();
+                        }
+                    }
+                    let mut picked = std::mem::take(&mut self.picked);
+                    picked.clear();
+                    picked.extend(order.iter().map(|&k| batch[k]));
+                    let mut full = [Probabilities::default(); MAX_KEEP];
+                    let full = &mut full[..picked.len()];
+                    self.weights.evaluate_batch(&picked, full);
+                    self.nodes += picked.len() as u64;
+                    for ((&k, pos), &p) in order.iter().zip(&picked).zip(full.iter()) {
+                        self.cache.put(pos, 0, p);
+                        out[batch_index[k]] = p.flip();
+                    }
+                    self.picked = picked;
+                    self.picked_index = order;
+                }
+                _ => {
+                    self.weights.evaluate_batch(&batch, &mut values);
+                    self.nodes += batch.len() as u64;
+                    for ((&i, pos), &p) in batch_index.iter().zip(&batch).zip(&values) {
+                        self.cache.put(pos, 0, p);
+                        out[i] = p.flip();
+                    }
+                }
             }
             self.batch_values = values;
         }
@@ -385,6 +483,9 @@ impl Search {
     }
 }
 
+/// The most plays a [`Prune`] may keep.
+pub const MAX_KEEP: usize = 64;
+
 fn sort(out: &mut [RankedPlay]) {
     out.sort_by(|a, b| {
         b.equity()
@@ -431,6 +532,13 @@ impl NeuralPlayer {
     #[must_use]
     pub fn with_filters(mut self, filters: [MoveFilter; MAX_PLY as usize]) -> NeuralPlayer {
         self.search.set_filters(filters);
+        self
+    }
+
+    /// Prunes the search's inner move choices (see [`Prune`]).
+    #[must_use]
+    pub fn with_prune(mut self, prune: Prune) -> NeuralPlayer {
+        self.search = self.search.with_prune(prune);
         self
     }
 
@@ -513,6 +621,65 @@ mod tests {
         let nodes = s.nodes();
         assert_eq!(s.evaluate(&pos, 1), got);
         assert_eq!(s.nodes(), nodes);
+    }
+
+    #[test]
+    fn pruning_by_the_full_networks_changes_no_value() {
+        // Pruned by the same networks, the candidate kept is the play the full search would
+        // choose, so every value is the unpruned one, with fewer full evaluations.
+        let w = Arc::new(Weights::default_weights());
+        let mut full = Search::new(w.clone());
+        let mut pruned = Search::new(w.clone()).with_prune(Prune {
+            weights: w.clone(),
+            keep: 1,
+        });
+        let mut plays = PlayList::new();
+        Position::START.legal_plays(Roll::from_values(3, 1), &mut plays);
+        for ply in 1..=2 {
+            for after in plays.positions() {
+                let pos = after.flip();
+                let (a, b) = (full.evaluate(&pos, ply), pruned.evaluate(&pos, ply));
+                assert!(
+                    (a.equity() - b.equity()).abs() < 1e-6,
+                    "{pos:?} at {ply}-ply"
+                );
+            }
+        }
+        assert!(
+            pruned.nodes() < full.nodes() / 3,
+            "{} {}",
+            pruned.nodes(),
+            full.nodes()
+        );
+    }
+
+    #[test]
+    fn pruning_keeps_the_best_candidates_of_the_small_networks() {
+        // With other pruning networks the values move a little, and keeping more plays than
+        // any choice has is no pruning at all.
+        let w = Arc::new(Weights::default_weights());
+        let small = Arc::new(Weights::random(16, 16, 3));
+        let pos = Position::START;
+        let want = Search::new(w.clone()).evaluate(&pos, 1);
+        let all = Search::new(w.clone())
+            .with_prune(Prune {
+                weights: small.clone(),
+                keep: MAX_KEEP,
+            })
+            .evaluate(&pos, 1);
+        assert_eq!(all, want);
+        let mut two = Search::new(w.clone()).with_prune(Prune {
+            weights: small,
+            keep: 2,
+        });
+        let got = two.evaluate(&pos, 1);
+        // Each roll's choice is among fewer plays: never better for the side on roll.
+        assert!(
+            got.equity() <= want.equity() + 1e-6,
+            "{got:?} against {want:?}"
+        );
+        assert!(got != want, "the random networks keep other plays");
+        assert!(two.nodes() <= 21 * 2);
     }
 
     #[test]

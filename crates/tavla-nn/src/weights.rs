@@ -44,6 +44,11 @@ const PREFIX_LEN: usize = 8 + 4 + 8 + 4 + 8;
 /// The default weights, trained by tavla's own self-play and embedded in the binary.
 pub static DEFAULT_WEIGHTS: &[u8] = include_bytes!("../weights/default.tnn");
 
+/// The default pruning networks (small ones that pick the candidates of the search's inner
+/// move choices, see [`crate::search::Prune`]), fitted to the default weights' own 0-ply values
+/// and embedded in the binary.
+pub static DEFAULT_PRUNE: &[u8] = include_bytes!("../weights/prune.tnn");
+
 /// Why weights could not be read.
 #[derive(Debug)]
 pub enum WeightsError {
@@ -231,6 +236,21 @@ impl Weights {
         static DEFAULT: std::sync::OnceLock<std::sync::Arc<Weights>> = std::sync::OnceLock::new();
         DEFAULT
             .get_or_init(|| std::sync::Arc::new(Weights::default_weights()))
+            .clone()
+    }
+
+    /// The embedded default pruning networks ([`DEFAULT_PRUNE`]), parsed once per process and
+    /// shared.
+    #[must_use]
+    pub fn shared_default_prune() -> std::sync::Arc<Weights> {
+        static PRUNE: std::sync::OnceLock<std::sync::Arc<Weights>> = std::sync::OnceLock::new();
+        PRUNE
+            .get_or_init(|| {
+                std::sync::Arc::new(
+                    Weights::from_bytes(DEFAULT_PRUNE)
+                        .expect("the embedded pruning networks are valid"),
+                )
+            })
             .clone()
     }
 
@@ -623,6 +643,11 @@ mod tests {
     fn embedded_default_loads() {
         let w = Weights::default_weights();
         assert!(w.networks.iter().all(|net| net.hidden() > 0));
+        // The pruning networks are much smaller than the networks they stand in for.
+        let p = Weights::shared_default_prune();
+        for phase in Phase::ALL {
+            assert!(p.network(phase).hidden() * 4 <= w.network(phase).hidden());
+        }
     }
 
     #[test]
