@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use anyhow::Result;
 use clap::Args;
-use tavla_nn::search::MAX_PLY;
+use tavla_nn::search::{Prune, DEFAULT_KEEP, MAX_KEEP, MAX_PLY};
 use tavla_nn::Weights;
 
 use crate::input::InputError;
@@ -23,6 +23,15 @@ pub struct BenchArgs {
     /// Weights file instead of the embedded default.
     #[arg(long, value_name = "FILE")]
     pub weights: Option<PathBuf>,
+    /// Prune the search's inner move choices with the embedded pruning networks (or with
+    /// --prune=FILE those of FILE), keeping --keep plays; the node count is then not the
+    /// signature.
+    #[arg(long, value_name = "FILE", require_equals = true)]
+    pub prune: Option<Option<PathBuf>>,
+    /// Plays the full networks evaluate at each pruned choice.
+    #[arg(long, value_name = "K", default_value_t = DEFAULT_KEEP as u16, requires = "prune",
+          value_parser = clap::value_parser!(u16).range(1..=MAX_KEEP as i64))]
+    pub keep: u16,
 }
 
 /// Runs `tavla bench`.
@@ -34,6 +43,16 @@ pub fn bench(args: &BenchArgs, out: &mut impl Write) -> Result<()> {
         return Err(InputError("--positions must be at least 1".into()).into());
     }
     let weights = Arc::new(Weights::load_or_default(args.weights.as_deref())?);
+    let prune = match &args.prune {
+        Some(file) => Some(Prune {
+            weights: match file {
+                Some(f) => Arc::new(Weights::load(f)?),
+                None => Weights::shared_default_prune(),
+            },
+            keep: usize::from(args.keep),
+        }),
+        None => None,
+    };
     let runs: Vec<(u8, usize)> = match args.ply {
         Some(p) => vec![(p, args.positions.unwrap_or(if p >= 2 { 50 } else { 200 }))],
         None => {
@@ -48,7 +67,7 @@ pub fn bench(args: &BenchArgs, out: &mut impl Write) -> Result<()> {
     writeln!(out, "|---:|---:|---:|---:|---:|---:|---:|")?;
     let mut total = 0;
     for (ply, n) in runs {
-        let r = tavla_nn::bench::run(&weights, ply, n);
+        let r = tavla_nn::bench::run(&weights, ply, n, prune.as_ref());
         total += r.nodes;
         writeln!(
             out,
@@ -63,6 +82,10 @@ pub fn bench(args: &BenchArgs, out: &mut impl Write) -> Result<()> {
         )?;
         out.flush()?;
     }
-    writeln!(out, "Nodes searched : {total}")?;
+    if prune.is_some() {
+        writeln!(out, "Nodes searched (pruned, not the signature) : {total}")?;
+    } else {
+        writeln!(out, "Nodes searched : {total}")?;
+    }
     Ok(())
 }

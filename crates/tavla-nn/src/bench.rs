@@ -14,7 +14,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tavla_core::{PlayList, Position, Roll};
 
-use crate::search::Search;
+use crate::search::{Prune, Search};
 use crate::weights::Weights;
 
 /// The embedded positions: 200 gnubg Position IDs from gnubg self-play.
@@ -71,9 +71,13 @@ impl BenchReport {
     }
 }
 
-/// Runs the benchmark on the first `count` positions at `ply`.
-pub fn run(weights: &Arc<Weights>, ply: u8, count: usize) -> BenchReport {
+/// Runs the benchmark on the first `count` positions at `ply`, the inner move choices pruned
+/// by `prune` when given (the signature is the unpruned run's).
+pub fn run(weights: &Arc<Weights>, ply: u8, count: usize, prune: Option<&Prune>) -> BenchReport {
     let mut search = Search::new(weights.clone());
+    if let Some(p) = prune {
+        search = search.with_prune(p.clone());
+    }
     let mut plays = PlayList::new();
     let mut ranked = Vec::new();
     let mut times = Vec::new();
@@ -109,10 +113,18 @@ mod tests {
     fn positions_parse_and_the_signature_is_reproducible() {
         assert_eq!(positions().len(), 200);
         let w = Arc::new(Weights::random(16, 8, 1));
-        let a = run(&w, 1, 5);
-        let b = run(&w, 1, 5);
+        let a = run(&w, 1, 5, None);
+        let b = run(&w, 1, 5, None);
         assert_eq!(a.nodes, b.nodes);
         assert!(a.decisions >= 3 && a.nodes > 0);
         assert!(a.quantile(0.0) <= a.quantile(0.5) && a.quantile(0.5) <= a.quantile(1.0));
+        // Pruned to two plays a choice, the same decisions take fewer full evaluations.
+        let small = Prune {
+            weights: Arc::new(Weights::random(8, 8, 2)),
+            keep: 2,
+        };
+        let c = run(&w, 1, 5, Some(&small));
+        assert_eq!(c.decisions, a.decisions);
+        assert!(c.nodes < a.nodes, "{} against {}", c.nodes, a.nodes);
     }
 }
