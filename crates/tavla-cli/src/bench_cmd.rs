@@ -6,10 +6,11 @@ use std::sync::Arc;
 
 use anyhow::Result;
 use clap::Args;
-use tavla_nn::search::{Prune, DEFAULT_KEEP, MAX_KEEP, MAX_PLY};
+use tavla_nn::search::MAX_PLY;
 use tavla_nn::Weights;
 
 use crate::input::InputError;
+use crate::nn_cmd::PruneArgs;
 
 /// `tavla bench`.
 #[derive(Debug, Args)]
@@ -23,15 +24,9 @@ pub struct BenchArgs {
     /// Weights file instead of the embedded default.
     #[arg(long, value_name = "FILE")]
     pub weights: Option<PathBuf>,
-    /// Prune the search's inner move choices with the embedded pruning networks (or with
-    /// --prune=FILE those of FILE), keeping --keep plays; the node count is then not the
-    /// signature.
-    #[arg(long, value_name = "FILE", require_equals = true)]
-    pub prune: Option<Option<PathBuf>>,
-    /// Plays the full networks evaluate at each pruned choice.
-    #[arg(long, value_name = "K", default_value_t = DEFAULT_KEEP as u16, requires = "prune",
-          value_parser = clap::value_parser!(u16).range(1..=MAX_KEEP as i64))]
-    pub keep: u16,
+    /// Pruned inner move choices (then the node count is not the signature).
+    #[command(flatten)]
+    pub prune: PruneArgs,
 }
 
 /// Runs `tavla bench`.
@@ -43,16 +38,7 @@ pub fn bench(args: &BenchArgs, out: &mut impl Write) -> Result<()> {
         return Err(InputError("--positions must be at least 1".into()).into());
     }
     let weights = Arc::new(Weights::load_or_default(args.weights.as_deref())?);
-    let prune = match &args.prune {
-        Some(file) => Some(Prune {
-            weights: match file {
-                Some(f) => Arc::new(Weights::load(f)?),
-                None => Weights::shared_default_prune(),
-            },
-            keep: usize::from(args.keep),
-        }),
-        None => None,
-    };
+    let prune = args.prune.load()?;
     let runs: Vec<(u8, usize)> = match args.ply {
         Some(p) => vec![(p, args.positions.unwrap_or(if p >= 2 { 50 } else { 200 }))],
         None => {

@@ -499,15 +499,46 @@ pub struct EngineArgs {
     /// see `tavla bearoff`).
     #[arg(long)]
     pub no_bearoff: bool,
+    /// Pruned inner move choices.
+    #[command(flatten)]
+    pub prune: PruneArgs,
+}
+
+/// `--prune[=FILE]` and `--keep K`: the search's inner move choices pruned by small networks
+/// (`tavla_nn::search::Prune`).
+#[derive(Debug, Clone, Default, Args)]
+pub struct PruneArgs {
     /// Pick the candidates of the search's inner move choices with small pruning networks
-    /// (the embedded ones, or with --prune=FILE those of FILE); the full networks evaluate only their best
-    /// --keep. About half again as fast at 2 and 3 plies.
+    /// (the embedded ones, or with --prune=FILE those of FILE); the full networks evaluate only
+    /// their best --keep. About half again as fast at 2 and 3 plies.
     #[arg(long, value_name = "FILE", require_equals = true)]
     pub prune: Option<Option<PathBuf>>,
     /// Plays the full networks evaluate at each pruned choice.
     #[arg(long, value_name = "K", default_value_t = DEFAULT_KEEP as u16, requires = "prune",
           value_parser = clap::value_parser!(u16).range(1..=MAX_KEEP as i64))]
     pub keep: u16,
+}
+
+impl PruneArgs {
+    /// The pruning asked for, its networks loaded; `None` without `--prune`.
+    ///
+    /// # Errors
+    /// When the file cannot be read as weights of this build's input layout.
+    pub fn load(&self) -> Result<Option<Prune>> {
+        let Some(file) = &self.prune else {
+            return Ok(None);
+        };
+        let weights = match file {
+            Some(f) => {
+                Arc::new(Weights::load(f).with_context(|| format!("--prune {}", f.display()))?)
+            }
+            None => Weights::shared_default_prune(),
+        };
+        Ok(Some(Prune {
+            weights,
+            keep: usize::from(self.keep),
+        }))
+    }
 }
 
 impl EngineArgs {
@@ -517,17 +548,8 @@ impl EngineArgs {
         }
         let weights = Weights::load_or_default(self.weights.as_deref())?;
         let mut search = Search::new(Arc::new(weights));
-        if let Some(file) = &self.prune {
-            let weights = match file {
-                Some(f) => {
-                    Arc::new(Weights::load(f).with_context(|| format!("--prune {}", f.display()))?)
-                }
-                None => Weights::shared_default_prune(),
-            };
-            search = search.with_prune(Prune {
-                weights,
-                keep: usize::from(self.keep),
-            });
+        if let Some(prune) = self.prune.load()? {
+            search = search.with_prune(prune);
         }
         if self.no_bearoff {
             return Ok(search);
@@ -870,8 +892,7 @@ mod tests {
             weights: None,
             json,
             no_bearoff: true,
-            prune: None,
-            keep: DEFAULT_KEEP as u16,
+            prune: PruneArgs::default(),
         }
     }
 
@@ -912,7 +933,10 @@ mod tests {
     fn pruned_search_gives_the_same_opening_play() {
         let rank = |prune: Option<Option<PathBuf>>| {
             let mut engine = engine(2, true);
-            engine.prune = prune;
+            engine.prune = PruneArgs {
+                prune,
+                keep: DEFAULT_KEEP as u16,
+            };
             let args = HintArgs {
                 position: START.into(),
                 dice: Some("31".into()),
@@ -972,8 +996,7 @@ mod tests {
                 weights: Some(bad),
                 json: false,
                 no_bearoff: true,
-                prune: None,
-                keep: DEFAULT_KEEP as u16,
+                prune: PruneArgs::default(),
             },
         };
         let e = format!("{:#}", eval(&args, &mut Vec::new()).unwrap_err());

@@ -300,12 +300,15 @@ fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
     };
     let prune = match (prune_from, keep) {
         (Some(file), keep) => {
-            let weights = match &file {
-                Some(f) => Arc::new(Weights::load(f).map_err(|e| bad(format!("prune: {e}")))?),
-                None => Weights::shared_default_prune(),
+            let mut prune = match &file {
+                Some(f) => Prune {
+                    weights: Arc::new(Weights::load(f).map_err(|e| bad(format!("prune: {e}")))?),
+                    keep: DEFAULT_KEEP,
+                },
+                None => Prune::embedded(),
             };
-            let keep = keep.unwrap_or(DEFAULT_KEEP);
-            Some((Prune { weights, keep }, file))
+            prune.keep = keep.unwrap_or(prune.keep);
+            Some((prune, file))
         }
         (None, Some(_)) => return Err(bad("keep=K needs prune or prune=FILE".into()).into()),
         (None, None) => None,

@@ -15,11 +15,12 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use tavla_nn::bearoff::BearoffRace;
 use tavla_nn::inputs::{phase, Phase};
-use tavla_nn::search::{Prune, DEFAULT_KEEP, MAX_KEEP, MAX_PLY};
+use tavla_nn::search::{Prune, MAX_PLY};
 use tavla_nn::supervised::{self, Fitter, LabelConfig, Sample};
 use tavla_nn::{Search, Weights, MAX_HIDDEN, MAX_SECOND};
 
 use crate::input::InputError;
+use crate::nn_cmd::PruneArgs;
 
 /// `tavla train label`.
 #[derive(Debug, Args)]
@@ -89,21 +90,15 @@ pub struct LabelArgs {
     /// the same labels as without it, filtered, at a fraction of the search time.
     #[arg(long, value_parser = parse_phase)]
     pub phase: Option<Phase>,
-    /// Small networks that pick the candidates of the search's inner move choices (gnubg's
-    /// pruning): the embedded ones, or with --prune=FILE those of FILE; only their best --keep plays are
-    /// evaluated by the full networks.
-    #[arg(long, value_name = "FILE", require_equals = true)]
-    pub prune: Option<Option<PathBuf>>,
-    /// Plays the full networks evaluate at each pruned choice.
-    #[arg(long, value_name = "K", default_value_t = DEFAULT_KEEP as u16, requires = "prune",
-          value_parser = clap::value_parser!(u16).range(1..=MAX_KEEP as i64))]
-    pub keep: u16,
+    /// Pruned inner move choices in the labelling search.
+    #[command(flatten)]
+    pub prune: PruneArgs,
 }
 
 const CHUNK_MARK: &str = "# games ";
 
 /// The header line that identifies a labelling run's settings.
-fn header(args: &LabelArgs, weights: &Weights, prune: Option<&Weights>) -> String {
+fn header(args: &LabelArgs, weights: &Weights, prune: Option<&Prune>) -> String {
     let hash = tavla_nn::inputs::fnv1a(&weights.to_bytes());
     // Written only when used, so the headers of files made before these options stay the same.
     let mut extra = String::new();
@@ -126,8 +121,8 @@ fn header(args: &LabelArgs, weights: &Weights, prune: Option<&Weights>) -> Strin
         extra += &format!(" phase {}", only.name());
     }
     if let Some(p) = prune {
-        let hash = tavla_nn::inputs::fnv1a(&p.to_bytes());
-        extra += &format!(" prune {hash:016x} keep {}", args.keep);
+        let hash = tavla_nn::inputs::fnv1a(&p.weights.to_bytes());
+        extra += &format!(" prune {hash:016x} keep {}", p.keep);
     }
     format!(
         "# tavla train label: seed {} ply {} explore {} top {} sample {} sample-alternative {} \
@@ -226,25 +221,15 @@ pub fn label(args: &LabelArgs) -> Result<()> {
     } else {
         None
     };
-    let prune = match &args.prune {
-        Some(Some(f)) => Some(Arc::new(
-            Weights::load(f).with_context(|| format!("--prune {}", f.display()))?,
-        )),
-        Some(None) => Some(Weights::shared_default_prune()),
-        None => None,
-    };
-    let header = header(args, &weights, prune.as_deref());
-    let keep = usize::from(args.keep);
+    let prune = args.prune.load()?;
+    let header = header(args, &weights, prune.as_ref());
     let make_search = move |w: Arc<Weights>| {
         let mut s = Search::new(w);
         if let Some(e) = &exact {
             s = s.with_bearoff(e.clone());
         }
         if let Some(p) = &prune {
-            s = s.with_prune(Prune {
-                weights: p.clone(),
-                keep,
-            });
+            s = s.with_prune(p.clone());
         }
         s
     };

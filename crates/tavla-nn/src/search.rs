@@ -218,9 +218,9 @@ impl Search {
         }
     }
 
-    /// Prunes the move choices of the inner nodes with `prune` (see [`Prune`]).
+    /// Prunes the move choices of the inner nodes with `prune` (see [`Prune`]); `prune.keep`
+    /// is taken as 1 to [`MAX_KEEP`].
     #[must_use]
-    /// `prune.keep` is taken as 1 to [`MAX_KEEP`].
     pub fn with_prune(mut self, mut prune: Prune) -> Search {
         prune.keep = prune.keep.clamp(1, MAX_KEEP);
         self.prune = Some(prune);
