@@ -401,8 +401,8 @@ impl Search {
                     let mut picked = std::mem::take(&mut self.picked);
                     picked.clear();
                     picked.extend(order.iter().map(|&k| batch[k]));
-                    let mut full = [Probabilities::default(); MAX_KEEP];
-                    let full = &mut full[..picked.len()];
+                    // The pruning values are written out; their scratch takes the full ones.
+                    let full = &mut values[..picked.len()];
                     self.weights.evaluate_batch(&picked, full);
                     self.nodes += picked.len() as u64;
                     for ((&k, pos), &p) in order.iter().zip(&picked).zip(full.iter()) {
