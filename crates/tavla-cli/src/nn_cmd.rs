@@ -528,16 +528,11 @@ impl PruneArgs {
         let Some(file) = &self.prune else {
             return Ok(None);
         };
-        let weights = match file {
-            Some(f) => {
-                Arc::new(Weights::load(f).with_context(|| format!("--prune {}", f.display()))?)
-            }
-            None => Weights::shared_default_prune(),
-        };
-        Ok(Some(Prune {
-            weights,
-            keep: usize::from(self.keep),
-        }))
+        let prune = Prune::load(file.as_deref(), usize::from(self.keep));
+        Ok(Some(prune.with_context(|| match file {
+            Some(f) => format!("--prune {}", f.display()),
+            None => "--prune".to_string(),
+        })?))
     }
 }
 

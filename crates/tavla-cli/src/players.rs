@@ -300,14 +300,8 @@ fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
     };
     let prune = match (prune_from, keep) {
         (Some(file), keep) => {
-            let mut prune = match &file {
-                Some(f) => Prune {
-                    weights: Arc::new(Weights::load(f).map_err(|e| bad(format!("prune: {e}")))?),
-                    keep: DEFAULT_KEEP,
-                },
-                None => Prune::embedded(),
-            };
-            prune.keep = keep.unwrap_or(prune.keep);
+            let prune = Prune::load(file.as_deref(), keep.unwrap_or(DEFAULT_KEEP))
+                .map_err(|e| bad(format!("prune: {e}")))?;
             Some((prune, file))
         }
         (None, Some(_)) => return Err(bad("keep=K needs prune or prune=FILE".into()).into()),

@@ -55,32 +55,90 @@ impl Evaluator for Weights {
         Probabilities::from_array(net.outputs_from_sums(&mut hidden)).consistent()
     }
 
-    /// As the trait's, but incrementally (see [`Weights::evaluate_similar`]).
+    /// As the trait's, but incrementally (see `Weights::evaluate_similar`).
     fn evaluate_batch(&self, positions: &[Position], out: &mut [Probabilities]) {
         assert_eq!(positions.len(), out.len(), "one output per position");
-        self.evaluate_similar(|i| positions[i], out);
+        self.evaluate_positions(|i| positions[i], out);
     }
 
-    /// As the trait's, but incrementally (see [`Weights::evaluate_similar`]).
+    /// As the trait's, but incrementally (see `Weights::evaluate_similar`).
     fn evaluate_plays(&self, after: &[Position], out: &mut [Probabilities]) {
         assert_eq!(after.len(), out.len(), "one output per play");
-        self.evaluate_similar(|i| after[i].flip(), out);
+        self.evaluate_positions(|i| after[i].flip(), out);
         for o in out.iter_mut() {
             *o = o.flip();
         }
     }
 }
 
+/// Network inputs of a batch of positions, encoded once for several networks of the same
+/// input layout: the search ranks a roll's plays with the pruning networks and then evaluates
+/// the best few in full from the same inputs ([`Weights::evaluate_encoded`]).
+#[derive(Clone, Default)]
+pub(crate) struct EncodedBatch {
+    inputs: Vec<[f32; NUM_INPUTS]>,
+    /// Per position: its phase, or its exact value when the game is over.
+    items: Vec<Result<Phase, Probabilities>>,
+}
+
+impl EncodedBatch {
+    /// Encodes `positions`, replacing what the batch held.
+    pub(crate) fn encode(&mut self, positions: &[Position]) {
+        self.inputs.resize(positions.len(), [0.0; NUM_INPUTS]);
+        self.items.clear();
+        for (pos, x) in positions.iter().zip(&mut self.inputs) {
+            self.items.push(match pos.outcome() {
+                Some(outcome) => Err(Probabilities::from_outcome(outcome)),
+                None => {
+                    encode(pos, x);
+                    Ok(phase(pos))
+                }
+            });
+        }
+    }
+}
+
 impl Weights {
-    /// Evaluates `position(i)` into `out[i]` for each `i` of `out`, each for its side on roll, and
-    /// fastest when they are alike (the plays of one roll, seen by the opponent): the first
-    /// position of each phase is evaluated in full and becomes that phase's reference; each
-    /// later one's hidden sums start from the reference's and add only the rows of the inputs
-    /// that differ ([`crate::net::Network::update_sums`]). Up to four positions of one phase
-    /// in a row then get their outputs together (`Network::outputs_batch`, which reads a second
-    /// hidden layer's weights once for all of them). The values agree with
-    /// [`Evaluator::evaluate`] to rounding.
-    fn evaluate_similar(&self, position: impl Fn(usize) -> Position, out: &mut [Probabilities]) {
+    /// Evaluates the positions `which` of `batch` into `out` (same length), in that order and
+    /// incrementally as [`Evaluator::evaluate_batch`], with the same values as it would give
+    /// on those positions.
+    ///
+    /// # Panics
+    /// When `which` and `out` differ in length or `which` names a position outside `batch`.
+    pub(crate) fn evaluate_encoded(
+        &self,
+        batch: &EncodedBatch,
+        which: &[usize],
+        out: &mut [Probabilities],
+    ) {
+        assert_eq!(which.len(), out.len(), "one output per position");
+        self.evaluate_similar(
+            |i, x| {
+                let k = which[i];
+                let item = batch.items[k];
+                if item.is_ok() {
+                    *x = batch.inputs[k];
+                }
+                item
+            },
+            out,
+        );
+    }
+
+    /// Evaluates `item(i, x)` into `out[i]` for each `i` of `out`, each for its side on roll,
+    /// and fastest when they are alike (the plays of one roll, seen by the opponent). `item`
+    /// gives a finished game's exact value, or else writes the position's inputs into `x` and
+    /// gives its phase. The first position of each phase is evaluated in full and becomes that
+    /// phase's reference; each later one's hidden sums start from the reference's and add only
+    /// the rows of the inputs that differ ([`crate::net::Network::update_sums`]). Up to four
+    /// positions of one phase in a row then get their outputs together
+    /// (`Network::outputs_batch`, which reads a second hidden layer's weights once for all of
+    /// them). The values agree with [`Evaluator::evaluate`] to rounding.
+    fn evaluate_similar(
+        &self,
+        mut item: impl FnMut(usize, &mut [f32; NUM_INPUTS]) -> Result<Phase, Probabilities>,
+        out: &mut [Probabilities],
+    ) {
         let mut ref_inputs = [[0.0f32; NUM_INPUTS]; Phase::ALL.len()];
         let mut ref_sums = [[0.0f32; MAX_HIDDEN]; Phase::ALL.len()];
         let mut have_ref = [false; Phase::ALL.len()];
@@ -102,13 +160,13 @@ impl Weights {
             }
         };
         for i in 0..out.len() {
-            let pos = position(i);
-            if let Some(outcome) = pos.outcome() {
-                out[i] = Probabilities::from_outcome(outcome);
-                continue;
-            }
-            encode(&pos, &mut x);
-            let phase = phase(&pos);
+            let phase = match item(i, &mut x) {
+                Ok(phase) => phase,
+                Err(exact) => {
+                    out[i] = exact;
+                    continue;
+                }
+            };
             if n > 0 && (n == BATCH || phase != block_phase) {
                 flush(block_phase, &mut block[..n], &block_at[..n], out);
                 n = 0;
@@ -133,6 +191,23 @@ impl Weights {
         if n > 0 {
             flush(block_phase, &mut block[..n], &block_at[..n], out);
         }
+    }
+
+    /// [`Weights::evaluate_similar`] over positions, encoding each as it comes.
+    fn evaluate_positions(&self, position: impl Fn(usize) -> Position, out: &mut [Probabilities]) {
+        self.evaluate_similar(
+            |i, x| {
+                let pos = position(i);
+                match pos.outcome() {
+                    Some(outcome) => Err(Probabilities::from_outcome(outcome)),
+                    None => {
+                        encode(&pos, x);
+                        Ok(phase(&pos))
+                    }
+                }
+            },
+            out,
+        );
     }
 }
 
@@ -163,6 +238,38 @@ mod tests {
             [(64, 20), (32, 16), (16, 0)],
             3,
         ));
+    }
+
+    #[test]
+    fn encoded_batches_give_the_values_of_the_same_positions_evaluated_directly() {
+        use rand::{Rng, SeedableRng};
+        let w = Weights::default_weights();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let mut plays = PlayList::new();
+        let mut batch = EncodedBatch::default();
+        let (mut direct, mut encoded, mut positions) = (Vec::new(), Vec::new(), Vec::new());
+        let mut compared = 0;
+        for _ in 0..10 {
+            let mut pos = Position::START;
+            while !pos.is_game_over() {
+                let roll = Roll::from_values(rng.gen_range(1..=6), rng.gen_range(1..=6));
+                pos.legal_plays(roll, &mut plays);
+                let seen: Vec<Position> = plays.positions().iter().map(|a| a.flip()).collect();
+                batch.encode(&seen);
+                // Every other position, last first: any subset in any order.
+                let which: Vec<usize> = (0..seen.len()).rev().step_by(2).collect();
+                positions.clear();
+                positions.extend(which.iter().map(|&k| seen[k]));
+                direct.resize(which.len(), Probabilities::default());
+                encoded.resize(which.len(), Probabilities::default());
+                w.evaluate_batch(&positions, &mut direct);
+                w.evaluate_encoded(&batch, &which, &mut encoded);
+                assert_eq!(direct, encoded);
+                compared += which.len();
+                pos = plays.positions()[rng.gen_range(0..plays.len())].flip();
+            }
+        }
+        assert!(compared > 500, "{compared}");
     }
 
     /// Positions of every phase from seeded random games: each play's value from the

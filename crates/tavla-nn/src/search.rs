@@ -14,9 +14,9 @@ use tavla_core::{GameState, PlayList, Position, Roll};
 use tavla_player::Player;
 
 use crate::bearoff::BearoffRace;
-use crate::evaluator::Evaluator;
+use crate::evaluator::{EncodedBatch, Evaluator};
 use crate::probs::Probabilities;
-use crate::weights::Weights;
+use crate::weights::{Weights, WeightsError};
 
 /// Deepest supported search.
 pub const MAX_PLY: u8 = 3;
@@ -69,6 +69,18 @@ impl Prune {
             weights: Weights::shared_default_prune(),
             keep: DEFAULT_KEEP,
         }
+    }
+
+    /// The pruning networks of `file` (the embedded ones when `None`) keeping `keep` plays.
+    ///
+    /// # Errors
+    /// When the file cannot be read as weights of this build's input layout.
+    pub fn load(file: Option<&std::path::Path>, keep: usize) -> Result<Prune, WeightsError> {
+        let weights = match file {
+            Some(f) => Arc::new(Weights::load(f)?),
+            None => Weights::shared_default_prune(),
+        };
+        Ok(Prune { weights, keep })
     }
 }
 
@@ -188,8 +200,8 @@ pub struct Search {
     batch: Vec<Position>,
     batch_index: Vec<usize>,
     batch_values: Vec<Probabilities>,
-    /// Scratch of the pruned choice: the candidates' positions and their indices in `batch`.
-    picked: Vec<Position>,
+    /// Scratch of the pruned choice: the batch's inputs and the candidates' indices in `batch`.
+    encoded: EncodedBatch,
     picked_index: Vec<usize>,
     /// Per play of the last [`Search::eval_plays0`]: left out by the pruning networks.
     pruned: Vec<bool>,
@@ -211,7 +223,7 @@ impl Search {
             batch: Vec::new(),
             batch_index: Vec::new(),
             batch_values: Vec::new(),
-            picked: Vec::new(),
+            encoded: EncodedBatch::default(),
             picked_index: Vec::new(),
             pruned: Vec::new(),
             nodes: 0,
@@ -381,12 +393,18 @@ impl Search {
             values.resize(batch.len(), Probabilities::default());
             match &self.prune {
                 Some(prune) if batch.len() > prune.keep => {
-                    prune.weights.evaluate_batch(&batch, &mut values);
-                    // The mover's best `keep` by the pruning networks (the batch is seen from
-                    // the other side: the lowest equities there).
+                    // Encoded once: the pruning networks rank them all, the full networks
+                    // evaluate the best `keep` from the same inputs.
+                    let mut encoded = std::mem::take(&mut self.encoded);
+                    encoded.encode(&batch);
                     let mut order = std::mem::take(&mut self.picked_index);
                     order.clear();
                     order.extend(0..batch.len());
+                    prune
+                        .weights
+                        .evaluate_encoded(&encoded, &order, &mut values);
+                    // The mover's best `keep` by the pruning networks (the batch is seen from
+                    // the other side: the lowest equities there).
                     order.select_nth_unstable_by(prune.keep - 1, |&a, &b| {
                         values[a].equity().total_cmp(&values[b].equity())
                     });
@@ -398,18 +416,15 @@ impl Search {
                             out[i] = values[k].flip();
                         }
                     }
-                    let mut picked = std::mem::take(&mut self.picked);
-                    picked.clear();
-                    picked.extend(order.iter().map(|&k| batch[k]));
                     // The pruning values are written out; their scratch takes the full ones.
-                    let full = &mut values[..picked.len()];
-                    self.weights.evaluate_batch(&picked, full);
-                    self.nodes += picked.len() as u64;
-                    for ((&k, pos), &p) in order.iter().zip(&picked).zip(full.iter()) {
-                        self.cache.put(pos, 0, p);
+                    let full = &mut values[..order.len()];
+                    self.weights.evaluate_encoded(&encoded, &order, full);
+                    self.nodes += order.len() as u64;
+                    for (&k, &p) in order.iter().zip(full.iter()) {
+                        self.cache.put(&batch[k], 0, p);
                         out[batch_index[k]] = p.flip();
                     }
-                    self.picked = picked;
+                    self.encoded = encoded;
                     self.picked_index = order;
                 }
                 _ => {
