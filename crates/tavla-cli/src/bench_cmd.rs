@@ -24,7 +24,7 @@ pub struct BenchArgs {
     /// Weights file instead of the embedded default.
     #[arg(long, value_name = "FILE")]
     pub weights: Option<PathBuf>,
-    /// Pruned inner move choices (then the node count is not the signature).
+    /// The pruning of the search's inner move choices (the signature is the default's).
     #[command(flatten)]
     pub prune: PruneArgs,
 }
@@ -68,8 +68,11 @@ pub fn bench(args: &BenchArgs, out: &mut impl Write) -> Result<()> {
         )?;
         out.flush()?;
     }
-    if prune.is_some() {
-        writeln!(out, "Nodes searched (pruned, not the signature) : {total}")?;
+    if !args.prune.is_default() {
+        writeln!(
+            out,
+            "Nodes searched (other pruning than the default, not the signature) : {total}"
+        )?;
     } else {
         writeln!(out, "Nodes searched : {total}")?;
     }

@@ -504,31 +504,65 @@ pub struct EngineArgs {
     pub prune: PruneArgs,
 }
 
-/// `--prune[=FILE]` and `--keep K`: the search's inner move choices pruned by small networks
-/// (`tavla_nn::search::Prune`).
-#[derive(Debug, Clone, Default, Args)]
+/// `--no-prune`, `--prune=FILE` and `--keep K`: the search's inner move choices, pruned by
+/// small networks by default (`tavla_nn::search::Prune`).
+#[derive(Debug, Clone, Args)]
 pub struct PruneArgs {
-    /// Pick the candidates of the search's inner move choices with small pruning networks
-    /// (the embedded ones, or with --prune=FILE those of FILE); the full networks evaluate only
-    /// their best --keep. About half again as fast at 2 and 3 plies.
+    /// Evaluate every candidate of the search's inner move choices with the full networks. By
+    /// default small pruning networks pick them and the full networks evaluate only their best
+    /// --keep, which makes 2- and 3-ply searches about half again as fast.
+    #[arg(long, conflicts_with_all = ["prune", "keep"])]
+    pub no_prune: bool,
+    /// Pruning networks from FILE instead of the embedded ones (a bare --prune, the default, is
+    /// accepted).
     #[arg(long, value_name = "FILE", require_equals = true)]
     pub prune: Option<Option<PathBuf>>,
     /// Plays the full networks evaluate at each pruned choice.
-    #[arg(long, value_name = "K", default_value_t = DEFAULT_KEEP as u16, requires = "prune",
+    #[arg(long, value_name = "K", default_value_t = DEFAULT_KEEP as u16,
           value_parser = clap::value_parser!(u16).range(1..=MAX_KEEP as i64))]
     pub keep: u16,
 }
 
+impl Default for PruneArgs {
+    /// The defaults: the embedded pruning networks keeping [`DEFAULT_KEEP`] plays.
+    fn default() -> PruneArgs {
+        PruneArgs {
+            no_prune: false,
+            prune: None,
+            keep: DEFAULT_KEEP as u16,
+        }
+    }
+}
+
 impl PruneArgs {
-    /// The pruning asked for, its networks loaded; `None` without `--prune`.
+    /// No pruning (`--no-prune`).
+    #[cfg(test)]
+    #[must_use]
+    pub fn off() -> PruneArgs {
+        PruneArgs {
+            no_prune: true,
+            ..PruneArgs::default()
+        }
+    }
+
+    /// Whether these are the defaults: the embedded networks keeping [`DEFAULT_KEEP`].
+    #[must_use]
+    pub fn is_default(&self) -> bool {
+        !self.no_prune
+            && self.prune.as_ref().is_none_or(Option::is_none)
+            && usize::from(self.keep) == DEFAULT_KEEP
+    }
+
+    /// The pruning asked for, its networks loaded; `None` with `--no-prune`.
     ///
     /// # Errors
     /// When the file cannot be read as weights of this build's input layout.
     pub fn load(&self) -> Result<Option<Prune>> {
-        let Some(file) = &self.prune else {
+        if self.no_prune {
             return Ok(None);
-        };
-        let prune = Prune::load(file.as_deref(), usize::from(self.keep));
+        }
+        let file = self.prune.as_ref().and_then(Option::as_deref);
+        let prune = Prune::load(file, usize::from(self.keep));
         Ok(Some(prune.with_context(|| match file {
             Some(f) => format!("--prune {}", f.display()),
             None => "--prune".to_string(),
@@ -741,6 +775,9 @@ pub struct RolloutArgs {
     /// Value races with every checker home by the network instead of the bearoff databases.
     #[arg(long)]
     pub no_bearoff: bool,
+    /// The pruning of the players' inner move choices (at --ply 1 and deeper).
+    #[command(flatten)]
+    pub prune: PruneArgs,
 }
 
 /// Runs `tavla rollout`, writing to `out` (progress bar on stderr).
@@ -770,6 +807,9 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
         let race = tavla_nn::bearoff::BearoffRace::default_databases()
             .context("loading the bearoff databases")?;
         search = search.with_bearoff(Arc::new(race));
+    }
+    if let Some(prune) = args.prune.load()? {
+        search = search.with_prune(prune);
     }
     let threads = args.threads.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
@@ -926,12 +966,9 @@ mod tests {
 
     #[test]
     fn pruned_search_gives_the_same_opening_play() {
-        let rank = |prune: Option<Option<PathBuf>>| {
+        let rank = |prune: PruneArgs| {
             let mut engine = engine(2, true);
-            engine.prune = PruneArgs {
-                prune,
-                keep: DEFAULT_KEEP as u16,
-            };
+            engine.prune = prune;
             let args = HintArgs {
                 position: START.into(),
                 dice: Some("31".into()),
@@ -946,7 +983,7 @@ mod tests {
                 v[0]["equity"].as_f64().unwrap(),
             )
         };
-        let (full, pruned) = (rank(None), rank(Some(None)));
+        let (full, pruned) = (rank(PruneArgs::off()), rank(PruneArgs::default()));
         assert_eq!(full.0, pruned.0);
         assert!(
             (full.1 - pruned.1).abs() < 0.01,

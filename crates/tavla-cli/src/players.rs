@@ -5,13 +5,14 @@
 //!   (TOML) or the article's. With `bearoff = true` under `[race]` in FILE, races use the
 //!   one-sided bearoff database (built on first use into the cache, see `tavla bearoff`).
 //! * `heuristic-1ply[:FILE]`: the same evaluation with the article's 1-ply probability score.
-//! * `neural[:ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M][,prune[=FILE]][,keep=K]`: the neural engine
+//! * `neural[:ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M][,no-prune|,prune=FILE][,keep=K]`: the neural engine
 //!   searching N plies (0 to 3, default 0) with the embedded default weights or those of FILE.
 //!   Races with every checker home are valued by the bearoff databases (exact two-sided 6 × 8,
 //!   one-sided 6 × 15; built on first use into the cache) unless `no-bearoff` is given
-//!   (`bearoff`, the default, is accepted). `prune` picks the candidates of the search's inner
-//!   move choices with the embedded pruning networks (`prune=FILE`: those of FILE), and the
-//!   full networks evaluate only their best `keep=K` (default [`DEFAULT_KEEP`]).
+//!   (`bearoff`, the default, is accepted). The candidates of the search's inner move choices
+//!   are picked by the embedded pruning networks (`prune=FILE`: those of FILE; `no-prune`: none,
+//!   every candidate evaluated in full; `prune`, the default, is accepted), and the full
+//!   networks evaluate only their best `keep=K` (default [`DEFAULT_KEEP`]).
 //! * `ubgi:COMMAND`: an external engine speaking UBGI, started with `sh -c COMMAND`.
 
 use std::path::PathBuf;
@@ -31,7 +32,7 @@ use crate::input::InputError;
 
 /// The forms PLAYER takes, for messages.
 pub const FORMS: &str = "random, heuristic[:FILE], heuristic-1ply[:FILE], \
-                         neural[:ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M][,prune[=FILE]][,keep=K] \
+                         neural[:ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M][,no-prune|,prune=FILE][,keep=K] \
                          or ubgi:COMMAND";
 
 /// A player named on the command line, its files already read.
@@ -57,7 +58,7 @@ pub enum PlayerSpec {
         /// The bearoff database, when the configuration asks for it.
         race: Option<Arc<OneSidedRace>>,
     },
-    /// `neural[:ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M][,prune[=FILE]][,keep=K]`.
+    /// `neural[:ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M][,no-prune|,prune=FILE][,keep=K]`.
     Neural {
         /// Search depth in plies.
         ply: u8,
@@ -70,7 +71,7 @@ pub enum PlayerSpec {
         /// Move filters other than the default ones.
         filters: Option<[MoveFilter; MAX_PLY as usize]>,
         /// Pruning networks for the inner move choices, and the file they came from (none:
-        /// the embedded ones).
+        /// the embedded ones); `None` with `no-prune`.
         prune: Option<(Prune, Option<PathBuf>)>,
     },
     /// `ubgi:COMMAND`.
@@ -174,11 +175,15 @@ impl PlayerSpec {
                     name += &format!(",filters={}", f.join("/"));
                 }
                 match prune {
-                    Some((prune, Some(f))) => {
-                        name += &format!(",prune={},keep={}", f.display(), prune.keep);
+                    Some((prune, file)) => {
+                        if let Some(f) = file {
+                            name += &format!(",prune={}", f.display());
+                        }
+                        if prune.keep != DEFAULT_KEEP {
+                            name += &format!(",keep={}", prune.keep);
+                        }
                     }
-                    Some((prune, None)) => name += &format!(",prune,keep={}", prune.keep),
-                    None => {}
+                    None => name += ",no-prune",
                 }
                 name
             }
@@ -231,14 +236,15 @@ impl PlayerSpec {
     }
 }
 
-/// Reads the options of `neural[:ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M][,prune[=FILE]][,keep=K]`.
+/// Reads the options of `neural[:ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M][,no-prune|,prune=FILE][,keep=K]`.
 fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
     let bad = |why: String| InputError(format!("invalid player `{text}`: {why}"));
     let mut ply = 0u8;
     let mut file = None;
     let mut use_bearoff = true;
     let mut filters = None;
-    let mut prune_from = None;
+    let mut no_prune = false;
+    let mut prune_file = None;
     let mut keep = None;
     for option in arg.into_iter().flat_map(|a| a.split(',')) {
         match option {
@@ -250,8 +256,9 @@ fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
                 use_bearoff = false;
                 continue;
             }
-            "prune" => {
-                prune_from = Some(None);
+            "prune" => continue,
+            "no-prune" => {
+                no_prune = true;
                 continue;
             }
             _ => {}
@@ -271,7 +278,7 @@ fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
             }
             Some(("weights", f)) if !f.is_empty() => file = Some(PathBuf::from(f)),
             Some(("filters", f)) => filters = Some(parse_filters(f).map_err(bad)?),
-            Some(("prune", f)) if !f.is_empty() => prune_from = Some(Some(PathBuf::from(f))),
+            Some(("prune", f)) if !f.is_empty() => prune_file = Some(PathBuf::from(f)),
             Some(("keep", k)) => {
                 keep = Some(
                     k.parse::<usize>()
@@ -283,7 +290,7 @@ fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
             _ => {
                 return Err(bad(format!(
                     "unknown option `{option}` (ply=N, weights=FILE, bearoff, no-bearoff, \
-                     filters=K:M/K:M/K:M, prune, prune=FILE or keep=K)"
+                     filters=K:M/K:M/K:M, no-prune, prune=FILE or keep=K)"
                 ))
                 .into())
             }
@@ -298,14 +305,15 @@ fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
     } else {
         None
     };
-    let prune = match (prune_from, keep) {
-        (Some(file), keep) => {
-            let prune = Prune::load(file.as_deref(), keep.unwrap_or(DEFAULT_KEEP))
-                .map_err(|e| bad(format!("prune: {e}")))?;
-            Some((prune, file))
+    let prune = if no_prune {
+        if prune_file.is_some() || keep.is_some() {
+            return Err(bad("no-prune cannot be given with prune=FILE or keep=K".into()).into());
         }
-        (None, Some(_)) => return Err(bad("keep=K needs prune or prune=FILE".into()).into()),
-        (None, None) => None,
+        None
+    } else {
+        let prune = Prune::load(prune_file.as_deref(), keep.unwrap_or(DEFAULT_KEEP))
+            .map_err(|e| bad(format!("prune: {e}")))?;
+        Some((prune, prune_file))
     };
     Ok(PlayerSpec::Neural {
         ply,
@@ -436,14 +444,14 @@ mod tests {
     }
 
     #[test]
-    fn pruning_networks_load_and_are_named() {
+    fn pruning_is_the_default_and_networks_load_and_are_named() {
         let dir = std::env::temp_dir().join(format!("tavla-cli-prune-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("small.tnn");
         std::fs::write(&file, Weights::random(8, 8, 1).to_bytes()).unwrap();
         let text = format!("neural:ply=1,prune={}", file.display());
         let spec = PlayerSpec::parse(&text).unwrap();
-        assert_eq!(spec.name(), format!("{text},keep={DEFAULT_KEEP}"));
+        assert_eq!(spec.name(), text);
         let text = format!("neural:ply=1,prune={},keep=2", file.display());
         let spec = PlayerSpec::parse(&text).unwrap();
         assert_eq!(spec.name(), text);
@@ -456,11 +464,27 @@ mod tests {
         }
         assert_eq!(spec.create(1, Rules::Standard).unwrap().name(), text);
         std::fs::remove_dir_all(&dir).unwrap();
-        let spec = PlayerSpec::parse("neural:ply=2,prune").unwrap();
-        assert_eq!(
-            spec.name(),
-            format!("neural:ply=2,prune,keep={DEFAULT_KEEP}")
-        );
+        // The embedded networks keeping DEFAULT_KEEP are the default, and `prune` names them.
+        for text in [
+            "neural:ply=2",
+            "neural:ply=2,prune",
+            "neural:ply=2,prune,keep=4",
+        ] {
+            let spec = PlayerSpec::parse(text).unwrap();
+            assert_eq!(spec.name(), "neural:ply=2");
+            match &spec {
+                PlayerSpec::Neural {
+                    prune: Some((p, None)),
+                    ..
+                } => assert_eq!(p.keep, DEFAULT_KEEP),
+                other => panic!("{other:?}"),
+            }
+        }
+        let spec = PlayerSpec::parse("neural:ply=2,keep=3").unwrap();
+        assert_eq!(spec.name(), "neural:ply=2,keep=3");
+        let spec = PlayerSpec::parse("neural:ply=2,no-prune").unwrap();
+        assert_eq!(spec.name(), "neural:ply=2,no-prune");
+        assert!(matches!(spec, PlayerSpec::Neural { prune: None, .. }));
     }
 
     #[test]
@@ -480,7 +504,14 @@ mod tests {
             ("neural:filters=8:0.16", "give 3 filters"),
             ("neural:filters=8:0.16/0:1/2:0.04", "filter `0:1`"),
             ("neural:filters=8:0.16/3:x/2:0.04", "filter `3:x`"),
-            ("neural:ply=2,keep=3", "keep=K needs prune or prune=FILE"),
+            (
+                "neural:ply=2,no-prune,keep=3",
+                "no-prune cannot be given with prune=FILE or keep=K",
+            ),
+            (
+                "neural:no-prune,prune=x.tnn",
+                "no-prune cannot be given with prune=FILE or keep=K",
+            ),
             ("neural:prune=/no/such.tnn", "prune: "),
             (
                 "neural:prune=/no/such.tnn,keep=0",

@@ -221,7 +221,13 @@ pub fn label(args: &LabelArgs) -> Result<()> {
     } else {
         None
     };
-    let prune = args.prune.load()?;
+    // Pruning changes only labels of the search (not 0-ply or rollout labels), and only
+    // those record it.
+    let prune = if args.ply >= 1 && args.rollout_games == 0 {
+        args.prune.load()?
+    } else {
+        None
+    };
     let header = header(args, &weights, prune.as_ref());
     let make_search = move |w: Arc<Weights>| {
         let mut s = Search::new(w);

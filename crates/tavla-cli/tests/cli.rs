@@ -266,3 +266,32 @@ fn rollout_at_any_ply_is_seeded_and_refuses_bad_options() {
         assert!(err.contains(what), "{err}");
     }
 }
+
+#[test]
+fn pruning_is_the_default_and_no_prune_turns_it_off() {
+    let hint = |extra: &[&str]| {
+        let mut args = vec!["hint", START, "43", "--ply", "2", "--top", "1", "--json"];
+        args.extend_from_slice(extra);
+        let v: serde_json::Value = serde_json::from_str(&stdout(&tavla(&args))).unwrap();
+        (
+            v[0]["play"].as_str().unwrap().to_string(),
+            v[0]["equity"].as_f64().unwrap(),
+        )
+    };
+    let (pruned, bare, full) = (hint(&[]), hint(&["--prune"]), hint(&["--no-prune"]));
+    // A bare --prune names the default; the pruned search picks the unpruned one's play.
+    assert_eq!(pruned, bare);
+    assert_eq!(pruned.0, full.0);
+    assert!(
+        (pruned.1 - full.1).abs() < 0.01,
+        "{pruned:?} against {full:?}"
+    );
+    for extra in [["--no-prune", "--keep=3"], ["--no-prune", "--prune=x.tnn"]] {
+        let mut args = vec!["hint", START, "43", "--ply", "2"];
+        args.extend_from_slice(&extra);
+        let o = tavla(&args);
+        assert!(!o.status.success());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("cannot be used with"), "{err}");
+    }
+}

@@ -1,7 +1,9 @@
 //! The fixed benchmark behind `tavla bench`: decisions on embedded positions at a fixed ply,
 //! one thread, the cache cleared before each decision.
 //!
-//! Its node count (network evaluations) is the engine's signature: the same
+//! Its node count (full network evaluations; the pruning networks' are not counted), run as the
+//! engine plays by default (inner move choices pruned by [`Prune::embedded`]), is the engine's
+//! signature: the same
 //! build and weights give the same count on any machine with the same instruction set (the
 //! forward pass sums in a fixed order and picks no code path at run time), and any change to
 //! the search, the inputs or the weights changes it. The per-decision times give the median
@@ -72,7 +74,7 @@ impl BenchReport {
 }
 
 /// Runs the benchmark on the first `count` positions at `ply`, the inner move choices pruned
-/// by `prune` when given (the signature is the unpruned run's).
+/// by `prune` when given (the signature is that of the engine's default, [`Prune::embedded`]).
 pub fn run(weights: &Arc<Weights>, ply: u8, count: usize, prune: Option<&Prune>) -> BenchReport {
     let mut search = Search::new(weights.clone());
     if let Some(p) = prune {
