@@ -22,7 +22,7 @@ pub struct JudgeArgs {
     #[arg(value_name = "FILE", required = true)]
     files: Vec<PathBuf>,
     /// A player to judge (random, heuristic[:FILE], heuristic-1ply[:FILE],
-    /// neural[:ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M][,prune[=FILE]][,keep=K] or
+    /// neural[:ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M][,no-prune|,prune=FILE][,keep=K] or
     /// ubgi:COMMAND); give it
     /// several times to compare players on the same positions.
     #[arg(long = "player", value_name = "PLAYER", required = true)]
