@@ -57,6 +57,18 @@ fn bench(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("evaluate");
     g.throughput(Throughput::Elements(total as u64));
+    // The inputs alone: a third of a pruned 2-ply search's time goes to them.
+    g.bench_function(BenchmarkId::new("encode", total), |b| {
+        let mut inputs = [0.0f32; tavla_nn::inputs::NUM_INPUTS];
+        b.iter(|| {
+            for batch in &batches {
+                for pos in batch {
+                    tavla_nn::inputs::encode(pos, &mut inputs);
+                    black_box(&inputs);
+                }
+            }
+        });
+    });
     let mut out = vec![Probabilities::default(); 1024];
     g.bench_function(BenchmarkId::new("plays_batch", total), |b| {
         b.iter(|| {

@@ -152,26 +152,81 @@ pub fn phase(pos: &Position) -> Phase {
 
 /// Fills `out` with the inputs of `pos`, seen from the side on roll.
 pub fn encode(pos: &Position, out: &mut [f32; NUM_INPUTS]) {
-    let (mine, theirs) = out.split_at_mut(SIDE_INPUTS);
-    encode_side(pos.signed_board(), pos.off(), mine);
     let flipped = pos.flip();
-    encode_side(
-        flipped.signed_board(),
+    let boards = [pos.signed_board(), flipped.signed_board()];
+    let masks = Masks::of(boards[0]);
+    let masks = [masks, masks.flipped()];
+    let (mine, theirs) = out.split_at_mut(SIDE_INPUTS);
+    let p_mine = encode_side(boards[0], pos.off(), &masks[0], mine);
+    let p_theirs = encode_side(
+        boards[1],
         flipped.off(),
+        &masks[1],
         &mut theirs[..SIDE_INPUTS],
     );
-    let (p_mine, p_theirs) = pos.pips();
     out[2 * SIDE_INPUTS] = (p_theirs as f32 - p_mine as f32) / 100.0;
     let extra = 2 * SIDE_INPUTS + 1;
     let structure = extra + 2 * EXTRA_INPUTS;
-    for (k, b) in [pos.signed_board(), flipped.signed_board()]
-        .into_iter()
-        .enumerate()
-    {
-        let (dice, more) = side_dice_features(b);
+    for (k, (b, m)) in boards.into_iter().zip(&masks).enumerate() {
+        let (dice, more) = side_dice_features(b, m);
         out[extra + k * EXTRA_INPUTS..extra + (k + 1) * EXTRA_INPUTS].copy_from_slice(&dice);
         out[structure + k * STRUCTURE_INPUTS..structure + (k + 1) * STRUCTURE_INPUTS]
             .copy_from_slice(&more);
+    }
+}
+
+/// The points of a signed board as sets, seen from the side whose checkers are positive: bit
+/// `p` for point `p` (1..=24); the bars are not in them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Masks {
+    /// Points with one checker of mine.
+    blots: u32,
+    /// Points with two or more of mine.
+    made: u32,
+    /// Points with one or more of mine.
+    mine: u32,
+    /// Points with one checker of his.
+    their_blots: u32,
+    /// Points with two or more of his.
+    their_made: u32,
+    /// Points with one or more of his.
+    theirs: u32,
+}
+
+impl Masks {
+    #[inline]
+    fn of(b: &[i8; 26]) -> Masks {
+        let mut m = Masks {
+            blots: 0,
+            made: 0,
+            mine: 0,
+            their_blots: 0,
+            their_made: 0,
+            theirs: 0,
+        };
+        for (p, &n) in b.iter().enumerate().take(25).skip(1) {
+            m.blots |= u32::from(n == 1) << p;
+            m.made |= u32::from(n >= 2) << p;
+            m.mine |= u32::from(n >= 1) << p;
+            m.their_blots |= u32::from(n == -1) << p;
+            m.their_made |= u32::from(n <= -2) << p;
+            m.theirs |= u32::from(n <= -1) << p;
+        }
+        m
+    }
+
+    /// The same sets seen from the other side: his point `p` is my point `25 - p`.
+    #[inline]
+    fn flipped(&self) -> Masks {
+        let turn = |m: u32| m.reverse_bits() >> 6;
+        Masks {
+            blots: turn(self.their_blots),
+            made: turn(self.their_made),
+            mine: turn(self.theirs),
+            their_blots: turn(self.blots),
+            their_made: turn(self.made),
+            theirs: turn(self.mine),
+        }
     }
 }
 
@@ -272,17 +327,10 @@ fn rolls_reaching(from: u32, target: u32, blocked: u32, step: impl Fn(u32, usize
 /// The dice-based features (layout v2) and the structure features (v3) of the side whose
 /// signed board `b` is (its checkers positive, moving down; the opponent's negative, moving up
 /// and entering from point 0). Sets of points are bit masks, bit `p` for point `p`.
-fn side_dice_features(b: &[i8; 26]) -> ([f32; EXTRA_INPUTS], [f32; STRUCTURE_INPUTS]) {
-    let mut blots = 0u32;
-    let mut mine_made = 0u32;
-    let mut theirs = 0u32;
-    let mut theirs_made = 0u32;
-    for (p, &n) in b.iter().enumerate().take(25).skip(1) {
-        blots |= u32::from(n == 1) << p;
-        mine_made |= u32::from(n >= 2) << p;
-        theirs |= u32::from(n < 0) << p;
-        theirs_made |= u32::from(n <= -2) << p;
-    }
+fn side_dice_features(b: &[i8; 26], m: &Masks) -> ([f32; EXTRA_INPUTS], [f32; STRUCTURE_INPUTS]) {
+    let (blots, mine_made, theirs, theirs_made) = (m.blots, m.made, m.theirs, m.their_made);
+    // My checkers' points with the bar (25).
+    let mine = m.mine | u32::from(b[BAR] > 0) << BAR;
     // Hits: the opponent's checkers (only those on his bar, point 0, while he has any there)
     // reaching one of my blots, landing on the way only where I have no made point.
     // Per roll, the most pips a hit costs: a blot on point p goes back to 25.
@@ -304,22 +352,30 @@ fn side_dice_features(b: &[i8; 26]) -> ([f32; EXTRA_INPUTS], [f32; STRUCTURE_INP
     let table = escape_table();
     let wall = theirs_made & !0x7f;
     let escapes_from = |p: usize| u32::from(table[((wall >> (p - 12)) & 0xfff) as usize]);
-    let trapped: u32 = (13..=BAR)
-        .map(|p| b[p].max(0) as u32 * (36 - escapes_from(p)))
-        .sum();
+    let mut trapped = 0u32;
+    let mut rest = mine & !((1 << 13) - 1);
+    while rest != 0 {
+        let p = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        trapped += b[p] as u32 * (36 - escapes_from(p));
+    }
     let fewest = (15..=24).map(escapes_from).min().unwrap_or(36);
     // Pips to break contact: my checkers above the opponent's rearmost one (point 0 is his bar)
     // must each pass it.
-    let contact_pips: u32 = match (0..=24).find(|&p| b[p] < 0) {
-        Some(q) => (q + 1..=BAR)
-            .map(|p| b[p].max(0) as u32 * (p - q) as u32)
-            .sum(),
-        None => 0,
-    };
+    let rearmost = (theirs | u32::from(b[OPPONENT_BAR] < 0)).trailing_zeros();
+    let mut contact_pips = 0u32;
+    if rearmost < 32 {
+        let mut rest = mine & !((2 << rearmost) - 1);
+        while rest != 0 {
+            let p = rest.trailing_zeros();
+            rest &= rest - 1;
+            contact_pips += b[p as usize] as u32 * (p - rearmost);
+        }
+    }
     // Escapes: from my rearmost checker (the bar is 25) to a point past every opposing made
     // point from the 7-point up, that is at or below the lowest of them.
     let wall = (theirs_made >> 7 << 7).trailing_zeros().min(25);
-    let back = (1..=BAR).rev().find(|&p| b[p] > 0).unwrap_or(0);
+    let back = 31usize.saturating_sub(mine.leading_zeros() as usize);
     let escape = if back <= wall as usize {
         36
     } else {
@@ -346,74 +402,73 @@ fn side_dice_features(b: &[i8; 26]) -> ([f32; EXTRA_INPUTS], [f32; STRUCTURE_INP
     )
 }
 
-/// One side's block, from the signed board seen from that side.
-fn encode_side(b: &[i8; 26], off: u8, out: &mut [f32]) {
-    let out = &mut out[..SIDE_INPUTS];
-    out.fill(0.0);
-    let mut pips = 0u32;
-    let mut blots = 0u32;
-    let mut home = 0u32;
-    let mut prime = 0u32;
-    let mut run = 0u32;
-    let mut anchors = 0u32;
-    for p in 1..=24usize {
-        let n = b[p].max(0) as u32;
-        let u = &mut out[4 * (p - 1)..4 * p];
-        if n >= 1 {
-            u[0] = 1.0;
-        }
+/// The four inputs of a point holding `n` (0..=15) of the side's checkers: one, two, three
+/// or more, and the checkers past three halved.
+const POINT_UNITS: [[f32; 4]; 16] = {
+    let mut t = [[0.0f32; 4]; 16];
+    let mut n = 1;
+    while n < 16 {
+        t[n][0] = 1.0;
         if n >= 2 {
-            u[1] = 1.0;
+            t[n][1] = 1.0;
         }
         if n >= 3 {
-            u[2] = 1.0;
+            t[n][2] = 1.0;
         }
         if n > 3 {
-            u[3] = (n - 3) as f32 / 2.0;
+            t[n][3] = (n - 3) as f32 / 2.0;
         }
-        pips += n * p as u32;
-        if n == 1 {
-            blots += 1;
-        }
-        if n >= 2 {
-            run += 1;
-            prime = prime.max(run);
-            if p <= 6 {
-                home += 1;
-            }
-            if p >= 19 {
-                anchors += 1;
-            }
-        } else {
-            run = 0;
-        }
+        n += 1;
+    }
+    t
+};
+
+/// One side's block, from the signed board seen from that side and its [`Masks`]; returns
+/// the side's pip count.
+fn encode_side(b: &[i8; 26], off: u8, m: &Masks, out: &mut [f32]) -> u32 {
+    let out = &mut out[..SIDE_INPUTS];
+    let mut pips = 0u32;
+    for (p, (u, &n)) in out[..96].chunks_exact_mut(4).zip(&b[1..25]).enumerate() {
+        let n = n.max(0) as usize;
+        u.copy_from_slice(&POINT_UNITS[n.min(15)]);
+        pips += (n * (p + 1)) as u32;
+    }
+    // The longest run of made points: each step removes the lowest point of every run.
+    let mut prime = 0u32;
+    let mut runs = m.made;
+    while runs != 0 {
+        runs &= runs << 1;
+        prime += 1;
     }
     let bar = b[BAR].max(0) as u32;
     pips += 25 * bar;
     // Shots: the opponent moves towards higher point numbers here; his bar enters from point 0
     // (OPPONENT_BAR). Over the blots, his points 1..=6 pips behind them (direct) and 7..=12
     // (indirect), as bit masks of the points 0..=24.
-    let theirs = (OPPONENT_BAR..=24).fold(0u32, |m, p| m | u32::from(b[p] < 0) << p);
+    let theirs = m.theirs | u32::from(b[OPPONENT_BAR] < 0);
     let below = |p: usize| (1u32 << p) - 1;
     let mut direct = 0u32;
     let mut indirect = 0u32;
-    for (p, &n) in b.iter().enumerate().take(25).skip(1) {
-        if n == 1 {
-            direct += (theirs & below(p) & !below(p.saturating_sub(6))).count_ones();
-            if p > 6 {
-                indirect += (theirs & below(p - 6) & !below(p.saturating_sub(12))).count_ones();
-            }
+    let mut rest = m.blots;
+    while rest != 0 {
+        let p = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        direct += (theirs & below(p) & !below(p.saturating_sub(6))).count_ones();
+        if p > 6 {
+            indirect += (theirs & below(p - 6) & !below(p.saturating_sub(12))).count_ones();
         }
     }
     out[96] = bar as f32 / 2.0;
     out[97] = f32::from(off) / 15.0;
     out[98] = pips as f32 / 100.0;
-    out[99] = blots as f32 / 5.0;
-    out[100] = home as f32 / 6.0;
+    out[99] = m.blots.count_ones() as f32 / 5.0;
+    // Home-board points 1..=6, anchors on the opponent's home board 19..=24.
+    out[100] = (m.made & 0x7e).count_ones() as f32 / 6.0;
     out[101] = prime as f32 / 6.0;
-    out[102] = anchors as f32 / 3.0;
+    out[102] = (m.made >> 19).count_ones() as f32 / 3.0;
     out[103] = direct as f32 / 12.0;
     out[104] = indirect as f32 / 12.0;
+    pips
 }
 
 #[cfg(test)]
@@ -560,6 +615,72 @@ mod tests {
         (rolls as f32 / 36.0, pips as f32 / (36.0 * 12.0))
     }
 
+    /// The side block counted point by point, the slow way, without bit masks.
+    fn side_block_point_by_point(b: &[i8; 26], off: u8) -> [f32; SIDE_INPUTS] {
+        let mut out = [0.0; SIDE_INPUTS];
+        let (mut pips, mut blots, mut home, mut anchors) = (0u32, 0u32, 0u32, 0u32);
+        let (mut run, mut prime) = (0u32, 0u32);
+        for p in 1..=24usize {
+            let n = b[p].max(0) as u32;
+            for (k, at_least) in [1, 2, 3].into_iter().enumerate() {
+                out[4 * (p - 1) + k] = if n >= at_least { 1.0 } else { 0.0 };
+            }
+            out[4 * (p - 1) + 3] = n.saturating_sub(3) as f32 / 2.0;
+            pips += n * p as u32;
+            blots += u32::from(n == 1);
+            home += u32::from(n >= 2 && p <= 6);
+            anchors += u32::from(n >= 2 && p >= 19);
+            run = if n >= 2 { run + 1 } else { 0 };
+            prime = prime.max(run);
+        }
+        let bar = b[BAR].max(0) as u32;
+        out[96] = bar as f32 / 2.0;
+        out[97] = f32::from(off) / 15.0;
+        out[98] = (pips + 25 * bar) as f32 / 100.0;
+        out[99] = blots as f32 / 5.0;
+        out[100] = home as f32 / 6.0;
+        out[101] = prime as f32 / 6.0;
+        out[102] = anchors as f32 / 3.0;
+        out
+    }
+
+    #[test]
+    fn side_block_matches_a_count_point_by_point() {
+        use rand::{Rng, SeedableRng};
+        use tavla_core::{PlayList, Roll};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(13);
+        let mut plays = PlayList::new();
+        let (mut primes, mut stacks) = (0, 0);
+        for _ in 0..30 {
+            let mut pos = Position::START;
+            while !pos.is_game_over() {
+                let flipped = pos.flip();
+                let masks = Masks::of(pos.signed_board());
+                assert_eq!(masks.flipped(), Masks::of(flipped.signed_board()));
+                assert_eq!(masks.flipped().flipped(), masks);
+                for (b, off) in [
+                    (pos.signed_board(), pos.off()),
+                    (flipped.signed_board(), flipped.off()),
+                ] {
+                    let mut side = [0.0; SIDE_INPUTS];
+                    encode_side(b, off, &Masks::of(b), &mut side);
+                    let slow = side_block_point_by_point(b, off);
+                    // Shots (103, 104) have their own test.
+                    assert_eq!(side[..103], slow[..103], "{b:?}");
+                    primes += usize::from(side[101] >= 4.0 / 6.0);
+                    stacks += usize::from(side[..96].iter().skip(3).step_by(4).any(|&u| u > 0.0));
+                }
+                let roll = Roll::from_values(rng.gen_range(1..=6), rng.gen_range(1..=6));
+                pos.legal_plays(roll, &mut plays);
+                pos = plays.positions()[rng.gen_range(0..plays.len())].flip();
+            }
+        }
+        assert!(
+            primes > 50 && stacks > 500,
+            "primes {primes}, stacks {stacks}"
+        );
+    }
+
     #[test]
     fn hits_and_shots_match_a_count_checker_by_checker() {
         use rand::{Rng, SeedableRng};
@@ -571,7 +692,7 @@ mod tests {
             let mut pos = Position::START;
             while !pos.is_game_over() {
                 for b in [pos.signed_board(), pos.flip().signed_board()] {
-                    let (dice, structure) = side_dice_features(b);
+                    let (dice, structure) = side_dice_features(b, &Masks::of(b));
                     assert_eq!((dice[0], structure[0]), hits_checker_by_checker(b), "{b:?}");
                     // Shots point by point: his checkers 1..=6 and 7..=12 pips behind a blot.
                     let (mut direct, mut indirect) = (0, 0);
@@ -581,7 +702,7 @@ mod tests {
                         }
                     }
                     let mut side = [0.0; SIDE_INPUTS];
-                    encode_side(b, 0, &mut side);
+                    encode_side(b, 0, &Masks::of(b), &mut side);
                     assert_eq!(side[103], direct as f32 / 12.0, "{b:?}");
                     assert_eq!(side[104], indirect as f32 / 12.0, "{b:?}");
                     several += usize::from((1..=24).filter(|&p| b[p] == 1).count() >= 2);
