@@ -32,14 +32,16 @@ pub struct MoveFilter {
 }
 
 /// The default filters, one per ply transition: after 0-ply keep 8 within 0.16 (gnubg's
-/// "normal" first filter), after 1-ply keep 3 within 0.08, after 2-ply keep 2 within 0.04.
+/// "normal" first filter), after 1-ply keep 5 within 0.08, after 2-ply keep 2 within 0.04.
+/// (Keeping 5 after 1-ply rather than 3 took 0.11 mEMG per move off the 2-ply player's
+/// judged error for a quarter more time; `docs/neural-rounds.md`, twenty-second round.)
 pub const DEFAULT_FILTERS: [MoveFilter; MAX_PLY as usize] = [
     MoveFilter {
         keep: 8,
         margin: 0.16,
     },
     MoveFilter {
-        keep: 3,
+        keep: 5,
         margin: 0.08,
     },
     MoveFilter {
@@ -161,6 +163,17 @@ impl Cache {
     fn get(&self, pos: &Position, ply: u8) -> Option<Probabilities> {
         let e = &self.entries[self.slot(pos, ply)];
         (e.generation == self.generation && e.ply == ply && e.pos == *pos).then_some(e.probs)
+    }
+
+    /// Reads the slots of `positions` ahead of their lookups: independent loads, so their
+    /// cache misses overlap instead of waiting one behind the other.
+    #[inline]
+    fn touch(&self, positions: impl Iterator<Item = Position>, ply: u8) {
+        let mut any = 0u32;
+        for pos in positions {
+            any ^= self.entries[self.slot(&pos, ply)].generation;
+        }
+        std::hint::black_box(any);
     }
 
     #[inline]
@@ -373,6 +386,7 @@ impl Search {
         let mut batch_index = std::mem::take(&mut self.batch_index);
         batch.clear();
         batch_index.clear();
+        self.cache.touch(plays.iter().map(|after| after.flip()), 0);
         for (i, after) in plays.iter().enumerate() {
             let pos = after.flip();
             let p = match self.known0(&pos) {
