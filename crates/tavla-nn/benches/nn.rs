@@ -57,7 +57,7 @@ fn bench(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("evaluate");
     g.throughput(Throughput::Elements(total as u64));
-    // The inputs alone: a third of a pruned 2-ply search's time goes to them.
+    // The inputs alone: a quarter of a pruned 2-ply search's time goes to them.
     g.bench_function(BenchmarkId::new("encode", total), |b| {
         let mut inputs = [0.0f32; tavla_nn::inputs::NUM_INPUTS];
         b.iter(|| {

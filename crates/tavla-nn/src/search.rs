@@ -34,7 +34,8 @@ pub struct MoveFilter {
 /// The default filters, one per ply transition: after 0-ply keep 8 within 0.16 (gnubg's
 /// "normal" first filter), after 1-ply keep 5 within 0.08, after 2-ply keep 2 within 0.04.
 /// (Keeping 5 after 1-ply rather than 3 took 0.11 mEMG per move off the 2-ply player's
-/// judged error for a quarter more time; `docs/neural-rounds.md`, twenty-second round.)
+/// judged error for a quarter to a third more time; `docs/neural-rounds.md`, twenty-second
+/// round.)
 pub const DEFAULT_FILTERS: [MoveFilter; MAX_PLY as usize] = [
     MoveFilter {
         keep: 8,
@@ -386,6 +387,7 @@ impl Search {
         let mut batch_index = std::mem::take(&mut self.batch_index);
         batch.clear();
         batch_index.clear();
+        // The flips and hashes are done again by the lookups below: cheap beside a miss.
         self.cache.touch(plays.iter().map(|after| after.flip()), 0);
         for (i, after) in plays.iter().enumerate() {
             let pos = after.flip();
