@@ -230,6 +230,18 @@ impl Masks {
     }
 }
 
+/// The points of a set (bit `p` for point `p`), lowest first.
+#[inline]
+fn points(mut set: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (set != 0).then(|| {
+            let p = set.trailing_zeros() as usize;
+            set &= set - 1;
+            p
+        })
+    })
+}
+
 /// For each 12-bit pattern of blocked points in front of a checker (bit `i` is the point
 /// `12 - i` pips ahead), the rolls (out of 36) that carry it past every blocked point of the
 /// pattern, landing on the way only on open points.
@@ -352,26 +364,18 @@ fn side_dice_features(b: &[i8; 26], m: &Masks) -> ([f32; EXTRA_INPUTS], [f32; ST
     let table = escape_table();
     let wall = theirs_made & !0x7f;
     let escapes_from = |p: usize| u32::from(table[((wall >> (p - 12)) & 0xfff) as usize]);
-    let mut trapped = 0u32;
-    let mut rest = mine & !((1 << 13) - 1);
-    while rest != 0 {
-        let p = rest.trailing_zeros() as usize;
-        rest &= rest - 1;
-        trapped += b[p] as u32 * (36 - escapes_from(p));
-    }
+    let trapped: u32 = points(mine & !((1 << 13) - 1))
+        .map(|p| b[p] as u32 * (36 - escapes_from(p)))
+        .sum();
     let fewest = (15..=24).map(escapes_from).min().unwrap_or(36);
     // Pips to break contact: my checkers above the opponent's rearmost one (point 0 is his bar)
     // must each pass it.
-    let rearmost = (theirs | u32::from(b[OPPONENT_BAR] < 0)).trailing_zeros();
-    let mut contact_pips = 0u32;
-    if rearmost < 32 {
-        let mut rest = mine & !((2 << rearmost) - 1);
-        while rest != 0 {
-            let p = rest.trailing_zeros();
-            rest &= rest - 1;
-            contact_pips += b[p as usize] as u32 * (p - rearmost);
-        }
-    }
+    let contact_pips: u32 = match points(theirs | u32::from(b[OPPONENT_BAR] < 0)).next() {
+        Some(q) => points(mine & !((2 << q) - 1))
+            .map(|p| b[p] as u32 * (p - q) as u32)
+            .sum(),
+        None => 0,
+    };
     // Escapes: from my rearmost checker (the bar is 25) to a point past every opposing made
     // point from the 7-point up, that is at or below the lowest of them.
     let wall = (theirs_made >> 7 << 7).trailing_zeros().min(25);
@@ -449,10 +453,7 @@ fn encode_side(b: &[i8; 26], off: u8, m: &Masks, out: &mut [f32]) -> u32 {
     let below = |p: usize| (1u32 << p) - 1;
     let mut direct = 0u32;
     let mut indirect = 0u32;
-    let mut rest = m.blots;
-    while rest != 0 {
-        let p = rest.trailing_zeros() as usize;
-        rest &= rest - 1;
+    for p in points(m.blots) {
         direct += (theirs & below(p) & !below(p.saturating_sub(6))).count_ones();
         if p > 6 {
             indirect += (theirs & below(p - 6) & !below(p.saturating_sub(12))).count_ones();
