@@ -157,23 +157,57 @@ pub fn encode(pos: &Position, out: &mut [f32; NUM_INPUTS]) {
     let masks = Masks::of(boards[0]);
     let masks = [masks, masks.flipped()];
     let (mine, theirs) = out.split_at_mut(SIDE_INPUTS);
-    let p_mine = encode_side(boards[0], pos.off(), &masks[0], mine);
-    let p_theirs = encode_side(
-        boards[1],
-        flipped.off(),
-        &masks[1],
-        &mut theirs[..SIDE_INPUTS],
-    );
-    out[2 * SIDE_INPUTS] = (p_theirs as f32 - p_mine as f32) / 100.0;
+    let sides = [
+        encode_side(boards[0], pos.off(), &masks[0], mine),
+        encode_side(
+            boards[1],
+            flipped.off(),
+            &masks[1],
+            &mut theirs[..SIDE_INPUTS],
+        ),
+    ];
+    out[2 * SIDE_INPUTS] = (sides[1].pips as f32 - sides[0].pips as f32) / 100.0;
     let extra = 2 * SIDE_INPUTS + 1;
     let structure = extra + 2 * EXTRA_INPUTS;
-    for (k, (b, m)) in boards.into_iter().zip(&masks).enumerate() {
-        let (dice, more) = side_dice_features(b, m);
-        out[extra + k * EXTRA_INPUTS..extra + (k + 1) * EXTRA_INPUTS].copy_from_slice(&dice);
+    for (k, side) in sides.iter().enumerate() {
+        out[extra + k * EXTRA_INPUTS..extra + (k + 1) * EXTRA_INPUTS].copy_from_slice(&side.dice);
         out[structure + k * STRUCTURE_INPUTS..structure + (k + 1) * STRUCTURE_INPUTS]
-            .copy_from_slice(&more);
+            .copy_from_slice(&side.structure);
     }
 }
+
+/// What [`encode_side`] gives besides the side's block.
+struct SideRest {
+    /// The side's dice inputs (layout v2).
+    dice: [f32; EXTRA_INPUTS],
+    /// The side's structure inputs (layout v3).
+    structure: [f32; STRUCTURE_INPUTS],
+    /// The side's pip count.
+    pips: u32,
+}
+
+/// The scales of a side's counted inputs, in the order [`encode_side`] and
+/// [`side_dice_features`] fill them: the nine after the point units (block offsets 96..105),
+/// then the dice inputs (v2) and the structure inputs (v3; the third is one minus its count
+/// over its scale).
+const SCALES: [f32; 16] = [
+    2.0,
+    15.0,
+    100.0,
+    5.0,
+    6.0,
+    6.0,
+    3.0,
+    12.0,
+    12.0,
+    36.0,
+    36.0,
+    36.0,
+    36.0 * 12.0,
+    36.0 * 5.0,
+    36.0,
+    100.0,
+];
 
 /// The points of a signed board as sets, seen from the side whose checkers are positive: bit
 /// `p` for point `p` (1..=24); the bars are not in them.
@@ -196,23 +230,24 @@ struct Masks {
 impl Masks {
     #[inline]
     fn of(b: &[i8; 26]) -> Masks {
-        let mut m = Masks {
-            blots: 0,
-            made: 0,
-            mine: 0,
-            their_blots: 0,
-            their_made: 0,
-            theirs: 0,
+        let counts: &[i8; 24] = b[1..25].try_into().expect("24 points");
+        // One comparison of all 24 points per set, which the compiler makes at once.
+        let set = |keep: fn(i8) -> bool| {
+            counts
+                .iter()
+                .enumerate()
+                .fold(0u32, |m, (k, &n)| m | u32::from(keep(n)) << (k + 1))
         };
-        for (p, &n) in b.iter().enumerate().take(25).skip(1) {
-            m.blots |= u32::from(n == 1) << p;
-            m.made |= u32::from(n >= 2) << p;
-            m.mine |= u32::from(n >= 1) << p;
-            m.their_blots |= u32::from(n == -1) << p;
-            m.their_made |= u32::from(n <= -2) << p;
-            m.theirs |= u32::from(n <= -1) << p;
+        let (made, mine) = (set(|n| n >= 2), set(|n| n >= 1));
+        let (their_made, theirs) = (set(|n| n <= -2), set(|n| n <= -1));
+        Masks {
+            blots: mine & !made,
+            made,
+            mine,
+            their_blots: theirs & !their_made,
+            their_made,
+            theirs,
         }
-        m
     }
 
     /// The same sets seen from the other side: his point `p` is my point `25 - p`.
@@ -339,7 +374,7 @@ fn rolls_reaching(from: u32, target: u32, blocked: u32, step: impl Fn(u32, usize
 /// The dice-based features (layout v2) and the structure features (v3) of the side whose
 /// signed board `b` is (its checkers positive, moving down; the opponent's negative, moving up
 /// and entering from point 0). Sets of points are bit masks, bit `p` for point `p`.
-fn side_dice_features(b: &[i8; 26], m: &Masks) -> ([f32; EXTRA_INPUTS], [f32; STRUCTURE_INPUTS]) {
+fn side_dice_features(b: &[i8; 26], m: &Masks, counts: &mut [f32; SCALES.len()]) {
     let (blots, mine_made, theirs, theirs_made) = (m.blots, m.made, m.theirs, m.their_made);
     // My checkers' points with the bar (25).
     let mine = m.mine | u32::from(b[BAR] > 0) << BAR;
@@ -395,15 +430,9 @@ fn side_dice_features(b: &[i8; 26], m: &Masks) -> ([f32; EXTRA_INPUTS], [f32; ST
     } else {
         0
     };
-    (
-        [hit as f32 / 36.0, escape as f32 / 36.0, fail as f32 / 36.0],
-        [
-            pip_loss as f32 / (36.0 * 12.0),
-            trapped as f32 / (36.0 * 5.0),
-            1.0 - fewest as f32 / 36.0,
-            contact_pips as f32 / 100.0,
-        ],
-    )
+    counts[9..].copy_from_slice(
+        &[hit, escape, fail, pip_loss, trapped, fewest, contact_pips].map(|c| c as f32),
+    );
 }
 
 /// The four inputs of a point holding `n` (0..=15) of the side's checkers: one, two, three
@@ -427,16 +456,23 @@ const POINT_UNITS: [[f32; 4]; 16] = {
     t
 };
 
-/// One side's block, from the signed board seen from that side and its [`Masks`]; returns
-/// the side's pip count.
-fn encode_side(b: &[i8; 26], off: u8, m: &Masks, out: &mut [f32]) -> u32 {
+/// One side's block, from the signed board seen from that side and its [`Masks`], and the
+/// rest of its inputs. The counts that become inputs over a scale ([`SCALES`]) are divided at
+/// once.
+#[inline(always)]
+fn encode_side(b: &[i8; 26], off: u8, m: &Masks, out: &mut [f32]) -> SideRest {
+    let mut counts = [0.0f32; SCALES.len()];
     let out = &mut out[..SIDE_INPUTS];
-    let mut pips = 0u32;
-    for (p, (u, &n)) in out[..96].chunks_exact_mut(4).zip(&b[1..25]).enumerate() {
-        let n = n.max(0) as usize;
-        u.copy_from_slice(&POINT_UNITS[n.min(15)]);
-        pips += (n * (p + 1)) as u32;
+    let held: &[i8; 24] = b[1..25].try_into().expect("24 points");
+    for (u, &n) in out[..96].chunks_exact_mut(4).zip(held) {
+        u.copy_from_slice(&POINT_UNITS[n.clamp(0, 15) as usize]);
     }
+    // A loop of its own, which the compiler vectorises.
+    let mut pips = held
+        .iter()
+        .zip(1..)
+        .map(|(&n, p)| i32::from(n.max(0)) * p)
+        .sum::<i32>() as u32;
     // The longest run of made points: each step removes the lowest point of every run.
     let mut prime = 0u32;
     let mut runs = m.made;
@@ -459,17 +495,31 @@ fn encode_side(b: &[i8; 26], off: u8, m: &Masks, out: &mut [f32]) -> u32 {
             indirect += (theirs & below(p - 6) & !below(p.saturating_sub(12))).count_ones();
         }
     }
-    out[96] = bar as f32 / 2.0;
-    out[97] = f32::from(off) / 15.0;
-    out[98] = pips as f32 / 100.0;
-    out[99] = m.blots.count_ones() as f32 / 5.0;
     // Home-board points 1..=6, anchors on the opponent's home board 19..=24.
-    out[100] = (m.made & 0x7e).count_ones() as f32 / 6.0;
-    out[101] = prime as f32 / 6.0;
-    out[102] = (m.made >> 19).count_ones() as f32 / 3.0;
-    out[103] = direct as f32 / 12.0;
-    out[104] = indirect as f32 / 12.0;
-    pips
+    counts[..9].copy_from_slice(
+        &[
+            bar,
+            u32::from(off),
+            pips,
+            m.blots.count_ones(),
+            (m.made & 0x7e).count_ones(),
+            prime,
+            (m.made >> 19).count_ones(),
+            direct,
+            indirect,
+        ]
+        .map(|c| c as f32),
+    );
+    side_dice_features(b, m, &mut counts);
+    for (c, s) in counts.iter_mut().zip(SCALES) {
+        *c /= s;
+    }
+    out[96..SIDE_INPUTS].copy_from_slice(&counts[..9]);
+    SideRest {
+        dice: [counts[9], counts[10], counts[11]],
+        structure: [counts[12], counts[13], 1.0 - counts[14], counts[15]],
+        pips,
+    }
 }
 
 #[cfg(test)]
@@ -693,8 +743,13 @@ mod tests {
             let mut pos = Position::START;
             while !pos.is_game_over() {
                 for b in [pos.signed_board(), pos.flip().signed_board()] {
-                    let (dice, structure) = side_dice_features(b, &Masks::of(b));
-                    assert_eq!((dice[0], structure[0]), hits_checker_by_checker(b), "{b:?}");
+                    let mut side = [0.0; SIDE_INPUTS];
+                    let rest = encode_side(b, 0, &Masks::of(b), &mut side);
+                    assert_eq!(
+                        (rest.dice[0], rest.structure[0]),
+                        hits_checker_by_checker(b),
+                        "{b:?}"
+                    );
                     // Shots point by point: his checkers 1..=6 and 7..=12 pips behind a blot.
                     let (mut direct, mut indirect) = (0, 0);
                     for p in (1..=24).filter(|&p| b[p] == 1) {
@@ -702,8 +757,6 @@ mod tests {
                             *(if d <= 6 { &mut direct } else { &mut indirect }) += 1;
                         }
                     }
-                    let mut side = [0.0; SIDE_INPUTS];
-                    encode_side(b, 0, &Masks::of(b), &mut side);
                     assert_eq!(side[103], direct as f32 / 12.0, "{b:?}");
                     assert_eq!(side[104], indirect as f32 / 12.0, "{b:?}");
                     several += usize::from((1..=24).filter(|&p| b[p] == 1).count() >= 2);

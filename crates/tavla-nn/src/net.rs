@@ -244,6 +244,18 @@ fn add_rows_blocks<const B: usize>(
     }
 }
 
+/// The set bits of `set`, lowest first.
+#[inline]
+fn bits(mut set: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (set != 0).then(|| {
+            let k = set.trailing_zeros() as usize;
+            set &= set - 1;
+            k
+        })
+    })
+}
+
 impl Network {
     /// A network with all weights zero.
     ///
@@ -484,25 +496,27 @@ impl Network {
         let n_active = to.iter().filter(|&&b| b != 0.0).count();
         let mut delta = [(0u32, 0.0f32); MAX_INPUTS];
         let mut n_delta = 0;
+        // The inputs at `offset..` of `a` and `b` that differ, as bit `k` for input `offset + k`
+        // (a comparison the compiler makes at once for a whole span).
         let mut push = |offset: usize, a: &[f32], b: &[f32]| {
-            for (i, (&a, &b)) in a.iter().zip(b).enumerate() {
-                if a != b {
-                    delta[n_delta] = ((offset + i) as u32, b - a);
-                    n_delta += 1;
-                }
+            let differ = a
+                .iter()
+                .zip(b)
+                .enumerate()
+                .fold(0u32, |m, (k, (a, b))| m | u32::from(a != b) << k);
+            for k in bits(differ) {
+                delta[n_delta] = ((offset + k) as u32, b[k] - a[k]);
+                n_delta += 1;
             }
         };
-        // Sixteen inputs at a time, compared at once: a play changes a few points, so most
-        // spans are equal.
+        // Sixteen inputs at a time: a play changes a few points, so most spans are equal.
         const SPAN: usize = 16;
         let (from_spans, to_spans) = (from.chunks_exact(SPAN), to.chunks_exact(SPAN));
         let (from_rest, to_rest) = (from_spans.remainder(), to_spans.remainder());
         for (s, (a, b)) in from_spans.zip(to_spans).enumerate() {
             let (a, b): (&[f32; SPAN], &[f32; SPAN]) =
                 (a.try_into().expect("SPAN"), b.try_into().expect("SPAN"));
-            if a.iter().zip(b).fold(false, |d, (a, b)| d | (a != b)) {
-                push(s * SPAN, a, b);
-            }
+            push(s * SPAN, a, b);
         }
         push(from.len() - from_rest.len(), from_rest, to_rest);
         if n_delta >= n_active {
