@@ -3,7 +3,7 @@
 use tavla_core::Position;
 
 use crate::inputs::{encode, phase, Phase, NUM_INPUTS};
-use crate::net::{BATCH, MAX_HIDDEN, NUM_OUTPUTS};
+use crate::net::{BATCH, MAX_HIDDEN, MAX_INPUTS, NUM_OUTPUTS};
 use crate::probs::Probabilities;
 use crate::weights::Weights;
 
@@ -98,6 +98,28 @@ impl EncodedBatch {
     }
 }
 
+/// The working memory of [`Weights::evaluate_similar`], kept per thread: it is larger than
+/// most batches' work, and zeroing it for every call showed in profiles.
+struct Scratch {
+    /// Per phase, the inputs of the reference position.
+    ref_inputs: [[f32; NUM_INPUTS]; Phase::ALL.len()],
+    /// Per phase, the reference position's hidden sums.
+    ref_sums: [[f32; MAX_HIDDEN]; Phase::ALL.len()],
+    /// Up to BATCH positions of one phase whose outputs are computed together.
+    block: [[f32; MAX_HIDDEN]; BATCH],
+    /// The inputs that differ from the reference ([`crate::net::Network::update_sums`]).
+    delta: [(u32, f32); MAX_INPUTS],
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Box<Scratch>> = std::cell::RefCell::new(Box::new(Scratch {
+        ref_inputs: [[0.0; NUM_INPUTS]; Phase::ALL.len()],
+        ref_sums: [[0.0; MAX_HIDDEN]; Phase::ALL.len()],
+        block: [[0.0; MAX_HIDDEN]; BATCH],
+        delta: [(0, 0.0); MAX_INPUTS],
+    }));
+}
+
 impl Weights {
     /// Evaluates the positions `which` of `batch` into `out` (same length), in that order and
     /// incrementally as [`Evaluator::evaluate_batch`], with the same values as it would give
@@ -136,15 +158,27 @@ impl Weights {
     /// them). The values agree with [`Evaluator::evaluate`] to rounding.
     fn evaluate_similar(
         &self,
+        item: impl FnMut(usize, &mut [f32; NUM_INPUTS]) -> Result<Phase, Probabilities>,
+        out: &mut [Probabilities],
+    ) {
+        SCRATCH.with_borrow_mut(|scratch| self.evaluate_similar_in(scratch, item, out));
+    }
+
+    /// [`Weights::evaluate_similar`] in `scratch`.
+    fn evaluate_similar_in(
+        &self,
+        scratch: &mut Scratch,
         mut item: impl FnMut(usize, &mut [f32; NUM_INPUTS]) -> Result<Phase, Probabilities>,
         out: &mut [Probabilities],
     ) {
-        let mut ref_inputs = [[0.0f32; NUM_INPUTS]; Phase::ALL.len()];
-        let mut ref_sums = [[0.0f32; MAX_HIDDEN]; Phase::ALL.len()];
+        let Scratch {
+            ref_inputs,
+            ref_sums,
+            block,
+            delta,
+        } = scratch;
         let mut have_ref = [false; Phase::ALL.len()];
         let mut x = [0.0f32; NUM_INPUTS];
-        // Up to BATCH positions of one phase whose outputs are computed together.
-        let mut block = [[0.0f32; MAX_HIDDEN]; BATCH];
         let mut block_at = [0usize; BATCH];
         let mut block_phase = Phase::Contact;
         let mut n = 0;
@@ -177,7 +211,7 @@ impl Weights {
             let sums = &mut block[n];
             if have_ref[k] {
                 sums[..nh].copy_from_slice(&ref_sums[k][..nh]);
-                net.update_sums(&ref_inputs[k], &x, sums, self.rows16(phase));
+                net.update_sums(&ref_inputs[k], &x, sums, delta, self.rows16(phase));
             } else {
                 net.hidden_sums(&x, sums, self.rows16(phase));
                 ref_inputs[k] = x;

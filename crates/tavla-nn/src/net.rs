@@ -483,18 +483,19 @@ impl Network {
     /// rows of the inputs that differ (scaled by the difference) or, when more inputs differ
     /// than `to` has non-zero, computing them afresh. The plays of one roll differ in a few
     /// points and features, so this streams far fewer rows than [`Network::hidden_sums`]; the
-    /// sums agree with it to rounding. `rows16` as for [`Network::hidden_sums`].
+    /// sums agree with it to rounding. `delta` is working memory; `rows16` as for
+    /// [`Network::hidden_sums`].
     #[inline]
     pub(crate) fn update_sums(
         &self,
         from: &[f32],
         to: &[f32],
         sums: &mut [f32],
+        delta: &mut [(u32, f32); MAX_INPUTS],
         rows16: Option<&Rows16>,
     ) {
         let (from, to) = (&from[..self.inputs], &to[..self.inputs]);
         let n_active = to.iter().filter(|&&b| b != 0.0).count();
-        let mut delta = [(0u32, 0.0f32); MAX_INPUTS];
         let mut n_delta = 0;
         // The inputs at `offset..` of `a` and `b` that differ, as bit `k` for input `offset + k`
         // (a comparison the compiler makes at once for a whole span).
@@ -997,11 +998,12 @@ mod tests {
             y[20] = 0.75;
             y[37] = 1.5;
             let mut sums = base;
-            net.update_sums(&x, &y, &mut sums, rows);
+            let mut delta = [(0, 0.0); MAX_INPUTS];
+            net.update_sums(&x, &y, &mut sums, &mut delta, rows);
             // Every input changed: summed afresh.
             let z = [0.5f32; 40];
             let mut sums_z = base;
-            net.update_sums(&x, &z, &mut sums_z, rows);
+            net.update_sums(&x, &z, &mut sums_z, &mut delta, rows);
             for ((a, b), (c, d)) in sums.iter().zip(fresh(&y)).zip(sums_z.iter().zip(fresh(&z))) {
                 assert!((a - b).abs() < 1e-5, "{a} against {b}");
                 assert_eq!(*c, d);
