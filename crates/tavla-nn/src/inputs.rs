@@ -267,14 +267,8 @@ impl Masks {
 
 /// The points of a set (bit `p` for point `p`), lowest first.
 #[inline]
-fn points(mut set: u32) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        (set != 0).then(|| {
-            let p = set.trailing_zeros() as usize;
-            set &= set - 1;
-            p
-        })
-    })
+fn points(set: u32) -> impl Iterator<Item = usize> {
+    crate::bits(set)
 }
 
 /// For each 12-bit pattern of blocked points in front of a checker (bit `i` is the point

@@ -53,3 +53,16 @@ pub use net::{Network, MAX_HIDDEN, MAX_SECOND, NUM_OUTPUTS};
 pub use probs::Probabilities;
 pub use search::{NeuralPlayer, RankedPlay, Search};
 pub use weights::{Weights, WeightsError, DEFAULT_WEIGHTS, FORMAT_VERSION, MAGIC};
+
+/// The set bits of `set`, lowest first: the points of a set of points, the changed inputs of
+/// a span.
+#[inline]
+pub(crate) fn bits(mut set: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (set != 0).then(|| {
+            let k = set.trailing_zeros() as usize;
+            set &= set - 1;
+            k
+        })
+    })
+}

@@ -244,18 +244,6 @@ fn add_rows_blocks<const B: usize>(
     }
 }
 
-/// The set bits of `set`, lowest first.
-#[inline]
-fn bits(mut set: u32) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        (set != 0).then(|| {
-            let k = set.trailing_zeros() as usize;
-            set &= set - 1;
-            k
-        })
-    })
-}
-
 impl Network {
     /// A network with all weights zero.
     ///
@@ -505,7 +493,7 @@ impl Network {
                 .zip(b)
                 .enumerate()
                 .fold(0u32, |m, (k, (a, b))| m | u32::from(a != b) << k);
-            for k in bits(differ) {
+            for k in crate::bits(differ) {
                 delta[n_delta] = ((offset + k) as u32, b[k] - a[k]);
                 n_delta += 1;
             }
