@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use flate2::bufread::MultiGzDecoder;
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -336,7 +337,7 @@ pub fn label(args: &LabelArgs) -> Result<()> {
 /// `tavla train fit`.
 #[derive(Debug, Args)]
 pub struct FitArgs {
-    /// Data files written by `tavla train label`.
+    /// Data files written by `tavla train label`, plain or compressed with gzip.
     #[arg(long = "data", value_name = "FILE", required = true, num_args = 1..)]
     pub data: Vec<PathBuf>,
     /// Where to write the weights with the best validation loss.
@@ -417,6 +418,22 @@ pub struct FitArgs {
     pub adam_batch: usize,
 }
 
+/// A data file for reading, decompressed when it starts with gzip's magic bytes (whatever its
+/// name), as the label bank in `data/labels` is kept.
+fn open_data(path: &std::path::Path) -> Result<Box<dyn BufRead>> {
+    let f = File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let mut reader = BufReader::new(f);
+    let gzip = reader
+        .fill_buf()
+        .with_context(|| format!("reading {}", path.display()))?
+        .starts_with(&[0x1f, 0x8b]);
+    Ok(if gzip {
+        Box::new(BufReader::new(MultiGzDecoder::new(reader)))
+    } else {
+        Box::new(reader)
+    })
+}
+
 /// Runs `tavla train fit`.
 pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
     if !(args.alpha > 0.0 && args.alpha.is_finite()) {
@@ -431,8 +448,7 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
     }
     let mut samples: Vec<Sample> = Vec::new();
     for path in &args.data {
-        let f = File::open(path).with_context(|| format!("opening {}", path.display()))?;
-        supervised::read_samples(BufReader::new(f), &mut samples)
+        supervised::read_samples(open_data(path)?, &mut samples)
             .map_err(|e| InputError(format!("{}: {e}", path.display())))?;
     }
     if samples.len() < args.holdout {

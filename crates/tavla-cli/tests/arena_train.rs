@@ -298,6 +298,27 @@ fn label_resumes_to_the_same_data_and_fit_writes_weights() {
     ]));
     assert!(fit.contains("epoch 2"), "{fit}");
     assert!(fit.contains("best validation cross-entropy"), "{fit}");
+    // The same data compressed with gzip (as in data/labels) fit the same, to the last digit.
+    let packed = dir.join("d.txt.gz");
+    let mut gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(&packed).unwrap(),
+        flate2::Compression::best(),
+    );
+    std::io::Write::write_all(&mut gz, whole.as_bytes()).unwrap();
+    gz.finish().unwrap();
+    let fit_packed = stdout(&tavla(&[
+        "train",
+        "fit",
+        "--data",
+        packed.to_str().unwrap(),
+        "--out",
+        w_s,
+        "--epochs",
+        "2",
+        "--holdout",
+        "4",
+    ]));
+    assert_eq!(fit_packed, fit);
     // The weights load and evaluate.
     let eval = stdout(&tavla(&["eval", "4HPwATDgc/ABMA", "--weights", w_s]));
     assert!(eval.contains("equity"), "{eval}");
