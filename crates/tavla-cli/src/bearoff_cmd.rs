@@ -14,6 +14,8 @@ use tavla_bearoff::{
     analyse, Dice, OneSided, OneSidedDb, PolicyStats, TwoSidedDb, TwoSidedOptions,
 };
 
+use crate::input::InputError;
+
 /// `println!` that reports a failed write (a closed pipe) as an error instead of panicking.
 macro_rules! outln {
     ($($arg:tt)*) => {
@@ -138,7 +140,7 @@ pub fn run(args: BearoffArgs) -> Result<()> {
             match (batch, position) {
                 (Some(file), _) => lookup_batch(&db, &file),
                 (None, Some(pos)) => lookup_one(&db, &pos, json),
-                (None, None) => bail!("give a position or --batch FILE"),
+                (None, None) => Err(InputError("give a position or --batch FILE".into()).into()),
             }
         }
         BearoffCommand::Best {
@@ -367,10 +369,9 @@ fn lookup_json(db: &OneSidedDb, text: &str) -> Result<serde_json::Value> {
 }
 
 fn lookup_one(db: &OneSidedDb, text: &str, as_json: bool) -> Result<()> {
-    let pos = parse_one_sided(db, text).with_context(|| format!("position {text:?}"))?;
-    let e = db
-        .lookup(&pos)
-        .with_context(|| format!("position {text:?}"))?;
+    let refused = |e: anyhow::Error| InputError(format!("position {text:?}: {e:#}"));
+    let pos = parse_one_sided(db, text).map_err(refused)?;
+    let e = db.lookup(&pos).map_err(|e| refused(e.into()))?;
     let out = io::stdout();
     let mut out = out.lock();
     if as_json {
@@ -488,8 +489,10 @@ fn best(
     ts_file: Option<&Path>,
     no_two_sided: bool,
 ) -> Result<()> {
-    let (me, opp) = parse_race(position)?;
-    let dice: Dice = dice.parse()?;
+    let (me, opp) = parse_race(position).map_err(|e| InputError(format!("{e:#}")))?;
+    let dice: Dice = dice
+        .parse()
+        .map_err(|e| InputError(format!("dice {dice:?}: {e}")))?;
     let os = one_sided(db)?;
     let ts = if no_two_sided {
         None

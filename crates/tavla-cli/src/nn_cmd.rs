@@ -20,6 +20,8 @@ use tavla_nn::td::{TdConfig, TdTrainer};
 use tavla_nn::{NeuralPlayer, Probabilities, Weights};
 use tavla_player::{Player, RandomPlayer};
 
+use crate::input::InputError;
+
 /// `tavla train td`: TD(λ) self-play from random weights, checkpointed and resumable.
 #[derive(Debug, Clone, Args)]
 pub struct TrainTdArgs {
@@ -72,13 +74,16 @@ pub struct TrainTdArgs {
 /// When the run directory cannot be read or written, or a checkpoint there is invalid.
 pub fn train_td(args: &TrainTdArgs) -> Result<()> {
     if !(0.0..=1.0).contains(&args.lambda) {
-        bail!("--lambda must be in 0..=1, got {}", args.lambda);
+        return Err(InputError(format!("--lambda must be in 0..=1, got {}", args.lambda)).into());
     }
     if !(args.alpha > 0.0 && args.alpha.is_finite()) {
-        bail!("--alpha must be positive, got {}", args.alpha);
+        return Err(InputError(format!("--alpha must be positive, got {}", args.alpha)).into());
     }
     if args.checkpoint_every == 0 || args.check_every == 0 {
-        bail!("--checkpoint-every and --check-every must be positive");
+        return Err(InputError(format!(
+            "--checkpoint-every and --check-every must be positive"
+        ))
+        .into());
     }
     let dir = &args.dir;
     let mut trainer = if dir.join("state.json").exists() {
@@ -369,20 +374,21 @@ fn read_curve(text: &str, name: &str) -> Result<Vec<CurveSeries>> {
         let at = || format!("{name}:{}", n + 1);
         let f: Vec<&str> = line.split(',').collect();
         if f.len() != 6 {
-            bail!("{}: {} fields, expected 6", at(), f.len());
+            return Err(InputError(format!("{}: {} fields, expected 6", at(), f.len())).into());
         }
         let number = |i: usize, what: &str| -> Result<f64> {
             f[i].trim()
                 .parse::<f64>()
                 .ok()
                 .filter(|x| x.is_finite())
-                .with_context(|| {
-                    format!(
+                .ok_or_else(|| {
+                    InputError(format!(
                         "{}: field {} ({what}) {:?} is not a number",
                         at(),
                         i + 1,
                         f[i]
-                    )
+                    ))
+                    .into()
                 })
         };
         let point = (
@@ -396,7 +402,7 @@ fn read_curve(text: &str, name: &str) -> Result<Vec<CurveSeries>> {
         }
     }
     if series.is_empty() {
-        bail!("{name}: no data lines after the header");
+        return Err(InputError(format!("{name}: no data lines after the header")).into());
     }
     for (_, points) in &mut series {
         points.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -573,7 +579,9 @@ impl PruneArgs {
 impl EngineArgs {
     fn search(&self) -> Result<Search> {
         if self.ply > MAX_PLY {
-            bail!("--ply must be in 0..={MAX_PLY}, got {}", self.ply);
+            return Err(
+                InputError(format!("--ply must be in 0..={MAX_PLY}, got {}", self.ply)).into(),
+            );
         }
         let weights = Weights::load_or_default(self.weights.as_deref())?;
         let mut search = Search::new(Arc::new(weights));
@@ -641,17 +649,22 @@ struct JsonHint {
 /// When the position, the dice or the weights cannot be read, or `out` fails.
 pub fn hint(args: &HintArgs, out: &mut dyn Write) -> Result<()> {
     let state = tavla_notation::parse_position(&args.position)
-        .with_context(|| format!("cannot read position {:?}", args.position))?;
+        .map_err(|e| InputError(format!("cannot read position {:?}: {e}", args.position)))?;
     let roll = match (&args.dice, state.roll()) {
         (Some(d), _) => d
             .parse::<Roll>()
-            .with_context(|| format!("cannot read dice {d:?}"))?,
+            .map_err(|e| InputError(format!("cannot read dice {d:?}: {e}")))?,
         (None, Some(r)) => r,
-        (None, None) => bail!("no dice: give them after the position (for example `31`)"),
+        (None, None) => {
+            return Err(InputError(
+                "no dice: give them after the position (for example `31`)".into(),
+            )
+            .into())
+        }
     };
     let pos = state.position;
     if pos.is_game_over() {
-        bail!("the game is over in this position");
+        return Err(InputError(format!("the game is over in this position")).into());
     }
     let mut search = args.engine.search()?;
     let mut plays = PlayList::new();
@@ -716,7 +729,7 @@ pub struct EvalArgs {
 /// When the position or the weights cannot be read, or `out` fails.
 pub fn eval(args: &EvalArgs, out: &mut dyn Write) -> Result<()> {
     let state = tavla_notation::parse_position(&args.position)
-        .with_context(|| format!("cannot read position {:?}", args.position))?;
+        .map_err(|e| InputError(format!("cannot read position {:?}: {e}", args.position)))?;
     let mut search = args.engine.search()?;
     let p = search.evaluate(&state.position, args.engine.ply);
     if args.engine.json {
@@ -788,18 +801,21 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
     use std::sync::atomic::{AtomicU64, Ordering};
     use tavla_nn::rollout::{rollout, RolloutConfig};
     let state = tavla_notation::parse_position(&args.position)
-        .with_context(|| format!("cannot read position {:?}", args.position))?;
+        .map_err(|e| InputError(format!("cannot read position {:?}: {e}", args.position)))?;
     if state.position.is_game_over() {
-        bail!("the game is over in this position");
+        return Err(InputError(format!("the game is over in this position")).into());
     }
     if args.games == 0 {
-        bail!("--games must be positive");
+        return Err(InputError(format!("--games must be positive")).into());
     }
     if args.ply > MAX_PLY {
-        bail!("--ply must be in 0..={MAX_PLY}, got {}", args.ply);
+        return Err(InputError(format!("--ply must be in 0..={MAX_PLY}, got {}", args.ply)).into());
     }
     if args.balance_parity && args.truncate == 0 {
-        bail!("--balance-parity applies to truncated rollouts: add --truncate");
+        return Err(InputError(format!(
+            "--balance-parity applies to truncated rollouts: add --truncate"
+        ))
+        .into());
     }
     let weights = Arc::new(Weights::load_or_default(args.weights.as_deref())?);
     let mut search = Search::new(weights);

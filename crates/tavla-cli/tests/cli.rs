@@ -127,6 +127,17 @@ fn bad_input_exits_2_with_one_line() {
         vec!["moves", START],
         vec!["show", "4HPwATDgc/ABM"],
         vec!["perft", "b4E1C3eE3c1e4B-w0b0-w31-n3-0:0:7", "1"],
+        vec!["hint", "xyz", "31"],
+        vec!["hint", START, "71"],
+        vec!["hint", START],
+        vec!["eval", START, "--ply", "4"],
+        vec!["rollout", "xyz"],
+        vec!["rollout", START, "--games", "0"],
+        vec!["rollout", START, "--balance-parity"],
+        vec!["train", "td", "--dir", "unused", "--lambda", "2"],
+        vec!["bearoff", "lookup", "1,2,x"],
+        vec!["bearoff", "best", "0,0,2/1", "71"],
+        vec!["bearoff", "best", "0,0,2/1,x", "61"],
     ] {
         let o = tavla(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
