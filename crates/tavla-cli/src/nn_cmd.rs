@@ -80,10 +80,9 @@ pub fn train_td(args: &TrainTdArgs) -> Result<()> {
         return Err(InputError(format!("--alpha must be positive, got {}", args.alpha)).into());
     }
     if args.checkpoint_every == 0 || args.check_every == 0 {
-        return Err(InputError(format!(
-            "--checkpoint-every and --check-every must be positive"
-        ))
-        .into());
+        return Err(
+            InputError("--checkpoint-every and --check-every must be positive".into()).into(),
+        );
     }
     let dir = &args.dir;
     let mut trainer = if dir.join("state.json").exists() {
@@ -664,7 +663,7 @@ pub fn hint(args: &HintArgs, out: &mut dyn Write) -> Result<()> {
     };
     let pos = state.position;
     if pos.is_game_over() {
-        return Err(InputError(format!("the game is over in this position")).into());
+        return Err(InputError("the game is over in this position".into()).into());
     }
     let mut search = args.engine.search()?;
     let mut plays = PlayList::new();
@@ -803,18 +802,18 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
     let state = tavla_notation::parse_position(&args.position)
         .map_err(|e| InputError(format!("cannot read position {:?}: {e}", args.position)))?;
     if state.position.is_game_over() {
-        return Err(InputError(format!("the game is over in this position")).into());
+        return Err(InputError("the game is over in this position".into()).into());
     }
     if args.games == 0 {
-        return Err(InputError(format!("--games must be positive")).into());
+        return Err(InputError("--games must be positive".into()).into());
     }
     if args.ply > MAX_PLY {
         return Err(InputError(format!("--ply must be in 0..={MAX_PLY}, got {}", args.ply)).into());
     }
     if args.balance_parity && args.truncate == 0 {
-        return Err(InputError(format!(
-            "--balance-parity applies to truncated rollouts: add --truncate"
-        ))
+        return Err(InputError(
+            "--balance-parity applies to truncated rollouts: add --truncate".into(),
+        )
         .into());
     }
     let weights = Arc::new(Weights::load_or_default(args.weights.as_deref())?);
