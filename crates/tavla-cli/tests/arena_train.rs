@@ -284,18 +284,21 @@ fn label_resumes_to_the_same_data_and_fit_writes_weights() {
 
     let weights = dir.join("w.tnn");
     let w_s = weights.to_str().unwrap();
-    let fit = stdout(&tavla(&[
-        "train",
-        "fit",
-        "--data",
-        data_s,
-        "--out",
-        w_s,
-        "--epochs",
-        "2",
-        "--holdout",
-        "4",
-    ]));
+    let fit_on = |data: &str| {
+        stdout(&tavla(&[
+            "train",
+            "fit",
+            "--data",
+            data,
+            "--out",
+            w_s,
+            "--epochs",
+            "2",
+            "--holdout",
+            "4",
+        ]))
+    };
+    let fit = fit_on(data_s);
     assert!(fit.contains("epoch 2"), "{fit}");
     assert!(fit.contains("best validation cross-entropy"), "{fit}");
     // The same data compressed with gzip (as in data/labels) fit the same, to the last digit.
@@ -306,19 +309,7 @@ fn label_resumes_to_the_same_data_and_fit_writes_weights() {
     );
     std::io::Write::write_all(&mut gz, whole.as_bytes()).unwrap();
     gz.finish().unwrap();
-    let fit_packed = stdout(&tavla(&[
-        "train",
-        "fit",
-        "--data",
-        packed.to_str().unwrap(),
-        "--out",
-        w_s,
-        "--epochs",
-        "2",
-        "--holdout",
-        "4",
-    ]));
-    assert_eq!(fit_packed, fit);
+    assert_eq!(fit_on(packed.to_str().unwrap()), fit);
     // The weights load and evaluate.
     let eval = stdout(&tavla(&["eval", "4HPwATDgc/ABMA", "--weights", w_s]));
     assert!(eval.contains("equity"), "{eval}");
