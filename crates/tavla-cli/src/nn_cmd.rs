@@ -487,10 +487,11 @@ pub fn plot_curve(args: &PlotCurveArgs) -> Result<()> {
     Ok(())
 }
 
-/// Options shared by `hint` and `eval`.
+/// Options shared by `hint`, `eval` and `rollout`.
 #[derive(Debug, Clone, Args)]
 pub struct EngineArgs {
-    /// Search depth, 0 to 3.
+    /// Search depth, 0 to 3 (in a rollout, the depth at which both sides choose their plays):
+    /// deeper is slower and plays better.
     #[arg(long, default_value_t = 0)]
     pub ply: u8,
     /// Weights file instead of the embedded default.
@@ -774,22 +775,10 @@ pub struct RolloutArgs {
     /// play and the last mover's advantage in the value reached cancels.
     #[arg(long)]
     pub balance_parity: bool,
-    /// The depth at which both sides choose their plays (0 to 3): 1 and deeper are slower and
-    /// play better.
-    #[arg(long, default_value_t = 0, value_name = "N")]
-    pub ply: u8,
-    /// Weights file instead of the embedded default.
-    #[arg(long)]
-    pub weights: Option<PathBuf>,
-    /// Machine-readable output.
-    #[arg(long)]
-    pub json: bool,
-    /// Value races with every checker home by the network instead of the bearoff databases.
-    #[arg(long)]
-    pub no_bearoff: bool,
-    /// The pruning of the players' inner move choices (at --ply 1 and deeper).
+    /// Both sides' players: their depth (`--ply`, 0 to 3: 1 and deeper are slower and play
+    /// better), weights, bearoff databases and pruning.
     #[command(flatten)]
-    pub prune: PruneArgs,
+    pub engine: EngineArgs,
 }
 
 /// Runs `tavla rollout`, writing to `out` (progress bar on stderr).
@@ -807,25 +796,13 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
     if args.games == 0 {
         return Err(InputError("--games must be positive".into()).into());
     }
-    if args.ply > MAX_PLY {
-        return Err(InputError(format!("--ply must be in 0..={MAX_PLY}, got {}", args.ply)).into());
-    }
     if args.balance_parity && args.truncate == 0 {
         return Err(InputError(
             "--balance-parity applies to truncated rollouts: add --truncate".into(),
         )
         .into());
     }
-    let weights = Arc::new(Weights::load_or_default(args.weights.as_deref())?);
-    let mut search = Search::new(weights);
-    if !args.no_bearoff {
-        let race = tavla_nn::bearoff::BearoffRace::default_databases()
-            .context("loading the bearoff databases")?;
-        search = search.with_bearoff(Arc::new(race));
-    }
-    if let Some(prune) = args.prune.load()? {
-        search = search.with_prune(prune);
-    }
+    let search = args.engine.search()?;
     let threads = args.threads.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
@@ -836,7 +813,7 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
         luck_adjust: !args.no_luck_adjust,
         truncate: args.truncate,
         balance_parity: args.balance_parity,
-        ply: args.ply,
+        ply: args.engine.ply,
     };
     let progress = AtomicU64::new(0);
     let bar = ProgressBar::new(u64::from(args.games));
@@ -856,7 +833,7 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
     });
     bar.finish_and_clear();
     let (lo, hi) = r.equity_ci95();
-    if args.json {
+    if args.engine.json {
         #[derive(Serialize)]
         struct JsonRollout {
             games: u32,
