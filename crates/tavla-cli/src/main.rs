@@ -101,11 +101,30 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             eprintln!("tavla: {err:#}");
-            if err.downcast_ref::<InputError>().is_some() {
+            if is_bad_input(&err) {
                 ExitCode::from(2)
             } else {
                 ExitCode::FAILURE
             }
         }
     }
+}
+
+/// Whether `err` is the user's to mend (exit code 2): input refused as such ([`InputError`]),
+/// a weights file that is not one or does not match this build, or a path named on the
+/// command line that does not exist or may not be read.
+fn is_bad_input(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.is::<InputError>()
+            || e.downcast_ref::<tavla_nn::WeightsError>()
+                .is_some_and(|w| !matches!(w, tavla_nn::WeightsError::Io { .. }))
+            || e.downcast_ref::<io::Error>().is_some_and(|e| {
+                matches!(
+                    e.kind(),
+                    io::ErrorKind::NotFound
+                        | io::ErrorKind::PermissionDenied
+                        | io::ErrorKind::IsADirectory
+                )
+            })
+    })
 }

@@ -121,6 +121,7 @@ fn show_draws_the_board_and_every_notation() {
 
 #[test]
 fn bad_input_exits_2_with_one_line() {
+    const NOT_WEIGHTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
     for args in [
         vec!["moves", "xyz", "31"],
         vec!["moves", START, "71"],
@@ -138,6 +139,20 @@ fn bad_input_exits_2_with_one_line() {
         vec!["bearoff", "lookup", "1,2,x"],
         vec!["bearoff", "best", "0,0,2/1", "71"],
         vec!["bearoff", "best", "0,0,2/1,x", "61"],
+        // Files named on the command line that are missing or are not what they should be.
+        vec!["eval", START, "--weights", "/nonexistent/w.tnn"],
+        vec!["eval", START, "--weights", NOT_WEIGHTS],
+        vec!["rollout", START, "--weights", "/nonexistent/w.tnn"],
+        vec!["judge", "/nonexistent/set.jsonl", "--player", "neural"],
+        vec![
+            "train",
+            "fit",
+            "--data",
+            "/nonexistent/d.txt",
+            "--out",
+            "/nonexistent/w.tnn",
+        ],
+        vec!["bearoff", "lookup", "--db", "/nonexistent/db", "0"],
     ] {
         let o = tavla(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
