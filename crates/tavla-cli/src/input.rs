@@ -17,6 +17,14 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
+/// The worker threads of a `--threads N` option: `N`, or one per core for 0.
+pub fn threads(n: usize) -> usize {
+    match n {
+        0 => std::thread::available_parallelism().map_or(1, usize::from),
+        n => n,
+    }
+}
+
 /// Reads a position in any notation.
 pub fn position(text: &str) -> Result<GameState, InputError> {
     parse_position(text).map_err(|e| InputError(format!("invalid position: {e}")))

@@ -761,9 +761,9 @@ pub struct RolloutArgs {
     /// Dice seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
-    pub threads: Option<usize>,
+    /// Worker threads; 0, the default, for one per core.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
     /// No luck adjustment.
     #[arg(long)]
     pub no_luck_adjust: bool,
@@ -803,9 +803,7 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
         .into());
     }
     let search = args.engine.search()?;
-    let threads = args.threads.unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-    });
+    let threads = crate::input::threads(args.threads);
     let config = RolloutConfig {
         games: args.games,
         seed: args.seed,

@@ -265,11 +265,7 @@ pub fn label(args: &LabelArgs) -> Result<()> {
         balance_parity: args.balance_parity,
         only: args.phase,
     };
-    let threads = if args.threads == 0 {
-        std::thread::available_parallelism().map_or(1, usize::from)
-    } else {
-        args.threads
-    };
+    let threads = crate::input::threads(args.threads);
     let bar = ProgressBar::new(args.games.saturating_sub(done)).with_style(
         ProgressStyle::with_template(
             "{elapsed_precise} {wide_bar} {pos}/{len} games ({per_sec}, {eta} left) {msg}",
