@@ -1,15 +1,17 @@
 //! `tavla arena`: one player against another, cubeless money games with duplicate dice.
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use tavla_core::Rules;
-use tavla_match::arena::{run_arena, ArenaConfig, ArenaResult};
+use tavla_match::arena::{run_arena_judged, ArenaConfig, ArenaResult, LuckJudge};
 
 use crate::input::InputError;
+use crate::luck_cmd::NeuralLuck;
 use crate::players::PlayerSpec;
 
 /// The rules of the games.
@@ -53,6 +55,15 @@ pub struct ArenaArgs {
     /// Worker threads; 0 for one per core.
     #[arg(long, default_value_t = 0, value_name = "T")]
     threads: usize,
+    /// Also report A's luck-adjusted points per game: each roll's luck (its value minus the
+    /// mean over all rolls) taken out of the results, the rolls valued by the neural engine at
+    /// 0-ply with the embedded weights (same expectation, a much smaller interval; `tavla
+    /// luck`).
+    #[arg(long)]
+    luck: bool,
+    /// With --luck: value the rolls with the networks of FILE instead of the embedded ones.
+    #[arg(long, value_name = "FILE", requires = "luck")]
+    luck_weights: Option<PathBuf>,
     /// Print one JSON object instead of the table.
     #[arg(long)]
     json: bool,
@@ -83,11 +94,20 @@ pub fn arena(args: &ArenaArgs, out: &mut impl Write) -> Result<()> {
         )
         .expect("a valid template"),
     );
+    let judge = if args.luck {
+        Some(NeuralLuck::new(args.luck_weights.as_deref())?)
+    } else {
+        None
+    };
+    let factory = judge.map(|judge| move || -> Box<dyn LuckJudge> { Box::new(judge.clone()) });
     let start = Instant::now();
-    let result = run_arena(
+    let result = run_arena_judged(
         &config,
         |seed| a.create(seed, rules),
         |seed| b.create(seed, rules),
+        factory
+            .as_ref()
+            .map(|f| f as &(dyn Fn() -> Box<dyn LuckJudge> + Sync)),
         &progress,
     )
     .context("arena failed")?;
@@ -152,6 +172,14 @@ fn write_table(out: &mut impl Write, r: &ArenaResult, seconds: f64) -> Result<()
         .win_rate_ci95
         .map_or(none, |c| format!(" ± {:.2}% (95% CI)", 100.0 * c));
     writeln!(out, "A's points per game: {:+.3}{ppg_ci}", r.ppg_a)?;
+    if let Some(adjusted) = r.luck_adjusted_ppg_a {
+        let ci = r
+            .luck_adjusted_ci95
+            .map_or(" (no interval from one pair)".to_string(), |c| {
+                format!(" ± {c:.4} (95% CI)")
+            });
+        writeln!(out, "A's luck-adjusted points per game: {adjusted:+.4}{ci}")?;
+    }
     writeln!(out, "A's win rate: {:.2}%{win_ci}", 100.0 * r.win_rate_a)?;
     writeln!(out, "plies per game: {:.1}", r.plies_avg)?;
     Ok(())

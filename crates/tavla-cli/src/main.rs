@@ -10,6 +10,7 @@ mod board;
 mod cmd;
 mod input;
 mod judge_cmd;
+mod luck_cmd;
 mod nn_cmd;
 mod play_cmd;
 mod players;
@@ -67,6 +68,9 @@ enum Command {
     /// Play a cubeless money game against the engine in the terminal: moves typed in standard
     /// notation, `hint` for the engine's advice, seeded dice.
     Play(play_cmd::PlayArgs),
+    /// The luck of the dice in recorded games (.mat): each player's luck per game and per roll,
+    /// and the results with the luck taken out (luck-adjusted points per game, 95% interval).
+    Luck(luck_cmd::LuckArgs),
 }
 
 fn main() -> ExitCode {
@@ -86,6 +90,7 @@ fn main() -> ExitCode {
         Command::Arena(args) => arena_cmd::arena(&args, &mut out),
         Command::Train(args) => train_cmd::train(&args, &mut out),
         Command::Judge(args) => judge_cmd::judge(&args, &mut out),
+        Command::Luck(args) => luck_cmd::luck(&args, &mut out),
         Command::Play(args) => play_cmd::play(&args, &mut out),
         Command::Bench(args) => bench_cmd::bench(&args, &mut out),
     }

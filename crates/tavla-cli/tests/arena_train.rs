@@ -619,3 +619,76 @@ fn average_weights_of_one_shape_and_refuse_others() {
     assert_eq!(o.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn arena_luck_adjusts_the_result_and_narrows_its_interval() {
+    let args = [
+        "arena",
+        "--a",
+        "neural",
+        "--b",
+        "heuristic",
+        "--games",
+        "40",
+        "--seed",
+        "1",
+        "--luck",
+        "--json",
+    ];
+    let v = json(&tavla(&args));
+    let raw = v["ci95"].as_f64().unwrap();
+    let adjusted = v["luck_adjusted_ci95"].as_f64().unwrap();
+    let ppg = v["ppg_a"].as_f64().unwrap();
+    let adjusted_ppg = v["luck_adjusted_ppg_a"].as_f64().unwrap();
+    // The neural engine values the rolls well: most of the dice's noise goes.
+    assert!(adjusted < raw / 1.5, "{adjusted} {raw}");
+    assert!(
+        (adjusted_ppg - ppg).abs() < raw,
+        "{adjusted_ppg} {ppg} {raw}"
+    );
+    // Without --luck the fields are null; the table prints the adjusted line with it.
+    let v = json(&tavla(
+        &args[..args.len() - 2]
+            .iter()
+            .chain(&["--json"])
+            .copied()
+            .collect::<Vec<_>>(),
+    ));
+    assert!(v["luck_adjusted_ppg_a"].is_null());
+    let table = stdout(&tavla(&args[..args.len() - 1]));
+    assert!(
+        table.contains("A's luck-adjusted points per game: +"),
+        "{table}"
+    );
+    // --luck-weights needs --luck, and must be a weights file.
+    let o = tavla(&[
+        "arena",
+        "--a",
+        "random",
+        "--b",
+        "random",
+        "--games",
+        "2",
+        "--luck-weights",
+        "x",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = tavla(&[
+        "arena",
+        "--a",
+        "random",
+        "--b",
+        "random",
+        "--games",
+        "2",
+        "--luck",
+        "--luck-weights",
+        "/nonexistent.tnn",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--luck-weights /nonexistent.tnn"),
+        "{}",
+        stderr(&o)
+    );
+}

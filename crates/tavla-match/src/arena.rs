@@ -25,6 +25,20 @@
 //! not, which is why the pair is the unit. The win rate is treated the same way. Sums are kept
 //! in integers, so results do not depend on the number of threads.
 //!
+//! # Luck-adjusted results
+//!
+//! With a [`LuckJudge`] ([`run_arena_judged`]) the arena also reports A's points per game with
+//! the luck of the dice taken out, as gnubg's and eXtreme Gammon's analyses do. The judge values
+//! each of the 21 rolls at the position where a roll is thrown (the equity left by the roll's
+//! best play, for the side that rolls); the roll's **luck** is its value minus the mean of the
+//! values over all 36 rolls (over the 30 non-doubles for the opening roll). A game's
+//! luck-adjusted result for A is A's points minus A's luck plus B's luck. Whatever the judge,
+//! each roll's luck has mean zero given everything before it (the dice do not know the
+//! position), so the adjusted result has the same expectation as the points: it estimates the
+//! same thing, with a smaller variance the better the judge values positions. The interval is
+//! computed over pairs as above. These sums are floating point, added in a fixed order (games
+//! in order inside a block, blocks in order), so they too do not depend on the threads.
+//!
 //! # Threads and reproducibility
 //!
 //! Pairs are cut into fixed blocks of [`BLOCK_PAIRS`]. Each block creates its two players with
@@ -92,6 +106,39 @@ impl DiceStream {
     }
 }
 
+/// Values the rolls of a position, for luck-adjusted results (see the module docs).
+pub trait LuckJudge {
+    /// The value, for the side on roll of `position` (not a finished game), of each of the 21
+    /// rolls in the order of [`Roll::ALL_21`] under `rules`: the equity (expected points)
+    /// left by its best play.
+    fn roll_values(&mut self, position: &Position, rules: Rules, out: &mut [f64; 21]);
+}
+
+/// The luck of `roll` at `position` for the side on roll, as `judge` values the rolls: the
+/// roll's value minus the mean of all rolls' values (the 36 rolls, or the 30 non-doubles when
+/// `opening`). `values` is scratch space.
+pub fn roll_luck(
+    judge: &mut dyn LuckJudge,
+    position: &Position,
+    roll: Roll,
+    rules: Rules,
+    opening: bool,
+    values: &mut [f64; 21],
+) -> f64 {
+    judge.roll_values(position, rules, values);
+    let (mut sum, mut weight, mut own) = (0.0, 0.0, 0.0);
+    for (&(r, w), &v) in Roll::ALL_21.iter().zip(values.iter()) {
+        if r == roll {
+            own = v;
+        }
+        if !(opening && r.is_double()) {
+            sum += f64::from(w) * v;
+            weight += f64::from(w);
+        }
+    }
+    own - sum / weight
+}
+
 /// How one game ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GameResult {
@@ -120,9 +167,25 @@ pub fn play_game(
     rules: Rules,
     plays: &mut PlayList,
 ) -> Result<GameResult, ArenaError> {
+    play_game_judged(x, o, dice, rules, plays, None).map(|(result, _)| result)
+}
+
+/// [`play_game`], also returning the luck of `X`'s rolls minus the luck of `O`'s as `judge`
+/// values them (0 without a judge; see the module docs).
+///
+/// # Errors
+/// As [`play_game`].
+pub fn play_game_judged(
+    x: &mut dyn Player,
+    o: &mut dyn Player,
+    dice: &mut DiceStream,
+    rules: Rules,
+    plays: &mut PlayList,
+    judge: Option<&mut dyn LuckJudge>,
+) -> Result<(GameResult, f64), ArenaError> {
     x.new_game();
     o.new_game();
-    let result = play_moves(x, o, dice, rules, plays)?;
+    let result = play_moves(x, o, dice, rules, plays, judge)?;
     // A player that failed (an external engine that died or answered nonsense) played some
     // moves by its fallback: the game is not a fair result.
     check_failure(x)?;
@@ -146,10 +209,17 @@ fn play_moves(
     dice: &mut DiceStream,
     rules: Rules,
     plays: &mut PlayList,
-) -> Result<GameResult, ArenaError> {
+    mut judge: Option<&mut dyn LuckJudge>,
+) -> Result<(GameResult, f64), ArenaError> {
     let mut state = GameState::money(Position::START);
     let mut roll = dice.opening_roll();
+    let mut luck_x = 0.0;
+    let mut values = [0.0; 21];
     for plies in 1..=MAX_PLIES {
+        if let Some(judge) = judge.as_deref_mut() {
+            let l = roll_luck(judge, &state.position, roll, rules, plies == 1, &mut values);
+            luck_x += if state.turn == Side::X { l } else { -l };
+        }
         state.dice = Dice::Rolled(roll);
         state.position.legal_plays_with(roll, rules, plays);
         let choice = if plays.len() == 1 {
@@ -175,21 +245,23 @@ fn play_moves(
         let after = plays.positions()[choice];
         if let Some(outcome) = after.outcome() {
             debug_assert!(outcome.on_roll_wins, "only the mover can finish");
-            return Ok(GameResult {
+            let result = GameResult {
                 winner: Some(state.turn),
                 points: outcome.points,
                 plies,
-            });
+            };
+            return Ok((result, luck_x));
         }
         state.position = after.flip();
         state.turn = !state.turn;
         roll = dice.roll();
     }
-    Ok(GameResult {
+    let result = GameResult {
         winner: None,
         points: 0,
         plies: MAX_PLIES,
-    })
+    };
+    Ok((result, luck_x))
 }
 
 /// What to play.
@@ -246,6 +318,11 @@ pub struct ArenaResult {
     pub win_rate_ci95: Option<f64>,
     /// Mean plies per game (passes included; unfinished games count [`MAX_PLIES`]).
     pub plies_avg: f64,
+    /// A's luck-adjusted points per game (see the module docs); `None` without a judge.
+    pub luck_adjusted_ppg_a: Option<f64>,
+    /// Half-width of the 95% confidence interval of `luck_adjusted_ppg_a`; `None` without a
+    /// judge or with a single pair.
+    pub luck_adjusted_ci95: Option<f64>,
 }
 
 /// The rules' name in reports.
@@ -370,6 +447,9 @@ struct Tally {
     /// Sum over pairs of A's wins in the pair (0, 1 or 2), and of its square.
     pair_wins: u64,
     pair_wins_sq: u64,
+    /// Sum over pairs of A's luck-adjusted points in the pair, and of its square.
+    pair_adjusted: f64,
+    pair_adjusted_sq: f64,
 }
 
 impl Tally {
@@ -394,8 +474,10 @@ impl Tally {
         }
     }
 
-    fn add_pair(&mut self, points: i64, wins: u64) {
+    fn add_pair(&mut self, points: i64, wins: u64, adjusted: f64) {
         self.pairs += 1;
+        self.pair_adjusted += adjusted;
+        self.pair_adjusted_sq += adjusted * adjusted;
         self.pair_points += points;
         self.pair_points_sq += points * points;
         self.pair_wins += wins;
@@ -415,6 +497,8 @@ impl Tally {
         self.pair_points_sq += o.pair_points_sq;
         self.pair_wins += o.pair_wins;
         self.pair_wins_sq += o.pair_wins_sq;
+        self.pair_adjusted += o.pair_adjusted;
+        self.pair_adjusted_sq += o.pair_adjusted_sq;
         self
     }
 }
@@ -466,6 +550,30 @@ where
     FB: Fn(u64) -> Result<PB, E> + Sync,
     E: Into<BoxError>,
 {
+    run_arena_judged(config, make_a, make_b, None, progress)
+}
+
+/// A factory of luck judges, called once per block on the worker threads.
+pub type JudgeFactory<'a> = &'a (dyn Fn() -> Box<dyn LuckJudge> + Sync);
+
+/// [`run_arena`], with luck-adjusted results when `make_judge` is given (see the module docs).
+///
+/// # Errors
+/// As [`run_arena`].
+pub fn run_arena_judged<PA, PB, FA, FB, E>(
+    config: &ArenaConfig,
+    make_a: FA,
+    make_b: FB,
+    make_judge: Option<JudgeFactory<'_>>,
+    progress: &ProgressBar,
+) -> Result<ArenaResult, ArenaError>
+where
+    PA: Player,
+    PB: Player,
+    FA: Fn(u64) -> Result<PA, E> + Sync,
+    FB: Fn(u64) -> Result<PB, E> + Sync,
+    E: Into<BoxError>,
+{
     if config.games < 2 || config.games % 2 != 0 {
         return Err(ArenaError::Games {
             games: config.games,
@@ -491,17 +599,34 @@ where
             .map_err(|e| create_error(Slot::A, e))?;
         let mut b = make_b(player_seed(config.seed, block, Slot::B))
             .map_err(|e| create_error(Slot::B, e))?;
+        let mut judge = make_judge.map(|make| make());
         let mut plays = PlayList::new();
         let mut tally = Tally::default();
         let first = block * BLOCK_PAIRS;
         for pair in first..(first + BLOCK_PAIRS).min(pairs) {
             let mut dice = DiceStream::new(config.seed, pair);
-            let g1 = play_game(&mut a, &mut b, &mut dice, config.rules, &mut plays)?;
+            let (g1, luck1) = play_game_judged(
+                &mut a,
+                &mut b,
+                &mut dice,
+                config.rules,
+                &mut plays,
+                judge.as_mut().map(|j| &mut **j as &mut dyn LuckJudge),
+            )?;
             let mut dice = DiceStream::new(config.seed, pair);
-            let g2 = play_game(&mut b, &mut a, &mut dice, config.rules, &mut plays)?;
+            let (g2, luck2) = play_game_judged(
+                &mut b,
+                &mut a,
+                &mut dice,
+                config.rules,
+                &mut plays,
+                judge.as_mut().map(|j| &mut **j as &mut dyn LuckJudge),
+            )?;
             let (p1, w1) = tally.add_game(Side::X, g1);
             let (p2, w2) = tally.add_game(Side::O, g2);
-            tally.add_pair(p1 + p2, w1 + w2);
+            // A is X in the first game and O in the second.
+            let adjusted = (p1 + p2) as f64 - luck1 + luck2;
+            tally.add_pair(p1 + p2, w1 + w2, adjusted);
             progress.inc(2);
         }
         Ok(tally)
@@ -516,6 +641,12 @@ where
 
     let (ppg_a, ci95) = mean_ci(t.pairs, t.pair_points as f64, t.pair_points_sq as f64);
     let (win_rate_a, win_rate_ci95) = mean_ci(t.pairs, t.pair_wins as f64, t.pair_wins_sq as f64);
+    let (luck_adjusted_ppg_a, luck_adjusted_ci95) = if make_judge.is_some() {
+        let (mean, ci) = mean_ci(t.pairs, t.pair_adjusted, t.pair_adjusted_sq);
+        (Some(mean), ci)
+    } else {
+        (None, None)
+    };
     let games = 2 * t.pairs;
     Ok(ArenaResult {
         a: names.0,
@@ -537,6 +668,8 @@ where
         win_rate_a,
         win_rate_ci95,
         plies_avg: t.plies as f64 / games as f64,
+        luck_adjusted_ppg_a,
+        luck_adjusted_ci95,
     })
 }
 
@@ -800,6 +933,94 @@ mod tests {
             twice.plies_avg,
             std.plies_avg
         );
+    }
+
+    /// Values each roll by the pips it lets the side on roll move (a crude but real judge).
+    struct PipJudge;
+    impl LuckJudge for PipJudge {
+        fn roll_values(&mut self, position: &Position, rules: Rules, out: &mut [f64; 21]) {
+            let mut plays = PlayList::new();
+            let before = position.pips().0;
+            for (&(roll, _), v) in Roll::ALL_21.iter().zip(out.iter_mut()) {
+                position.legal_plays_with(roll, rules, &mut plays);
+                let best = plays.positions().iter().map(|p| p.pips().0).min().unwrap();
+                *v = f64::from(before - best) / 50.0;
+            }
+        }
+    }
+
+    #[test]
+    fn luck_has_mean_zero_over_the_rolls() {
+        let mut judge = PipJudge;
+        let mut values = [0.0; 21];
+        for (pos, opening) in [(Position::START, true), (Position::START, false)] {
+            let mut mean = 0.0;
+            for &(roll, w) in &Roll::ALL_21 {
+                if opening && roll.is_double() {
+                    continue;
+                }
+                let l = roll_luck(
+                    &mut judge,
+                    &pos,
+                    roll,
+                    Rules::Standard,
+                    opening,
+                    &mut values,
+                );
+                mean += f64::from(w) * l;
+            }
+            assert!(mean.abs() < 1e-12, "{mean}");
+        }
+        // 66 moves 24 pips, 21 three: lucky and unlucky.
+        let six = roll_luck(
+            &mut judge,
+            &Position::START,
+            Roll::from_values(6, 6),
+            Rules::Standard,
+            false,
+            &mut values,
+        );
+        let small = roll_luck(
+            &mut judge,
+            &Position::START,
+            Roll::from_values(2, 1),
+            Rules::Standard,
+            false,
+            &mut values,
+        );
+        assert!(six > 0.2 && small < -0.1, "{six} {small}");
+    }
+
+    #[test]
+    fn luck_adjusted_results_cancel_for_identical_players_and_are_seeded() {
+        let judge = || -> Box<dyn LuckJudge> { Box::new(PipJudge) };
+        let hidden = ProgressBar::hidden();
+        let same = run_arena_judged(
+            &config(64, 4, 2),
+            heuristic,
+            heuristic,
+            Some(&judge),
+            &hidden,
+        )
+        .unwrap();
+        assert_eq!(same.luck_adjusted_ppg_a, Some(0.0));
+        assert_eq!(same.luck_adjusted_ci95, Some(0.0));
+        // Without a judge the fields are absent; with one the raw figures do not change.
+        let plain = run_arena(&config(400, 8, 2), heuristic, random, &hidden).unwrap();
+        let judged =
+            run_arena_judged(&config(400, 8, 2), heuristic, random, Some(&judge), &hidden).unwrap();
+        assert_eq!(plain.luck_adjusted_ppg_a, None);
+        assert_eq!(plain.ppg_a, judged.ppg_a);
+        assert_eq!(plain.ci95, judged.ci95);
+        // The adjusted result estimates the same thing: it stays inside the raw interval. (How
+        // much narrower its own interval is depends on the judge: the neural one's, in
+        // tavla-cli's tests.)
+        let raw = judged.ci95.unwrap();
+        assert!((judged.luck_adjusted_ppg_a.unwrap() - judged.ppg_a).abs() < raw);
+        // The same whatever the threads.
+        let one =
+            run_arena_judged(&config(400, 8, 1), heuristic, random, Some(&judge), &hidden).unwrap();
+        assert_eq!(one, judged);
     }
 
     #[test]

@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use tavla_core::{GameState, PlayList, Position, Roll};
+use tavla_core::{GameState, PlayList, Position, Roll, Rules};
 use tavla_player::Player;
 
 use crate::bearoff::BearoffRace;
@@ -352,6 +352,24 @@ impl Search {
         self.evals[depth] = evals;
         self.cache.put(pos, ply, sum);
         sum
+    }
+
+    /// The value, for the side on roll of `pos`, of each of the 21 rolls (in the order of
+    /// [`Roll::ALL_21`]) under `rules`: the 0-ply equity left by its best play at 0-ply (chosen
+    /// as at the inner nodes of a search, so with [`Prune`] when the search has it). The
+    /// luck of a roll is its value minus the mean over all rolls (`tavla arena --luck`).
+    ///
+    /// `pos` must not be a finished game.
+    pub fn roll_values(&mut self, pos: &Position, rules: Rules, out: &mut [f64; 21]) {
+        let mut list = std::mem::take(&mut self.lists[0]);
+        let mut evals = std::mem::take(&mut self.evals[0]);
+        for ((roll, _), v) in Roll::ALL_21.iter().zip(out.iter_mut()) {
+            pos.legal_plays_with(*roll, rules, &mut list);
+            let (_, best) = self.best_play0(list.positions(), &mut evals);
+            *v = f64::from(best.equity());
+        }
+        self.lists[0] = list;
+        self.evals[0] = evals;
     }
 
     /// The best of `plays` at 0-ply for the mover: its index and value. With [`Prune`], the

@@ -17,6 +17,8 @@
 //! describes. [`format_pretty`] writes gnubg's hint-list form, [`format_plain`] the `.mat`
 //! form and [`format_ubgi`] the engine-protocol form.
 //!
+//! Game records: [`mat`] reads Jellyfish `.mat` files (gnubg's export) and replays their games.
+//!
 //! Parsers never panic; their errors name the field and the byte offset at fault and carry a
 //! [`Problem`].
 //!
@@ -66,6 +68,7 @@
 mod bpn;
 mod error;
 mod fibs;
+pub mod mat;
 mod match_id;
 mod moves;
 mod state;

@@ -1,0 +1,311 @@
+//! `tavla luck`: the luck of the dice in recorded games (`.mat`), and the players' results with
+//! it taken out.
+//!
+//! Each roll is valued where it was thrown: the equity its best play leaves (the neural engine
+//! at 0-ply), minus the mean over all 36 rolls (the 30 non-doubles for the opening roll). A
+//! player's luck is the sum over its rolls. Each roll's luck has mean zero whatever happened
+//! before it, so a game's points minus the players' difference in luck estimate the same
+//! thing as the points, with far less noise: the luck-adjusted result (`tavla arena --luck`
+//! does the same for games it plays).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use rayon::prelude::*;
+use serde::Serialize;
+use tavla_core::{Position, Rules};
+use tavla_match::arena::{roll_luck, LuckJudge};
+use tavla_nn::bearoff::BearoffRace;
+use tavla_nn::search::{Prune, Search};
+use tavla_nn::Weights;
+use tavla_notation::mat::{MatchRecord, Replay};
+
+use crate::input::{threads, InputError};
+
+/// The luck judge of `tavla luck` and `tavla arena --luck`: the neural engine at 0-ply (the
+/// inner move choice of a search: pruned, races home from the bearoff databases).
+#[derive(Clone)]
+pub struct NeuralLuck(Search);
+
+impl NeuralLuck {
+    /// The judge with the embedded networks, or those of `weights`.
+    ///
+    /// # Errors
+    /// A weights file that cannot be read or does not match; bearoff databases that cannot be
+    /// built.
+    pub fn new(weights: Option<&Path>) -> Result<NeuralLuck> {
+        let weights = match weights {
+            Some(f) => Arc::new(
+                Weights::load(f)
+                    .map_err(|e| InputError(format!("--luck-weights {}: {e}", f.display())))?,
+            ),
+            None => Weights::shared_default(),
+        };
+        let bearoff =
+            Arc::new(BearoffRace::default_databases().context("loading the bearoff databases")?);
+        Ok(NeuralLuck(
+            Search::new(weights)
+                .with_bearoff(bearoff)
+                .with_prune(Prune::embedded()),
+        ))
+    }
+}
+
+impl LuckJudge for NeuralLuck {
+    fn roll_values(&mut self, position: &Position, rules: Rules, out: &mut [f64; 21]) {
+        self.0.roll_values(position, rules, out);
+    }
+}
+
+/// `tavla luck`.
+#[derive(Args)]
+pub struct LuckArgs {
+    /// Match records in Jellyfish `.mat` form (gnubg's `export match mat`,
+    /// `match-vs-external --mat`); their games are taken together.
+    #[arg(required = true, value_name = "FILE.mat")]
+    files: Vec<PathBuf>,
+    /// The games of each file come in duplicate pairs (games 1 and 2, 3 and 4, ...: the same
+    /// dice with the players' seats swapped, as `match-vs-external` plays them): the interval
+    /// is computed over pairs, the independent units.
+    #[arg(long)]
+    pairs: bool,
+    /// Value the rolls with the networks of FILE instead of the embedded ones.
+    #[arg(long, value_name = "FILE")]
+    luck_weights: Option<PathBuf>,
+    /// Worker threads; 0 for one per core.
+    #[arg(long, default_value_t = 0, value_name = "T")]
+    threads: usize,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// One game's figures, from the left player's side.
+#[derive(Debug, Clone, Copy)]
+struct GameLuck {
+    /// Points won by the left player (negative when it lost).
+    points: f64,
+    /// The luck of each player's rolls, summed (left, right).
+    luck: [f64; 2],
+    /// Rolls thrown by each player.
+    rolls: [u32; 2],
+}
+
+/// The report of `tavla luck` (its `--json` object).
+#[derive(Debug, Clone, Serialize)]
+pub struct LuckReport {
+    /// The players' names (left, right), from the first file.
+    pub players: [String; 2],
+    /// Games read.
+    pub games: usize,
+    /// Whether the interval is over duplicate pairs.
+    pub pairs: bool,
+    /// Whether every game was cubeless money play (points per game are then money results).
+    pub cubeless_money: bool,
+    /// Mean luck per game of each player, in equity (points).
+    pub luck_per_game: [f64; 2],
+    /// Mean luck per roll of each player, in thousandths of a point (mEMG).
+    pub luck_per_roll_memg: [f64; 2],
+    /// The left player's points per game.
+    pub ppg_left: f64,
+    /// Its 95% half-width; `None` from a single unit.
+    pub ci95: Option<f64>,
+    /// The left player's luck-adjusted points per game: points minus its luck plus the right
+    /// player's. Only for cubeless money games (the luck is cubeless equity).
+    pub luck_adjusted_ppg_left: Option<f64>,
+    /// Its 95% half-width.
+    pub luck_adjusted_ci95: Option<f64>,
+}
+
+/// Runs `tavla luck`.
+pub fn luck(args: &LuckArgs, out: &mut impl Write) -> Result<()> {
+    let mut records = Vec::new();
+    for f in &args.files {
+        let text = std::fs::read_to_string(f)
+            .map_err(|e| InputError(format!("cannot read {}: {e}", f.display())))?;
+        let record =
+            MatchRecord::parse(&text).map_err(|e| InputError(format!("{}: {e}", f.display())))?;
+        if record.games.is_empty() {
+            return Err(InputError(format!("{}: no games", f.display())).into());
+        }
+        if args.pairs && record.games.len() % 2 == 1 {
+            return Err(InputError(format!(
+                "{}: {} games cannot be duplicate pairs (--pairs)",
+                f.display(),
+                record.games.len()
+            ))
+            .into());
+        }
+        let mut replays = Vec::with_capacity(record.games.len());
+        for g in &record.games {
+            let replay = g
+                .replay()
+                .map_err(|e| InputError(format!("{}: game {}: {e}", f.display(), g.number)))?;
+            if replay.result.is_none() {
+                return Err(InputError(format!(
+                    "{}: game {} (line {}) has no result",
+                    f.display(),
+                    g.number,
+                    g.line
+                ))
+                .into());
+            }
+            replays.push(replay);
+        }
+        records.push((record, replays));
+    }
+    let judge = NeuralLuck::new(args.luck_weights.as_deref())?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads(args.threads))
+        .build()?;
+    let all: Vec<&Replay> = records.iter().flat_map(|(_, r)| r.iter()).collect();
+    let games: Vec<GameLuck> = pool.install(|| {
+        all.par_iter()
+            .map_init(
+                || (judge.clone(), [0.0; 21]),
+                |(judge, values), replay| game_luck(judge, values, replay),
+            )
+            .collect()
+    });
+    let cubeless_money = records
+        .iter()
+        .all(|(r, replays)| r.length == 0 && replays.iter().all(|g| !g.cube));
+    let report = report(
+        records[0].0.players.clone(),
+        &games,
+        args.pairs,
+        cubeless_money,
+    );
+    if args.json {
+        serde_json::to_writer(&mut *out, &report)?;
+        writeln!(out)?;
+    } else {
+        write_table(out, &args.files, &report)?;
+    }
+    Ok(())
+}
+
+fn game_luck(judge: &mut NeuralLuck, values: &mut [f64; 21], replay: &Replay) -> GameLuck {
+    let mut luck = [0.0; 2];
+    let mut rolls = [0; 2];
+    for r in &replay.rolls {
+        luck[r.player] += roll_luck(
+            judge,
+            &r.position,
+            r.roll,
+            Rules::Standard,
+            r.opening,
+            values,
+        );
+        rolls[r.player] += 1;
+    }
+    let (winner, points) = replay.result.expect("checked when read");
+    let points = f64::from(points);
+    GameLuck {
+        points: if winner == 0 { points } else { -points },
+        luck,
+        rolls,
+    }
+}
+
+/// Mean and 95% half-width (normal approximation) of `xs`; no width from one value.
+fn mean_ci(xs: &[f64]) -> (f64, Option<f64>) {
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    if xs.len() < 2 {
+        return (mean, None);
+    }
+    let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1.0);
+    (mean, Some(1.96 * (var / n).sqrt()))
+}
+
+fn report(
+    players: [String; 2],
+    games: &[GameLuck],
+    pairs: bool,
+    cubeless_money: bool,
+) -> LuckReport {
+    let units = |f: &dyn Fn(&GameLuck) -> f64| -> Vec<f64> {
+        if pairs {
+            games
+                .chunks(2)
+                .map(|p| (f(&p[0]) + f(&p[1])) / 2.0)
+                .collect()
+        } else {
+            games.iter().map(f).collect()
+        }
+    };
+    let (ppg_left, ci95) = mean_ci(&units(&|g| g.points));
+    let (luck_adjusted_ppg_left, luck_adjusted_ci95) = if cubeless_money {
+        let (m, ci) = mean_ci(&units(&|g| g.points - g.luck[0] + g.luck[1]));
+        (Some(m), ci)
+    } else {
+        (None, None)
+    };
+    let n = games.len() as f64;
+    let sum = |i: usize| games.iter().map(|g| g.luck[i]).sum::<f64>();
+    let rolls = |i: usize| games.iter().map(|g| f64::from(g.rolls[i])).sum::<f64>();
+    LuckReport {
+        players,
+        games: games.len(),
+        pairs,
+        cubeless_money,
+        luck_per_game: [sum(0) / n, sum(1) / n],
+        luck_per_roll_memg: [1000.0 * sum(0) / rolls(0), 1000.0 * sum(1) / rolls(1)],
+        ppg_left,
+        ci95,
+        luck_adjusted_ppg_left,
+        luck_adjusted_ci95,
+    }
+}
+
+fn write_table(out: &mut impl Write, files: &[PathBuf], r: &LuckReport) -> Result<()> {
+    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    writeln!(out, "{} games from {}", r.games, names.join(", "))?;
+    writeln!(
+        out,
+        "rolls valued by the neural engine at 0-ply; luck = a roll's value minus the mean of all rolls"
+    )?;
+    writeln!(
+        out,
+        "{:<24} {:>14} {:>20}",
+        "player", "luck per game", "luck per roll (mEMG)"
+    )?;
+    for i in 0..2 {
+        writeln!(
+            out,
+            "{:<24} {:>+14.4} {:>+20.1}",
+            r.players[i], r.luck_per_game[i], r.luck_per_roll_memg[i]
+        )?;
+    }
+    let over = if r.pairs {
+        format!("over {} duplicate pairs", r.games / 2)
+    } else {
+        format!("over {} games", r.games)
+    };
+    let ci = |c: Option<f64>| c.map_or(String::new(), |c| format!(" ± {c:.4} (95% CI {over})"));
+    writeln!(
+        out,
+        "{}'s points per game: {:+.4}{}",
+        r.players[0],
+        r.ppg_left,
+        ci(r.ci95)
+    )?;
+    match r.luck_adjusted_ppg_left {
+        Some(m) => writeln!(
+            out,
+            "{}'s luck-adjusted points per game: {m:+.4}{}",
+            r.players[0],
+            ci(r.luck_adjusted_ci95)
+        )?,
+        None => writeln!(
+            out,
+            "no luck-adjusted result: the cube was in play or the record is a match (the luck \
+             is cubeless equity)"
+        )?,
+    }
+    Ok(())
+}

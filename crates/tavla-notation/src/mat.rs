@@ -1,0 +1,540 @@
+//! Jellyfish `.mat` match records, read leniently (SPEC-match-records.md, section 1).
+//!
+//! [`MatchRecord::parse`] reads the text gnubg's `export match mat` writes (and the session
+//! files of `match-vs-external --mat`) into games of [`Turn`]s, each the action of the left or
+//! the right player: a roll and its moves ([`PlayText`]), a double, a take, a drop or a win.
+//! Lines are read by tokens, not by columns: an action starts at a `dd:` token or at
+//! `Doubles`, `Beavers`, `Takes`, `Drops` or `Wins`, and a line's first action belongs to the
+//! right player when the left half before it is blank. Header tags (`; [Name "value"]`) and
+//! unknown lines between games are skipped.
+//!
+//! [`GameRecord::replay`] plays a game's moves from the starting position, checking each
+//! against the legal plays, and gives every roll with the position it was thrown in.
+//!
+//! Errors name the line (from 1) and what is wrong on it.
+
+use std::fmt;
+
+use tavla_core::{Position, Roll};
+
+use crate::moves::PlayText;
+
+/// The left (first-named) or the right player of a record.
+pub type Column = usize;
+
+/// One player's action on a turn line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// A roll and the moves played with it (none when the player could not move).
+    Move(PlayText),
+    /// Doubles to this cube value.
+    Double(u32),
+    /// Beavers to this cube value.
+    Beaver(u32),
+    /// Takes the cube.
+    Take,
+    /// Drops the cube.
+    Drop,
+    /// Wins this many points: the game's result.
+    Wins(u32),
+}
+
+/// An action and who took it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Turn {
+    /// 0 for the left player, 1 for the right.
+    pub player: Column,
+    /// What the player did.
+    pub action: Action,
+    /// The line it was read from (from 1).
+    pub line: usize,
+}
+
+/// One game of a record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameRecord {
+    /// The number written after `Game`.
+    pub number: u32,
+    /// The scores before the game (left, right).
+    pub scores: [u32; 2],
+    /// The actions in order.
+    pub turns: Vec<Turn>,
+    /// The line of its `Game` header (from 1).
+    pub line: usize,
+}
+
+/// A whole `.mat` file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatchRecord {
+    /// The match length; 0 for a money session.
+    pub length: u32,
+    /// The players' names (left, right), from the first game's score line.
+    pub players: [String; 2],
+    /// The games in order.
+    pub games: Vec<GameRecord>,
+}
+
+/// A `.mat` text that cannot be read, or a game whose moves cannot be played.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatError {
+    /// The line at fault (from 1).
+    pub line: usize,
+    /// What is wrong.
+    pub problem: String,
+}
+
+impl fmt::Display for MatError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.problem)
+    }
+}
+
+impl std::error::Error for MatError {}
+
+fn err(line: usize, problem: impl Into<String>) -> MatError {
+    MatError {
+        line,
+        problem: problem.into(),
+    }
+}
+
+/// Whether a token starts an action.
+fn starts_action(token: &str) -> bool {
+    is_roll_token(token) || matches!(token, "Doubles" | "Beavers" | "Takes" | "Drops" | "Wins")
+}
+
+/// `dd:` with two dice 1 to 6.
+fn is_roll_token(token: &str) -> bool {
+    let b = token.as_bytes();
+    b.len() == 3 && (b'1'..=b'6').contains(&b[0]) && (b'1'..=b'6').contains(&b[1]) && b[2] == b':'
+}
+
+/// The whitespace-separated tokens of `text` with their byte offsets.
+fn tokens(text: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in text.char_indices() {
+        match (c.is_whitespace(), start) {
+            (true, Some(s)) => {
+                out.push((s, &text[s..i]));
+                start = None;
+            }
+            (false, None) => start = Some(i),
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        out.push((s, &text[s..]));
+    }
+    out
+}
+
+/// Reads one action from its tokens.
+fn action(words: &[&str], line: usize) -> Result<Action, MatError> {
+    let text = words.join(" ");
+    let value = |i: usize, what: &str| -> Result<u32, MatError> {
+        words
+            .get(i)
+            .and_then(|w| w.parse::<u32>().ok())
+            .ok_or_else(|| err(line, format!("`{text}`: no {what}")))
+    };
+    let expect_len = |n: usize, a: Action| -> Result<Action, MatError> {
+        if words.len() == n {
+            Ok(a)
+        } else {
+            Err(err(line, format!("`{text}`: unexpected words after it")))
+        }
+    };
+    match words[0] {
+        "Doubles" | "Beavers" => {
+            if words.get(1) != Some(&"=>") {
+                return Err(err(
+                    line,
+                    format!("`{text}`: `=>` expected after {}", words[0]),
+                ));
+            }
+            let v = value(2, "cube value")?;
+            let a = if words[0] == "Doubles" {
+                Action::Double(v)
+            } else {
+                Action::Beaver(v)
+            };
+            expect_len(3, a)
+        }
+        "Takes" => expect_len(1, Action::Take),
+        "Drops" => expect_len(1, Action::Drop),
+        "Wins" => {
+            let v = value(1, "number of points")?;
+            match words.get(2) {
+                Some(&("point" | "points")) => expect_len(3, Action::Wins(v)),
+                _ => Err(err(line, format!("`{text}`: `points` expected"))),
+            }
+        }
+        _ => text
+            .parse::<PlayText>()
+            .map(Action::Move)
+            .map_err(|e| err(line, format!("`{text}`: {e}"))),
+    }
+}
+
+/// Reads the actions of a turn line's text after its `n)` (or of a whole unnumbered line),
+/// `offset` being where that text starts within its half-line layout: the left half's first
+/// action starts within a few characters, the right half's 28 characters in.
+fn line_actions(rest: &str, line: usize, out: &mut Vec<Turn>) -> Result<(), MatError> {
+    let toks = tokens(rest);
+    let mut starts: Vec<usize> = Vec::new();
+    for (i, (_, t)) in toks.iter().enumerate() {
+        if starts_action(t) {
+            starts.push(i);
+        }
+    }
+    let Some(&first) = starts.first() else {
+        if toks.is_empty() {
+            return Ok(());
+        }
+        return Err(err(
+            line,
+            format!(
+                "`{}`: not a roll (`dd:`) nor a cube action nor a result",
+                rest.trim()
+            ),
+        ));
+    };
+    if first != 0 {
+        return Err(err(
+            line,
+            format!("`{}` before the first action", toks[0].1),
+        ));
+    }
+    if starts.len() > 2 {
+        return Err(err(line, "more than two actions on one line"));
+    }
+    // A blank left half: the first action starts in the right half.
+    let right_first = toks[0].0 >= 15;
+    if right_first && starts.len() == 2 {
+        return Err(err(line, "two actions in the right half of a line"));
+    }
+    for (k, &s) in starts.iter().enumerate() {
+        let end = starts.get(k + 1).copied().unwrap_or(toks.len());
+        let words: Vec<&str> = toks[s..end].iter().map(|&(_, w)| w).collect();
+        out.push(Turn {
+            player: usize::from(right_first || k == 1),
+            action: action(&words, line)?,
+            line,
+        });
+    }
+    Ok(())
+}
+
+/// Reads ` name : score        name : score`.
+fn score_line(text: &str, line: usize) -> Result<([String; 2], [u32; 2]), MatError> {
+    let bad = || {
+        err(
+            line,
+            format!("`{}`: not `name : score   name : score`", text.trim()),
+        )
+    };
+    let (name0, rest) = text.split_once(" : ").ok_or_else(bad)?;
+    let rest = rest.trim_start();
+    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let score0 = rest[..digits].parse::<u32>().map_err(|_| bad())?;
+    let (name1, score1) = rest[digits..].rsplit_once(" : ").ok_or_else(bad)?;
+    let score1 = score1.trim().parse::<u32>().map_err(|_| bad())?;
+    let (name0, name1) = (name0.trim(), name1.trim());
+    if name0.is_empty() || name1.is_empty() {
+        return Err(bad());
+    }
+    Ok(([name0.to_string(), name1.to_string()], [score0, score1]))
+}
+
+impl MatchRecord {
+    /// Reads a `.mat` text.
+    ///
+    /// # Errors
+    /// [`MatError`] naming the line and what is wrong: no `point match` line, a game without
+    /// its score line, a turn line that is not actions, move text that is not move notation.
+    pub fn parse(text: &str) -> Result<MatchRecord, MatError> {
+        let mut length = None;
+        let mut players: Option<[String; 2]> = None;
+        let mut games: Vec<GameRecord> = Vec::new();
+        let mut need_scores = false;
+        for (i, raw) in text.lines().enumerate() {
+            let line = i + 1;
+            let trimmed = raw.trim();
+            if trimmed.is_empty() || trimmed.starts_with(';') {
+                continue;
+            }
+            if need_scores {
+                let (names, scores) = score_line(raw, line)?;
+                let game = games.last_mut().expect("a game was started");
+                game.scores = scores;
+                players.get_or_insert(names);
+                need_scores = false;
+                continue;
+            }
+            let words: Vec<&str> = trimmed.split_whitespace().collect();
+            if length.is_none() {
+                if words.len() == 3 && words[1] == "point" && words[2] == "match" {
+                    length = Some(words[0].parse::<u32>().map_err(|_| {
+                        err(
+                            line,
+                            format!("`{}`: the match length is not a number", words[0]),
+                        )
+                    })?);
+                    continue;
+                }
+                return Err(err(
+                    line,
+                    format!("`{trimmed}`: a record starts with `N point match`"),
+                ));
+            }
+            if words[0] == "Game" {
+                let number = words
+                    .get(1)
+                    .filter(|_| words.len() == 2)
+                    .and_then(|w| w.parse::<u32>().ok())
+                    .ok_or_else(|| err(line, format!("`{trimmed}`: not `Game N`")))?;
+                games.push(GameRecord {
+                    number,
+                    scores: [0, 0],
+                    turns: Vec::new(),
+                    line,
+                });
+                need_scores = true;
+                continue;
+            }
+            let Some(game) = games.last_mut() else {
+                return Err(err(
+                    line,
+                    format!("`{trimmed}` before the first `Game` line"),
+                ));
+            };
+            // A numbered turn line, `  n) ...`, or a result line on its own.
+            let numbered = words[0]
+                .strip_suffix(')')
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+            let rest = if numbered {
+                let paren = raw.find(')').expect("numbered lines have `)`");
+                &raw[paren + 1..]
+            } else if words[0] == "Wins" {
+                // The winner's column by the indentation: the right half starts 34 characters in.
+                let indent = raw.len() - raw.trim_start().len();
+                game.turns.push(Turn {
+                    player: usize::from(indent >= 20),
+                    action: action(&words, line)?,
+                    line,
+                });
+                continue;
+            } else {
+                return Err(err(
+                    line,
+                    format!("`{trimmed}`: not a turn line (`n) ...`), a result or `Game N`"),
+                ));
+            };
+            line_actions(rest, line, &mut game.turns)?;
+        }
+        if need_scores {
+            return Err(err(
+                games.last().map_or(1, |g| g.line),
+                "the game has no score line",
+            ));
+        }
+        let Some(length) = length else {
+            return Err(err(1, "no `N point match` line"));
+        };
+        Ok(MatchRecord {
+            length,
+            players: players.unwrap_or_default(),
+            games,
+        })
+    }
+}
+
+/// One roll of a replayed game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RolledTurn {
+    /// Who rolled: 0 left, 1 right.
+    pub player: Column,
+    /// The position the roll was thrown in, seen from the roller.
+    pub position: Position,
+    /// The roll.
+    pub roll: Roll,
+    /// The position the play left, seen from the roller.
+    pub after: Position,
+    /// Whether it was the game's first roll (the opening roll, never a double).
+    pub opening: bool,
+    /// The line of the roll (from 1).
+    pub line: usize,
+}
+
+/// A game played through: its rolls and how it ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replay {
+    /// Every roll in order.
+    pub rolls: Vec<RolledTurn>,
+    /// The winner (0 left, 1 right) and the points written on its `Wins` line, or when there
+    /// is none those of the finished position (1, 2 or 3); `None` for a game not finished.
+    pub result: Option<(Column, u32)>,
+    /// Whether a cube action (double, beaver, take, drop) was recorded.
+    pub cube: bool,
+}
+
+impl GameRecord {
+    /// Plays the game's moves from the starting position (standard rules), the first roller
+    /// starting. Each move must be legal for its roll; rolls must alternate between the
+    /// players.
+    ///
+    /// # Errors
+    /// [`MatError`] at the line of a move that is illegal, ambiguous or by the wrong player,
+    /// of a move after the game is over, or of a `Wins` that contradicts a finished position.
+    pub fn replay(&self) -> Result<Replay, MatError> {
+        let mut position = Position::START;
+        let mut to_move: Option<Column> = None;
+        let mut rolls = Vec::new();
+        let mut finished: Option<(Column, u32)> = None;
+        let mut written: Option<(Column, u32)> = None;
+        let mut cube = false;
+        for turn in &self.turns {
+            match &turn.action {
+                Action::Move(text) => {
+                    if finished.is_some() {
+                        return Err(err(turn.line, "a move after the game is over"));
+                    }
+                    if let Some(p) = to_move {
+                        if p != turn.player {
+                            return Err(err(
+                                turn.line,
+                                format!(
+                                    "the {} player moves twice in a row",
+                                    ["left", "right"][turn.player]
+                                ),
+                            ));
+                        }
+                    }
+                    let roll = text
+                        .roll
+                        .ok_or_else(|| err(turn.line, format!("`{text}`: no roll")))?;
+                    let opening = to_move.is_none();
+                    if opening && roll.is_double() {
+                        return Err(err(turn.line, "the opening roll cannot be a double"));
+                    }
+                    let play = text
+                        .resolve(&position, roll)
+                        .map_err(|e| err(turn.line, format!("`{text}`: {e}")))?;
+                    let after = position
+                        .play(roll, &play)
+                        .map_err(|e| err(turn.line, format!("`{text}`: {e}")))?;
+                    rolls.push(RolledTurn {
+                        player: turn.player,
+                        position,
+                        roll,
+                        after,
+                        opening,
+                        line: turn.line,
+                    });
+                    if let Some(o) = after.outcome() {
+                        finished = Some((turn.player, u32::from(o.points)));
+                    }
+                    position = after.flip();
+                    to_move = Some(1 - turn.player);
+                }
+                Action::Double(_) | Action::Beaver(_) | Action::Take | Action::Drop => {
+                    cube = true;
+                }
+                Action::Wins(points) => {
+                    if written.is_some() {
+                        return Err(err(turn.line, "a second result"));
+                    }
+                    if let Some((winner, _)) = finished {
+                        if winner != turn.player {
+                            return Err(err(
+                                turn.line,
+                                format!(
+                                    "the {} player wins, but the {} bore off",
+                                    ["left", "right"][turn.player],
+                                    ["left", "right"][winner]
+                                ),
+                            ));
+                        }
+                    }
+                    written = Some((turn.player, *points));
+                }
+            }
+        }
+        Ok(Replay {
+            rolls,
+            result: written.or(finished),
+            cube,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SESSION: &str = " 0 point match
+
+ Game 1
+ tavla : 0                      gnubg : 0
+  1)                             31: 8/5 6/5
+  2) 62: 24/18 13/11             55: 13/8 13/8 8/3 8/3
+";
+
+    #[test]
+    fn reads_turns_by_column() {
+        let r = MatchRecord::parse(SESSION).unwrap();
+        assert_eq!(r.length, 0);
+        assert_eq!(r.players, ["tavla".to_string(), "gnubg".to_string()]);
+        let g = &r.games[0];
+        assert_eq!(g.number, 1);
+        let who: Vec<Column> = g.turns.iter().map(|t| t.player).collect();
+        assert_eq!(who, [1, 0, 1]);
+        let replay = g.replay().unwrap();
+        assert_eq!(replay.rolls.len(), 3);
+        assert!(replay.rolls[0].opening && !replay.rolls[1].opening);
+        assert_eq!(replay.result, None);
+        assert_eq!(replay.rolls[1].line, 6);
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let cases = [
+            ("Game 1\n", 1, "point match"),
+            (" 0 point match\n\n Game 1\n", 3, "no score line"),
+            (" 0 point match\n Game x\n", 2, "Game N"),
+            (
+                " 0 point match\n Game 1\n a : 0  b : 0\n  1) 31: 8/5 6/5 foo 62: 6/4\n",
+                4,
+                "foo",
+            ),
+            (
+                " 0 point match\n Game 1\n a : 0  b : 0\n  1) hello\n",
+                4,
+                "hello",
+            ),
+            (
+                " 0 point match\n Game 1\n a : 0  b : 0\n  1)  Doubles 2\n",
+                4,
+                "=>",
+            ),
+        ];
+        for (text, line, what) in cases {
+            let e = MatchRecord::parse(text).unwrap_err();
+            assert_eq!(e.line, line, "{text:?}: {e}");
+            assert!(e.to_string().contains(what), "{text:?}: {e}");
+        }
+        let replay_errors = [
+            ("  1) 31: 8/4 6/5\n", 4, "8/4"),
+            ("  1) 33: 8/5 6/5\n", 4, "double"),
+            ("  1) 31: 8/5 6/5\n  2) 62: 24/18 13/11\n", 5, "twice"),
+        ];
+        for (turns, line, what) in replay_errors {
+            let text = format!(" 0 point match\n Game 1\n a : 0  b : 0\n{turns}");
+            let r = MatchRecord::parse(&text).unwrap();
+            let e = r.games[0].replay().unwrap_err();
+            assert_eq!(e.line, line, "{turns:?}: {e}");
+            assert!(e.to_string().contains(what), "{turns:?}: {e}");
+        }
+    }
+}
