@@ -3,6 +3,7 @@
 use proptest::prelude::*;
 use tavla_core::{Position, Roll};
 use tavla_notation::testing::{arb_game_state, arb_position};
+use tavla_notation::mat::MatchRecord;
 use tavla_notation::{
     format, parse_position, Bpn, FibsBoard, GnubgId, MatchId, Notation, PlayText, Xgid,
 };
@@ -26,7 +27,33 @@ fn read_everything(s: &str, pos: &Position, roll: Roll) {
     if let Err(e) = s.parse::<PlayText>() {
         let _ = e.to_string();
     }
+    match MatchRecord::parse(s) {
+        Ok(r) => {
+            for g in &r.games {
+                let _ = g.replay().map_err(|e| e.to_string());
+            }
+        }
+        Err(e) => {
+            let _ = e.to_string();
+        }
+    }
 }
+
+/// A `.mat` session to mutate: two games, a pass, a combined move, results in both columns.
+const MAT: &str = " 0 point match
+
+ Game 1
+ a : 0                          b : 0
+  1)                             31: 8/5 6/5
+  2) 62: 24/18 13/11             66: 13/7 13/7 24/18 24/18
+  3) 56: 13/2                    12:
+  4)  Doubles => 2                Takes
+                                  Wins 1 point
+
+ Game 2
+ a : 0                          b : 1
+  1) 21: 13/11 6/5               Wins 3 points
+";
 
 /// Characters the notations use, so that mutations stay close to valid text.
 const ALPHABET: &[char] = &[
@@ -92,13 +119,14 @@ proptest! {
     #[test]
     fn mutated_valid_strings_never_panic(
         state in arb_game_state(),
-        n in 0usize..5,
+        n in 0usize..6,
         edits in prop::collection::vec(arb_edit(), 1..6),
         a in 1u8..=6,
         b in 1u8..=6,
     ) {
         let text = match n {
             4 => "24/18*/14 13/7(2) bar/22 6/off".to_string(),
+            5 => MAT.to_string(),
             _ => format(&state, Notation::ALL[n]),
         };
         read_everything(&mutate(&text, &edits), &state.position, Roll::from_values(a, b));
