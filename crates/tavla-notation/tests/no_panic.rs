@@ -2,8 +2,8 @@
 
 use proptest::prelude::*;
 use tavla_core::{Position, Roll};
-use tavla_notation::testing::{arb_game_state, arb_position};
 use tavla_notation::mat::MatchRecord;
+use tavla_notation::testing::{arb_game_state, arb_position};
 use tavla_notation::{
     format, parse_position, Bpn, FibsBoard, GnubgId, MatchId, Notation, PlayText, Xgid,
 };
