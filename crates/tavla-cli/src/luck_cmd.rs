@@ -189,6 +189,10 @@ pub fn luck(args: &LuckArgs, out: &mut impl Write) -> Result<()> {
 }
 
 fn game_luck(judge: &mut NeuralLuck, values: &mut [f64; 21], replay: &Replay) -> GameLuck {
+    // A value from the cache can differ in the last bits from the same value computed in
+    // another batch, and which games a worker judged before depends on the scheduling: each
+    // game starts from an empty cache, so that the figures do not depend on the threads.
+    judge.0.reset();
     let mut luck = [0.0; 2];
     let mut rolls = [0; 2];
     for r in &replay.rolls {

@@ -45,6 +45,25 @@ fn a_session_record_gives_luck_and_luck_adjusted_results() {
     }
     // Most of the dice's noise goes.
     assert!(f(&v["luck_adjusted_ci95"]) < f(&v["ci95"]) / 3.0, "{v}");
+    // The figures do not depend on the threads.
+    let one = json(&tavla(&[
+        "luck",
+        &file,
+        "--pairs",
+        "--json",
+        "--threads",
+        "1",
+    ]));
+    let three = json(&tavla(&[
+        "luck",
+        &file,
+        "--pairs",
+        "--json",
+        "--threads",
+        "3",
+    ]));
+    assert_eq!(one, three);
+    assert_eq!(one, v);
     // Over games instead of pairs: the same means.
     let g = json(&tavla(&["luck", &file, "--json"]));
     assert_eq!(g["pairs"], false);

@@ -109,24 +109,12 @@ fn is_roll_token(token: &str) -> bool {
     b.len() == 3 && (b'1'..=b'6').contains(&b[0]) && (b'1'..=b'6').contains(&b[1]) && b[2] == b':'
 }
 
-/// The whitespace-separated tokens of `text` with their byte offsets.
+/// The whitespace-separated tokens of `text` with their byte offsets (each token is a slice
+/// of `text`, so its offset is the distance between the two starts).
 fn tokens(text: &str) -> Vec<(usize, &str)> {
-    let mut out = Vec::new();
-    let mut start = None;
-    for (i, c) in text.char_indices() {
-        match (c.is_whitespace(), start) {
-            (true, Some(s)) => {
-                out.push((s, &text[s..i]));
-                start = None;
-            }
-            (false, None) => start = Some(i),
-            _ => {}
-        }
-    }
-    if let Some(s) = start {
-        out.push((s, &text[s..]));
-    }
-    out
+    text.split_whitespace()
+        .map(|w| (w.as_ptr() as usize - text.as_ptr() as usize, w))
+        .collect()
 }
 
 /// Reads one action from its tokens.
