@@ -12,18 +12,18 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 use rayon::prelude::*;
 use serde::Serialize;
 use tavla_core::{Position, Rules};
 use tavla_match::arena::{roll_luck, LuckJudge};
-use tavla_nn::bearoff::BearoffRace;
 use tavla_nn::search::{Prune, Search};
 use tavla_nn::Weights;
 use tavla_notation::mat::{MatchRecord, Replay};
 
 use crate::input::{threads, InputError};
+use crate::players::shared_bearoff;
 
 /// The luck judge of `tavla luck` and `tavla arena --luck`: the neural engine at 0-ply (the
 /// inner move choice of a search: pruned, races home from the bearoff databases).
@@ -44,8 +44,7 @@ impl NeuralLuck {
             ),
             None => Weights::shared_default(),
         };
-        let bearoff =
-            Arc::new(BearoffRace::default_databases().context("loading the bearoff databases")?);
+        let bearoff = shared_bearoff()?;
         Ok(NeuralLuck(
             Search::new(weights)
                 .with_bearoff(bearoff)

@@ -325,8 +325,9 @@ fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
     })
 }
 
-/// The default bearoff databases, loaded once per process however many players use them.
-fn shared_bearoff() -> Result<Arc<BearoffRace>> {
+/// The default bearoff databases, loaded once per process however many players (and luck
+/// judges) use them.
+pub fn shared_bearoff() -> Result<Arc<BearoffRace>> {
     static DATABASES: OnceLock<Arc<BearoffRace>> = OnceLock::new();
     if let Some(db) = DATABASES.get() {
         return Ok(db.clone());

@@ -165,9 +165,9 @@ fn action(words: &[&str], line: usize) -> Result<Action, MatError> {
     }
 }
 
-/// Reads the actions of a turn line's text after its `n)` (or of a whole unnumbered line),
-/// `offset` being where that text starts within its half-line layout: the left half's first
-/// action starts within a few characters, the right half's 28 characters in.
+/// Reads the actions of a turn line's text after its `n)` into `out`. The left half's first
+/// action starts within a few characters of the `)`, the right half's about 28 characters in,
+/// so a first action 15 or more characters in belongs to the right player.
 fn line_actions(rest: &str, line: usize, out: &mut Vec<Turn>) -> Result<(), MatError> {
     let toks = tokens(rest);
     let mut starts: Vec<usize> = Vec::new();
