@@ -642,8 +642,10 @@ fn arena_luck_adjusts_the_result_and_narrows_its_interval() {
     let adjusted_ppg = v["luck_adjusted_ppg_a"].as_f64().unwrap();
     // The neural engine values the rolls well: most of the dice's noise goes.
     assert!(adjusted < raw / 1.5, "{adjusted} {raw}");
+    // The adjustment is the mean luck difference, which is most of the raw result's noise:
+    // it lies within the raw half-width about 95% of the time, within twice it almost always.
     assert!(
-        (adjusted_ppg - ppg).abs() < raw,
+        (adjusted_ppg - ppg).abs() < 2.0 * raw,
         "{adjusted_ppg} {ppg} {raw}"
     );
     // Without --luck the fields are null; the table prints the adjusted line with it.
