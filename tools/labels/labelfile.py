@@ -31,6 +31,14 @@ def body(path, header):
         yield n, line
 
 
+def chunk_games(line, where):
+    """The game count of a chunk mark `# games N`; exits naming `where` if N is not a count."""
+    try:
+        return int(line.split()[2])
+    except (IndexError, ValueError):
+        fail(f"{where}: {line.strip()!r} is not a chunk mark '# games N'")
+
+
 def equity(p):
     """Cubeless money equity of five probabilities (win, win-g, win-bg, lose-g, lose-bg)."""
     win, win_gammon, win_backgammon, lose_gammon, lose_backgammon = p
