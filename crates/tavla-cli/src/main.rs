@@ -14,6 +14,7 @@ mod luck_cmd;
 mod nn_cmd;
 mod play_cmd;
 mod players;
+mod relabel_cmd;
 mod supervised_cmd;
 mod train_cmd;
 mod ubgi_cmd;

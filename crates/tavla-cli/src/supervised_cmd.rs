@@ -412,11 +412,29 @@ pub struct FitArgs {
         conflicts_with = "output_bias_only"
     )]
     pub adam_batch: usize,
+    /// Which weights are written: those of the epoch (or the start) with the least validation
+    /// cross-entropy (`loss`), with the least error of the held-out sibling pairs (`pairs`,
+    /// needs --rank-weight), or the last epoch's (`last`). Default: `pairs` with
+    /// --rank-weight, else `loss`. A fit that moves the values' level (labels shifted towards
+    /// rollouts) may leave the sibling error where it started; `loss` then keeps its progress.
+    #[arg(long, value_enum, value_name = "CRITERION")]
+    pub select: Option<Select>,
+}
+
+/// The criterion by which `train fit` picks the weights it writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Select {
+    /// The least validation cross-entropy.
+    Loss,
+    /// The least error of the held-out sibling pairs' equity differences.
+    Pairs,
+    /// The weights of the last epoch.
+    Last,
 }
 
 /// A data file for reading, decompressed when it starts with gzip's magic bytes (whatever its
 /// name), as the label bank in `data/labels` is kept.
-fn open_data(path: &std::path::Path) -> Result<Box<dyn BufRead>> {
+pub(crate) fn open_data(path: &std::path::Path) -> Result<Box<dyn BufRead>> {
     let f = File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let mut reader = BufReader::new(f);
     let gzip = reader
@@ -548,6 +566,14 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
         ))
         .into());
     }
+    let select = args.select.unwrap_or(if args.rank_weight > 0.0 {
+        Select::Pairs
+    } else {
+        Select::Loss
+    });
+    if select == Select::Pairs && args.rank_weight <= 0.0 {
+        return Err(InputError("--select pairs needs --rank-weight above 0".into()).into());
+    }
     // The sibling pairs, copied out before the split reorders the samples: those with both
     // samples in the training set train, those with a held-out sample validate.
     let mut rank_samples = Vec::new();
@@ -570,8 +596,8 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
     let rank_pairs = pairs_of(&rank_samples);
     let valid_rank_pairs = pairs_of(&valid_rank_samples);
     let (train, valid) = supervised::split(samples, args.holdout, args.seed);
-    // The criterion that picks the weights written: the validation cross-entropy, or with
-    // --rank-weight the error of the validation sibling pairs' equity differences.
+    // The criterion that picks the weights written (--select): the validation cross-entropy,
+    // or the error of the validation sibling pairs' equity differences.
     let report = |w: &Weights, epoch: String, out: &mut dyn Write| -> Result<f64> {
         let all = supervised::loss(w, &valid, None);
         let by_phase = Phase::ALL.map(|ph| (ph.name(), supervised::loss(w, &valid, Some(ph))));
@@ -590,13 +616,14 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
             all.equity_mae,
             list(&|l| format!("{:.4}", l.equity_mae)),
         )?;
-        let criterion = if args.rank_weight > 0.0 {
+        let mut criterion = all.cross_entropy;
+        if args.rank_weight > 0.0 {
             let e = supervised::pair_error(w, &valid_rank_samples, &valid_rank_pairs);
             write!(out, ", sibling difference error {e:.4}")?;
-            e
-        } else {
-            all.cross_entropy
-        };
+            if select == Select::Pairs {
+                criterion = e;
+            }
+        }
         writeln!(out)?;
         out.flush()?;
         Ok(criterion)
@@ -653,23 +680,31 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
                 out,
             )
         })?;
-        if v < best {
+        if v < best || select == Select::Last {
             best = v;
             fitted.save(&args.out)?;
         }
         alpha *= args.decay;
     }
     bar.finish_and_clear();
-    writeln!(
-        out,
-        "best validation {} {best:.5}; weights written to {}",
-        if args.rank_weight > 0.0 {
-            "sibling difference error"
-        } else {
-            "cross-entropy"
-        },
-        args.out.display()
-    )?;
+    let name = if select == Select::Pairs {
+        "sibling difference error"
+    } else {
+        "cross-entropy"
+    };
+    if select == Select::Last {
+        writeln!(
+            out,
+            "last epoch's validation {name} {best:.5}; weights written to {}",
+            args.out.display()
+        )?;
+    } else {
+        writeln!(
+            out,
+            "best validation {name} {best:.5}; weights written to {}",
+            args.out.display()
+        )?;
+    }
     Ok(())
 }
 

@@ -40,6 +40,9 @@ enum TrainCommand {
     /// Train the networks by gradient descent on labelled positions (from `train label`),
     /// keeping the weights with the best validation loss.
     Fit(crate::supervised_cmd::FitArgs),
+    /// Label the positions of a label file again, line for line, by a search of other depth
+    /// or other networks (search twins of rollout labels; multithreaded, resumable).
+    Relabel(crate::relabel_cmd::RelabelArgs),
     /// Average the weights of several files of the same shape, weight by weight (a "soup" of
     /// fits from one start).
     Average(AverageArgs),
@@ -101,6 +104,7 @@ pub fn train(args: &TrainArgs, out: &mut impl Write) -> Result<()> {
         TrainCommand::PlotCurve(p) => crate::nn_cmd::plot_curve(p),
         TrainCommand::Label(l) => crate::supervised_cmd::label(l),
         TrainCommand::Fit(f) => crate::supervised_cmd::fit(f, out),
+        TrainCommand::Relabel(r) => crate::relabel_cmd::relabel(r),
         TrainCommand::Average(a) => average(a, out),
     }
 }

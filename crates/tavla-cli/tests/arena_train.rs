@@ -419,6 +419,37 @@ fn label_by_truncated_rollouts_and_refuse_bad_options() {
         paired.contains("best validation sibling difference error"),
         "{paired}"
     );
+    // The same pair steps with the weights picked by the cross-entropy, or the last epoch's.
+    let by_loss = stdout(&fit(&[
+        "--epochs",
+        "1",
+        "--holdout",
+        "4",
+        "--rank-weight",
+        "1",
+        "--select",
+        "loss",
+    ]));
+    assert!(
+        by_loss.contains("sibling difference error")
+            && by_loss.contains("best validation cross-entropy"),
+        "{by_loss}"
+    );
+    let last = stdout(&fit(&[
+        "--epochs",
+        "1",
+        "--holdout",
+        "4",
+        "--select",
+        "last",
+    ]));
+    assert!(
+        last.contains("last epoch's validation cross-entropy"),
+        "{last}"
+    );
+    let o = fit(&["--select", "pairs"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--select pairs needs --rank-weight"));
     let o = fit(&["--rank-weight=-1"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--rank-weight must be 0 or positive"));
@@ -693,4 +724,86 @@ fn arena_luck_adjusts_the_result_and_narrows_its_interval() {
         "{}",
         stderr(&o)
     );
+}
+
+#[test]
+fn relabel_gives_the_labels_of_a_search_of_the_same_positions_and_resumes() {
+    let dir = temp_dir("relabel");
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let (zero, one, again) = (path("zero.txt"), path("one.txt"), path("again.txt"));
+    let label = |ply: &str, out: &str| {
+        let o = tavla(&[
+            "train",
+            "label",
+            "--out",
+            out,
+            "--games",
+            "3",
+            "--chunk",
+            "2",
+            "--seed",
+            "5",
+            "--sample",
+            "0.3",
+            "--ply",
+            ply,
+            "--no-prune",
+            "--threads",
+            "1",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    };
+    // The same games labelled at 0-ply and at 1-ply.
+    label("0", &zero);
+    label("1", &one);
+    let relabel = |threads: &str| {
+        tavla(&[
+            "train",
+            "relabel",
+            "--data",
+            &zero,
+            "--out",
+            &again,
+            "--ply",
+            "1",
+            "--no-prune",
+            "--threads",
+            threads,
+        ])
+    };
+    let o = relabel("2");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&again).unwrap();
+    let body = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| !l.starts_with("# tavla"))
+            .map(str::to_string)
+            .collect()
+    };
+    // The 0-ply file's positions and chunk marks, with the 1-ply labels of `train label`.
+    let one_text = std::fs::read_to_string(&one).unwrap();
+    assert!(body(&one_text).len() > 20, "{one_text}");
+    assert_eq!(body(&text), body(&one_text));
+    assert!(text.starts_with("# tavla train relabel: ply 1 bearoff false weights "));
+    // Cut in the middle of a line, it resumes to the same file.
+    std::fs::write(&again, &text[..text.len() * 2 / 3]).unwrap();
+    let o = relabel("1");
+    assert!(stderr(&o).contains("resuming"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&again).unwrap(), text);
+    // Other settings are refused, and so is a bad position, by its line.
+    let o = tavla(&[
+        "train", "relabel", "--data", &zero, "--out", &again, "--ply", "0",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("other settings"), "{}", stderr(&o));
+    let bad = path("bad.txt");
+    std::fs::write(
+        &bad,
+        "# x\n4HPwATDgc/ABMA 0.5 0.1 0 0.1 0\nnot-an-id 0.5 0.1 0 0.1 0\n",
+    )
+    .unwrap();
+    let o = tavla(&["train", "relabel", "--data", &bad, "--out", &path("b.txt")]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("line 3"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
 }
