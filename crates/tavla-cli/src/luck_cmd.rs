@@ -1,5 +1,5 @@
-//! `tavla luck`: the luck of the dice in recorded games (`.mat`), and the players' results with
-//! it taken out.
+//! `tavla luck`: the luck of the dice in recorded games (`.mat` or gnubg's SGF), and the
+//! players' results with it taken out.
 //!
 //! Each roll is valued where it was thrown: the equity its best play leaves (the neural engine
 //! at 0-ply), minus the mean over all 36 rolls (the 30 non-doubles for the opening roll). A
@@ -20,7 +20,8 @@ use tavla_core::{Position, Rules};
 use tavla_match::arena::{roll_luck, LuckJudge};
 use tavla_nn::search::{Prune, Search};
 use tavla_nn::Weights;
-use tavla_notation::mat::{MatchRecord, Replay};
+use tavla_notation::mat::Replay;
+use tavla_notation::sgf::parse_record;
 
 use crate::input::{threads, InputError};
 use crate::players::shared_bearoff;
@@ -63,8 +64,9 @@ impl LuckJudge for NeuralLuck {
 #[derive(Args)]
 pub struct LuckArgs {
     /// Match records in Jellyfish `.mat` form (gnubg's `export match mat`,
-    /// `match-vs-external --mat`); their games are taken together.
-    #[arg(required = true, value_name = "FILE.mat")]
+    /// `match-vs-external --mat`) or gnubg's SGF (`save match`), told apart by content;
+    /// their games are taken together.
+    #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
     /// The games of each file come in duplicate pairs (games 1 and 2, 3 and 4, ...: the same
     /// dice with the players' seats swapped, as `match-vs-external` plays them): the interval
@@ -126,7 +128,7 @@ pub fn luck(args: &LuckArgs, out: &mut impl Write) -> Result<()> {
         let text = std::fs::read_to_string(f)
             .map_err(|e| InputError(format!("cannot read {}: {e}", f.display())))?;
         let record =
-            MatchRecord::parse(&text).map_err(|e| InputError(format!("{}: {e}", f.display())))?;
+            parse_record(&text).map_err(|e| InputError(format!("{}: {e}", f.display())))?;
         if record.games.is_empty() {
             return Err(InputError(format!("{}: no games", f.display())).into());
         }

@@ -69,8 +69,9 @@ enum Command {
     /// Play a cubeless money game against the engine in the terminal: moves typed in standard
     /// notation, `hint` for the engine's advice, seeded dice.
     Play(play_cmd::PlayArgs),
-    /// The luck of the dice in recorded games (.mat): each player's luck per game and per roll,
-    /// and the results with the luck taken out (luck-adjusted points per game, 95% interval).
+    /// The luck of the dice in recorded games (.mat or SGF): each player's luck per game and per
+    /// roll, and the results with the luck taken out (luck-adjusted points per game, 95%
+    /// interval).
     Luck(luck_cmd::LuckArgs),
 }
 

@@ -1,5 +1,6 @@
 //! `tavla luck` on a record written by `match-vs-external --mat` (tavla 2-ply against gnubg
-//! 2-ply, the first 20 games of seed 62: ten duplicate pairs), and on gnubg's own match records.
+//! 2-ply, the first 20 games of seed 62: ten duplicate pairs), and on gnubg's own match records
+//! in `.mat` and SGF form.
 
 use std::process::{Command, Output};
 
@@ -138,5 +139,89 @@ fn bad_records_say_where() {
     let v = json(&tavla(&["luck", &cube, "--json"]));
     assert_eq!(v["cubeless_money"], false);
     assert!(v["luck_adjusted_ppg_left"].is_null());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// gnubg's records of the vectors (`tavla-notation/tests/data`), one line per element.
+fn vector_text(list: &str, id: &str) -> String {
+    let path = format!(
+        "{}/../tavla-notation/tests/data/vectors-match-records.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let vectors: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let file = vectors[list]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == id)
+        .unwrap_or_else(|| panic!("no {id}"));
+    let lines: Vec<&str> = file["text"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    lines.join("\n") + "\n"
+}
+
+#[test]
+fn sgf_and_mat_records_of_one_match_agree() {
+    let dir = std::env::temp_dir().join(format!("tavla-luck-sgf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.display().to_string()
+    };
+    // The same 5-point match (gnubg against itself, 4 games) as gnubg exported it to `.mat`
+    // and saved it after importing that: the format is told by content, not by name.
+    let mat = write("match.mat", &vector_text("mat_files", "MAT2"));
+    let sgf = write("match.sgf", &vector_text("sgf_files", "SGF1"));
+    let txt = write("match.txt", &vector_text("sgf_files", "SGF1"));
+    let from_mat = json(&tavla(&["luck", &mat, "--json", "--threads", "1"]));
+    assert_eq!(from_mat["games"], 4);
+    assert_eq!(from_mat["players"][0], "gnubg");
+    // Game results 0-2, 0-1, 2-0, 0-2: -3 points over 4 games for the left player (white).
+    assert!(
+        (f(&from_mat["ppg_left"]) + 3.0 / 4.0).abs() < 1e-12,
+        "{from_mat}"
+    );
+    let from_sgf = json(&tavla(&["luck", &sgf, "--json", "--threads", "1"]));
+    assert_eq!(from_sgf, from_mat);
+    let from_txt = json(&tavla(&["luck", &txt, "--json", "--threads", "1"]));
+    assert_eq!(from_txt, from_mat);
+    // Both at once: twice the games.
+    let both = json(&tavla(&["luck", &sgf, &mat, "--json", "--threads", "1"]));
+    assert_eq!(both["games"], 8);
+    // Bad records: one line naming the file, the game and the line.
+    let setup = vector_text("sgf_files", "SGF3");
+    let cut = vector_text("sgf_files", "SGF1");
+    let cut = &cut[..cut.find(";B[double]").unwrap()];
+    let illegal = vector_text("sgf_files", "SGF1").replacen("W[64mgkg]", "W[64mgkf]", 1);
+    let cases = [
+        (
+            write("setup.sgf", &setup),
+            "game 1, line 2",
+            "PL[B]: set-up positions are not supported",
+        ),
+        (write("cut.sgf", cut), "game 1, line 17", "`)` missing"),
+        (
+            write("illegal.sgf", &illegal),
+            "game 1: line 4",
+            "64: 13/7 11/6",
+        ),
+        (
+            write("neither.sgf", "\n; [Site \"x\"]\nGNU Backgammon match\n"),
+            "line 3",
+            "neither an SGF record",
+        ),
+    ];
+    for (file, place, what) in &cases {
+        let o = tavla(&["luck", file]);
+        assert_eq!(o.status.code(), Some(2), "{file}");
+        let e = String::from_utf8(o.stderr).unwrap();
+        assert!(e.contains(place) && e.contains(what), "{file}: {e}");
+        assert_eq!(e.trim_end().lines().count(), 1, "{file}: {e}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -17,7 +17,9 @@
 //! describes. [`format_pretty`] writes gnubg's hint-list form, [`format_plain`] the `.mat`
 //! form and [`format_ubgi`] the engine-protocol form.
 //!
-//! Game records: [`mat`] reads Jellyfish `.mat` files (gnubg's export) and replays their games.
+//! Game records: [`mat`] reads Jellyfish `.mat` files (gnubg's export) and replays their games;
+//! [`sgf`] reads gnubg's SGF match records (`GM[6]`) into the same model, and
+//! [`sgf::parse_record`] reads either, chosen by content.
 //!
 //! Parsers never panic; their errors name the field and the byte offset at fault and carry a
 //! [`Problem`].
@@ -71,6 +73,7 @@ mod fibs;
 pub mod mat;
 mod match_id;
 mod moves;
+pub mod sgf;
 mod state;
 #[cfg(feature = "proptest")]
 pub mod testing;

@@ -3,6 +3,7 @@
 use proptest::prelude::*;
 use tavla_core::{Position, Roll};
 use tavla_notation::mat::MatchRecord;
+use tavla_notation::sgf::parse_record;
 use tavla_notation::testing::{arb_game_state, arb_position};
 use tavla_notation::{
     format, parse_position, Bpn, FibsBoard, GnubgId, MatchId, Notation, PlayText, Xgid,
@@ -37,6 +38,17 @@ fn read_everything(s: &str, pos: &Position, roll: Roll) {
             let _ = e.to_string();
         }
     }
+    // SGF or `.mat`, by content.
+    match parse_record(s) {
+        Ok(r) => {
+            for g in &r.games {
+                let _ = g.replay().map_err(|e| e.to_string());
+            }
+        }
+        Err(e) => {
+            let _ = e.to_string();
+        }
+    }
 }
 
 /// A `.mat` session to mutate: two games, a pass, a combined move, results in both columns.
@@ -54,6 +66,36 @@ const MAT: &str = " 0 point match
  a : 0                          b : 1
   1) 21: 13/11 6/5               Wins 3 points
 ";
+
+/// An SGF record to mutate: analysis values with an escaped `]`, a double and take, a
+/// variation, and a second game ending in a drop.
+const SGF: &str = "(;FF[4]GM[6]MI[length:5][game:0][ws:0][bs:0]PW[a]PB[b]RU[Crawford]RE[B+2R]
+;W[32xumk]A[0][xumk E ver 3 0.50 \\] 1]MR[x]
+;B[61lrqr]
+;W[64mgkg]
+;B[double]
+;W[take](;B[33qtqtruru])(;B[11]))
+(;FF[4]GM[6]MI[length:5][game:1][ws:0][bs:2]PW[a]PB[b]RE[W+1]
+;B[42qusu]
+;W[42hdfd]
+;B[double]
+;W[drop])
+";
+
+#[test]
+fn the_sgf_sample_is_valid() {
+    let r = parse_record(SGF).unwrap();
+    assert_eq!(r.games.len(), 2);
+    for g in &r.games {
+        assert!(g.replay().unwrap().result.is_some());
+    }
+}
+
+/// Characters SGF uses, for its mutations.
+const SGF_ALPHABET: &[char] = &[
+    '(', ')', ';', '[', ']', '\\', ':', '+', ' ', '\n', '0', '1', '3', '6', '9', 'a', 'k', 'x',
+    'y', 'z', 'A', 'B', 'W', 'R', 'E', 'é',
+];
 
 /// Characters the notations use, so that mutations stay close to valid text.
 const ALPHABET: &[char] = &[
@@ -114,6 +156,29 @@ proptest! {
         b in 1u8..=6,
     ) {
         read_everything(&s, &pos, Roll::from_values(a, b));
+    }
+
+    #[test]
+    fn mutated_sgf_never_panics(edits in prop::collection::vec((arb_edit(), any::<bool>()), 1..8)) {
+        // Half the edits use SGF's characters, half the notations'.
+        let mut v: Vec<char> = SGF.chars().collect();
+        for (e, sgf) in &edits {
+            let alphabet = if *sgf { SGF_ALPHABET } else { ALPHABET };
+            let c = |k: usize| alphabet[k % alphabet.len()];
+            let n = v.len().max(1);
+            match *e {
+                Edit::Replace(i, k) if !v.is_empty() => v[i % n] = c(k),
+                Edit::Insert(i, k) => v.insert(i % (v.len() + 1), c(k)),
+                Edit::Delete(i) if !v.is_empty() => {
+                    v.remove(i % n);
+                }
+                Edit::Swap(i, j) if !v.is_empty() => v.swap(i % n, j % n),
+                Edit::Truncate(i) => v.truncate(i % (v.len() + 1)),
+                _ => {}
+            }
+        }
+        let text: String = v.into_iter().collect();
+        read_everything(&text, &Position::START, Roll::from_values(3, 1));
     }
 
     #[test]
