@@ -12,14 +12,13 @@ use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use tavla_core::Position;
-use tavla_nn::bearoff::BearoffRace;
 use tavla_nn::search::MAX_PLY;
 use tavla_nn::supervised::{self, Sample};
 use tavla_nn::{Search, Weights};
 
 use crate::input::InputError;
 use crate::nn_cmd::PruneArgs;
-use crate::supervised_cmd::open_data;
+use crate::supervised_cmd::{bearoff_databases, labelling_search, open_data};
 
 /// `tavla train relabel`.
 #[derive(Debug, Args)]
@@ -70,13 +69,7 @@ pub fn relabel(args: &RelabelArgs) -> Result<()> {
     }
     let lines = read_lines(args)?;
     let weights = Arc::new(Weights::load_or_default(args.weights.as_deref())?);
-    let exact = if args.bearoff {
-        Some(Arc::new(
-            BearoffRace::default_databases().context("loading the bearoff databases")?,
-        ))
-    } else {
-        None
-    };
+    let exact = bearoff_databases(args.bearoff)?;
     let prune = if args.ply >= 1 {
         args.prune.load()?
     } else {
@@ -109,16 +102,7 @@ pub fn relabel(args: &RelabelArgs) -> Result<()> {
     }
     let threads = crate::input::threads(args.threads);
     let mut searches: Vec<Search> = (0..threads)
-        .map(|_| {
-            let mut s = Search::new(weights.clone());
-            if let Some(e) = &exact {
-                s = s.with_bearoff(e.clone());
-            }
-            if let Some(p) = &prune {
-                s = s.with_prune(p.clone());
-            }
-            s
-        })
+        .map(|_| labelling_search(weights.clone(), exact.as_ref(), prune.as_ref()))
         .collect();
     let todo = lines[done..]
         .iter()

@@ -98,6 +98,34 @@ pub struct LabelArgs {
 
 const CHUNK_MARK: &str = "# games ";
 
+/// The bearoff databases when `bearoff` (`--bearoff`) asks for them.
+pub(crate) fn bearoff_databases(bearoff: bool) -> Result<Option<Arc<BearoffRace>>> {
+    Ok(if bearoff {
+        Some(Arc::new(
+            BearoffRace::default_databases().context("loading the bearoff databases")?,
+        ))
+    } else {
+        None
+    })
+}
+
+/// A search of `weights` that labels positions: races from `exact` and inner choices pruned
+/// by `prune` when given.
+pub(crate) fn labelling_search(
+    weights: Arc<Weights>,
+    exact: Option<&Arc<BearoffRace>>,
+    prune: Option<&Prune>,
+) -> Search {
+    let mut s = Search::new(weights);
+    if let Some(e) = exact {
+        s = s.with_bearoff(e.clone());
+    }
+    if let Some(p) = prune {
+        s = s.with_prune(p.clone());
+    }
+    s
+}
+
 /// The header line that identifies a labelling run's settings.
 fn header(args: &LabelArgs, weights: &Weights, prune: Option<&Prune>) -> String {
     let hash = tavla_nn::inputs::fnv1a(&weights.to_bytes());
@@ -215,13 +243,7 @@ pub fn label(args: &LabelArgs) -> Result<()> {
         .into());
     }
     let weights = Arc::new(Weights::load_or_default(args.weights.as_deref())?);
-    let exact = if args.bearoff {
-        Some(Arc::new(
-            BearoffRace::default_databases().context("loading the bearoff databases")?,
-        ))
-    } else {
-        None
-    };
+    let exact = bearoff_databases(args.bearoff)?;
     // Pruning changes only labels of the search (not 0-ply or rollout labels), and only
     // those record it.
     let prune = if args.ply >= 1 && args.rollout_games == 0 {
@@ -230,16 +252,7 @@ pub fn label(args: &LabelArgs) -> Result<()> {
         None
     };
     let header = header(args, &weights, prune.as_ref());
-    let make_search = move |w: Arc<Weights>| {
-        let mut s = Search::new(w);
-        if let Some(e) = &exact {
-            s = s.with_bearoff(e.clone());
-        }
-        if let Some(p) = &prune {
-            s = s.with_prune(p.clone());
-        }
-        s
-    };
+    let make_search = move |w: Arc<Weights>| labelling_search(w, exact.as_ref(), prune.as_ref());
     let mut done = resume_point(args, &header)?;
     let mut file = OpenOptions::new()
         .create(true)

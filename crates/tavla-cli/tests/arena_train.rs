@@ -660,7 +660,7 @@ fn arena_luck_adjusts_the_result_and_narrows_its_interval() {
         "--b",
         "heuristic",
         "--games",
-        "40",
+        "200",
         "--seed",
         "1",
         "--luck",
@@ -671,8 +671,10 @@ fn arena_luck_adjusts_the_result_and_narrows_its_interval() {
     let adjusted = v["luck_adjusted_ci95"].as_f64().unwrap();
     let ppg = v["ppg_a"].as_f64().unwrap();
     let adjusted_ppg = v["luck_adjusted_ppg_a"].as_f64().unwrap();
-    // The neural engine values the rolls well: most of the dice's noise goes.
-    assert!(adjusted < raw / 1.5, "{adjusted} {raw}");
+    // The neural engine values the rolls well: much of the dice's noise goes. (Over 200
+    // games the default weights narrow the interval 1.55 to 2.2 times on seeds 1 to 12; 40
+    // games gave 1.2 to 2.6, too few for a bound.)
+    assert!(adjusted < raw / 1.3, "{adjusted} {raw}");
     // The adjustment is the mean luck difference, which is most of the raw result's noise:
     // it lies within the raw half-width about 95% of the time, within twice it almost always.
     assert!(
