@@ -7,17 +7,19 @@
 //! decided the usual way: each side rolls one die, ties are rolled again, and the higher die
 //! starts, playing both dice. The dice come from a ChaCha8 generator seeded with `--seed` (by
 //! default from the clock; the seed is printed so the game can be replayed). End of input ends
-//! the game cleanly.
+//! the game cleanly. `--save FILE` writes the game, finished or not, as a `.mat` record (the
+//! person left, the engine right) that `tavla luck` and gnubg read.
 
 use std::io::{BufRead, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tavla_core::{Dice, GameState, PlayList, Position, Roll, Rules, Side};
 use tavla_nn::{RankedPlay, Search, Weights};
+use tavla_notation::mat::{Action, GameRecord, MatchRecord};
 use tavla_notation::{format_pretty, PlayText, ResolvePlayError};
 use tavla_player::Player;
 
@@ -58,6 +60,13 @@ pub struct PlayArgs {
     /// The side you play.
     #[arg(long, value_enum, default_value_t = SideArg::X)]
     side: SideArg,
+    /// Write the game to FILE as a `.mat` record when it ends (also when abandoned): you
+    /// are the left player, the engine the right.
+    #[arg(long, value_name = "FILE")]
+    save: Option<std::path::PathBuf>,
+    /// Your name in the saved record.
+    #[arg(long, value_name = "NAME", default_value = "player")]
+    name: String,
 }
 
 /// How a game run ended.
@@ -85,8 +94,29 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
     });
     let spec = PlayerSpec::parse(&args.engine)?;
     let engine = spec.create(seed, Rules::Standard)?;
+    if args.name.contains(" : ") || args.name.trim().is_empty() {
+        anyhow::bail!(
+            "--name {:?}: a name must not be blank nor hold ` : `",
+            args.name
+        );
+    }
+    let mut record = MatchRecord::new(0, [args.name.clone(), engine.name().replace(" : ", " ")]);
+    let mut game = GameRecord::new(1, [0, 0]);
     let stdin = std::io::stdin();
-    run_game(stdin.lock(), out, engine, seed, args.side.into())?;
+    run_game(
+        stdin.lock(),
+        &mut *out,
+        engine,
+        seed,
+        args.side.into(),
+        &mut game,
+    )?;
+    if let Some(path) = &args.save {
+        record.games.push(game);
+        std::fs::write(path, record.to_mat())
+            .with_context(|| format!("cannot write the game to {}", path.display()))?;
+        writeln!(out, "Game saved to {}.", path.display())?;
+    }
     Ok(())
 }
 
@@ -183,7 +213,8 @@ fn outcome_word(points: u8) -> &'static str {
 }
 
 /// Plays one cubeless money game: the person (`human`) reads moves from `input`, the engine
-/// plays the other side; dice from `seed`. Returns how it ended.
+/// plays the other side; dice from `seed`. Returns how it ended. Every roll played is added to
+/// `record`, the person's as the left player's, the engine's as the right's, and the result.
 ///
 /// # Errors
 /// Only when writing to `out` or reading `input` fails.
@@ -193,6 +224,7 @@ pub fn run_game<R: BufRead, W: Write>(
     mut engine: Box<dyn Player>,
     seed: u64,
     human: Side,
+    record: &mut GameRecord,
 ) -> Result<GameEnd> {
     let mut dice = DiceRng(ChaCha8Rng::seed_from_u64(seed));
     let mut plays = PlayList::new();
@@ -330,9 +362,12 @@ pub fn run_game<R: BufRead, W: Write>(
             }
             choice
         };
+        let column = usize::from(state.turn != human);
+        record.push_play(column, &pos, roll, &plays.play(choice));
         let after = plays.positions()[choice];
         if let Some(outcome) = after.outcome() {
             let winner = state.turn;
+            record.push(column, Action::Wins(u32::from(outcome.points)));
             let mut end = state;
             end.position = after.flip();
             end.turn = !winner;
@@ -381,6 +416,7 @@ mod tests {
             Box::new(RandomPlayer::new(seed)),
             seed,
             human,
+            &mut GameRecord::new(1, [0, 0]),
         )
         .unwrap();
         (end, String::from_utf8(out).unwrap())
@@ -481,17 +517,33 @@ mod tests {
                     asked: false,
                 },
             );
+            let mut game = GameRecord::new(1, [0, 0]);
             let end = run_game(
                 input,
                 shared.clone(),
                 Box::new(RandomPlayer::new(seed)),
                 seed,
                 human,
+                &mut game,
             )
             .unwrap();
             let text = String::from_utf8(shared.0.borrow().clone()).unwrap();
+            // The record, written and read back, replays to the same result, the person left.
+            let mut record = MatchRecord::new(0, ["player".into(), "random".into()]);
+            record.games.push(game);
+            let back = MatchRecord::parse(&record.to_mat()).unwrap();
+            let replay = back.games[0].replay().unwrap();
+            let engine_rolls = replay.rolls.iter().filter(|r| r.player == 1).count();
+            assert_eq!(
+                engine_rolls,
+                text.matches("(random) rolls").count(),
+                "{text}"
+            );
+            let person_rolls = replay.rolls.len() - engine_rolls;
+            assert!(person_rolls + 1 >= engine_rolls && engine_rolls + 1 >= person_rolls);
             match end {
                 GameEnd::Finished { winner, points } => {
+                    assert_eq!(replay.result, Some((0, u32::from(points))), "{text}");
                     assert!((1..=3).contains(&points));
                     // The engine's best play beats a random player (almost always).
                     assert_eq!(winner, human, "{text}");

@@ -11,11 +11,14 @@
 //! [`GameRecord::replay`] plays a game's moves from the starting position, checking each
 //! against the legal plays, and gives every roll with the position it was thrown in.
 //!
+//! [`MatchRecord::to_mat`] writes a record back as gnubg writes it (columns, `25`/`0`, every
+//! sub-move on its own); [`GameRecord::push_play`] builds a game as it is played.
+//!
 //! Errors name the line (from 1) and what is wrong on it.
 
 use std::fmt;
 
-use tavla_core::{Position, Roll};
+use tavla_core::{Play, Position, Roll};
 
 use crate::moves::PlayText;
 
@@ -335,6 +338,144 @@ impl MatchRecord {
             players: players.unwrap_or_default(),
             games,
         })
+    }
+}
+
+/// The text of an action in a turn line: moves as `.mat` writes them, cube actions and results
+/// with gnubg's leading space. In the right half gnubg leaves a space after a move of fewer
+/// than four sub-moves and after a result.
+fn action_text(action: &Action, right: bool) -> String {
+    match action {
+        Action::Move(text) => {
+            let mut s = text.to_mat_string();
+            if right && text.pairs().len() < 4 {
+                s.push(' ');
+            }
+            s
+        }
+        Action::Double(v) => format!(" Doubles => {v}"),
+        Action::Beaver(v) => format!(" Beavers => {v}"),
+        Action::Take => " Takes".to_string(),
+        Action::Drop => " Drops".to_string(),
+        Action::Wins(p) => {
+            let s = format!(" Wins {p} point{}", if *p == 1 { "" } else { "s" });
+            if right {
+                s + " "
+            } else {
+                s
+            }
+        }
+    }
+}
+
+impl GameRecord {
+    /// An empty game numbered `number` (from 1), the scores before it `scores` (left, right).
+    #[must_use]
+    pub fn new(number: u32, scores: [u32; 2]) -> GameRecord {
+        GameRecord {
+            number,
+            scores,
+            turns: Vec::new(),
+            line: 0,
+        }
+    }
+
+    /// Adds `player`'s (0 left, 1 right) play of `roll` in `pos` (seen from the player), in
+    /// gnubg's plain form ([`PlayText::plain`]); the empty play for a roll that cannot move.
+    pub fn push_play(&mut self, player: Column, pos: &Position, roll: Roll, play: &Play) {
+        self.push(player, Action::Move(PlayText::plain(pos, roll, play)));
+    }
+
+    /// Adds an action by `player` (0 left, 1 right); a built turn's line is 0.
+    pub fn push(&mut self, player: Column, action: Action) {
+        self.turns.push(Turn {
+            player,
+            action,
+            line: 0,
+        });
+    }
+
+    /// Writes the game as gnubg's `export match mat` does: ` Game n`, the score line, then
+    /// numbered turn lines, the left player's action padded to 27 characters and a space, then
+    /// the right player's; a result after the last move on a line of its own in the winner's
+    /// column, one after a drop beside it.
+    fn write_mat(&self, players: &[String; 2], out: &mut String) {
+        use std::fmt::Write as _;
+        let _ = writeln!(out, " Game {}", self.number);
+        let left_score = format!("{} : {}", players[0], self.scores[0]);
+        let _ = writeln!(out, " {left_score:<31}{} : {}", players[1], self.scores[1]);
+        let mut n = 0u32;
+        let mut pending: Option<String> = None;
+        let flush = |pending: &mut Option<String>, n: &mut u32, out: &mut String| {
+            if let Some(left) = pending.take() {
+                *n += 1;
+                let _ = writeln!(out, "{n:>3}) {left:<27} ");
+            }
+        };
+        for (i, turn) in self.turns.iter().enumerate() {
+            let after_drop = i > 0 && self.turns[i - 1].action == Action::Drop;
+            match &turn.action {
+                Action::Wins(_) if !after_drop => {
+                    flush(&mut pending, &mut n, out);
+                    let text = action_text(&turn.action, false);
+                    let indent = if turn.player == 0 { 5 } else { 33 };
+                    let _ = writeln!(out, "{:indent$}{text}", "");
+                }
+                action if turn.player == 0 => {
+                    flush(&mut pending, &mut n, out);
+                    pending = Some(action_text(action, false));
+                }
+                action => {
+                    n += 1;
+                    let left = pending.take().unwrap_or_default();
+                    let _ = writeln!(out, "{n:>3}) {left:<27} {}", action_text(action, true));
+                }
+            }
+        }
+        flush(&mut pending, &mut n, out);
+        out.push('\n');
+    }
+}
+
+impl MatchRecord {
+    /// A record with no games yet: `length` 0 for a money session; `players` left and right.
+    #[must_use]
+    pub fn new(length: u32, players: [String; 2]) -> MatchRecord {
+        MatchRecord {
+            length,
+            players,
+            games: Vec::new(),
+        }
+    }
+
+    /// The record as `.mat` text, laid out as gnubg's `export match mat` writes it
+    /// (SPEC-match-records.md, section 1): ` N point match`, then each game. A record read from
+    /// a file gnubg wrote comes back byte for byte, but for the header tags (not kept). Names
+    /// are written as given: one with ` : ` in it cannot be read back.
+    ///
+    /// ```
+    /// use tavla_core::{PlayList, Position, Roll};
+    /// use tavla_notation::mat::{Action, GameRecord, MatchRecord};
+    ///
+    /// let mut record = MatchRecord::new(0, ["you".into(), "tavla".into()]);
+    /// let mut game = GameRecord::new(1, [0, 0]);
+    /// let roll = Roll::from_values(3, 1);
+    /// let mut plays = PlayList::new();
+    /// Position::START.legal_plays(roll, &mut plays);
+    /// game.push_play(0, &Position::START, roll, &plays.play(0));
+    /// record.games.push(game);
+    /// let text = record.to_mat();
+    /// assert!(text.starts_with(" 0 point match\n\n Game 1\n you : 0"));
+    /// assert_eq!(MatchRecord::parse(&text)?.games[0].turns.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn to_mat(&self) -> String {
+        let mut out = format!(" {} point match\n\n", self.length);
+        for game in &self.games {
+            game.write_mat(&self.players, &mut out);
+        }
+        out
     }
 }
 

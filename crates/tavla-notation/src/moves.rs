@@ -472,6 +472,72 @@ impl fmt::Display for PlayText {
 }
 
 impl PlayText {
+    /// The text of `play` (a legal play for `roll` in `pos`) in gnubg's plain form, as `.mat`
+    /// files write it and [`format_plain`] spells it: the roll, then every sub-move on its own,
+    /// highest source first, `*` on the first sub-move that lands on a blot.
+    ///
+    /// ```
+    /// use tavla_notation::PlayText;
+    /// use tavla_core::{PlayList, Position, Roll};
+    ///
+    /// let roll = Roll::from_values(6, 6);
+    /// let play = "24/18(2) 13/7(2)".parse::<PlayText>()?.resolve(&Position::START, roll)?;
+    /// let text = PlayText::plain(&Position::START, roll, &play);
+    /// assert_eq!(text.to_mat_string(), "66: 24/18 24/18 13/7 13/7");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn plain(pos: &Position, roll: Roll, play: &Play) -> PlayText {
+        let pairs = sorted(play);
+        let moves = pairs
+            .iter()
+            .enumerate()
+            .map(|(k, &(from, to))| TextMove {
+                path: vec![
+                    TextPoint {
+                        point: from,
+                        hit: false,
+                    },
+                    TextPoint {
+                        point: to,
+                        hit: hit_point(pos, to) && !pairs[..k].iter().any(|&(_, t)| t == to),
+                    },
+                ],
+                count: 1,
+            })
+            .collect();
+        PlayText {
+            roll: Some(roll),
+            moves,
+        }
+    }
+
+    /// The text as a `.mat` file writes it: the roll as `dd:`, then every written step on its
+    /// own as `from/to` with numbers (bar 25, off 0), a chain `24/18*/14` split into
+    /// `24/18* 18/14` and `(n)` written out n times, `*` where the text has it. A roll with no
+    /// move is `dd:` alone; a text without a roll has no prefix.
+    #[must_use]
+    pub fn to_mat_string(&self) -> String {
+        let mut out = String::new();
+        if let Some(r) = self.roll {
+            out.push_str(&format!("{r}:"));
+        }
+        for m in &self.moves {
+            for _ in 0..m.count {
+                for w in m.path.windows(2) {
+                    if !out.is_empty() {
+                        out.push(' ');
+                    }
+                    out.push_str(&format!("{}/{}", w[0].point, w[1].point));
+                    if w[1].hit {
+                        out.push('*');
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// Whether the text is a pass (no move).
     #[must_use]
     pub fn is_pass(&self) -> bool {
