@@ -14,6 +14,7 @@ mod luck_cmd;
 mod nn_cmd;
 mod play_cmd;
 mod players;
+mod record_cmd;
 mod relabel_cmd;
 mod supervised_cmd;
 mod train_cmd;
@@ -73,6 +74,9 @@ enum Command {
     /// roll, and the results with the luck taken out (luck-adjusted points per game, 95%
     /// interval).
     Luck(luck_cmd::LuckArgs),
+    /// Read a match record (.mat or SGF), check every game through the legal plays, and write
+    /// it as .mat or SGF.
+    Record(record_cmd::RecordArgs),
 }
 
 fn main() -> ExitCode {
@@ -93,6 +97,7 @@ fn main() -> ExitCode {
         Command::Train(args) => train_cmd::train(&args, &mut out),
         Command::Judge(args) => judge_cmd::judge(&args, &mut out),
         Command::Luck(args) => luck_cmd::luck(&args, &mut out),
+        Command::Record(args) => record_cmd::record(&args, &mut out),
         Command::Play(args) => play_cmd::play(&args, &mut out),
         Command::Bench(args) => bench_cmd::bench(&args, &mut out),
     }

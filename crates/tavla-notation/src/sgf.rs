@@ -25,6 +25,10 @@
 //!
 //! [`parse_record`] picks the format by content: SGF when the text starts (after whitespace)
 //! with `(;`, `.mat` otherwise.
+//!
+//! [`MatchRecord::to_sgf`] writes a record as gnubg saves one (without its analysis and
+//! statistics): one game tree per game, the root's `MI`, `PW`, `PB`, `RU[Crawford]` in a match
+//! and `RE`, then a node per move or cube action.
 
 use std::fmt;
 
@@ -770,6 +774,116 @@ impl MatchRecord {
             players: players.unwrap_or_default(),
             games,
         })
+    }
+}
+
+/// An SGF text value: `]` and `\\` escaped with a backslash.
+fn sgf_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c == ']' || c == '\\' {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The point letter of `point` (0 off, 1..=24, 25 bar) in `player`'s numbering (0 white,
+/// 1 black): white's 1-point is `a`, black's 1-point `x`, the bar `y`, off `z`.
+fn point_letter(player: Column, point: u8) -> char {
+    match point {
+        0 => 'z',
+        25 => 'y',
+        p if player == 0 => char::from(b'a' + p - 1),
+        p => char::from(b'a' + 24 - p),
+    }
+}
+
+/// A move value: the dice (larger first) and a pair of letters per written step.
+fn move_value(player: Column, text: &PlayText) -> String {
+    let mut out = text
+        .roll
+        .map_or_else(String::new, |r| format!("{}{}", r.high(), r.low()));
+    for (from, to) in text.pairs() {
+        out.push(point_letter(player, from));
+        out.push(point_letter(player, to));
+    }
+    out
+}
+
+impl MatchRecord {
+    /// The record as an SGF text of gnubg's (`GM[6]`), one game tree per game, as gnubg's
+    /// `save match` writes one but without analysis: the root holds `FF[4]GM[6]CA[UTF-8]`,
+    /// `AP[tavla:VERSION]`, `MI[length:L][game:G][ws:W][bs:B]` (the game from 0, the scores
+    /// before it), `PW` (the left player) and `PB` (the right), `RU[Crawford]` in a match, and
+    /// the result `RE[W+n]`/`RE[B+n]`, with `R` after it when the game ended neither on the board
+    /// nor by a drop (a resignation). Each move or cube action is a node: `W[..]`/`B[..]` with
+    /// the dice and a pair of point letters per checker step, `double` (also for a beaver),
+    /// `take`, `drop`. [`MatchRecord::parse_sgf`] reads it back to the same games (hit marks
+    /// aside, which SGF does not hold).
+    ///
+    /// ```
+    /// use tavla_core::{PlayList, Position, Roll};
+    /// use tavla_notation::mat::{GameRecord, MatchRecord};
+    ///
+    /// let mut record = MatchRecord::new(0, ["you".into(), "tavla".into()]);
+    /// let mut game = GameRecord::new(1, [0, 0]);
+    /// let roll = Roll::from_values(3, 1);
+    /// let play = "8/5 6/5".parse::<tavla_notation::PlayText>()?.resolve(&Position::START, roll)?;
+    /// game.push_play(0, &Position::START, roll, &play);
+    /// record.games.push(game);
+    /// let sgf = record.to_sgf();
+    /// assert!(sgf.contains("PW[you]PB[tavla]"));
+    /// assert!(sgf.contains("\n;W[31hejf])"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn to_sgf(&self) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        for (g, game) in self.games.iter().enumerate() {
+            let _ =
+                write!(
+                out,
+                "(;FF[4]GM[6]CA[UTF-8]AP[tavla:{}]MI[length:{}][game:{}][ws:{}][bs:{}]PW[{}]PB[{}]",
+                env!("CARGO_PKG_VERSION"),
+                self.length,
+                game.number.checked_sub(1).unwrap_or(u32::try_from(g).unwrap_or(u32::MAX)),
+                game.scores[0],
+                game.scores[1],
+                sgf_text(&self.players[0]),
+                sgf_text(&self.players[1]),
+            );
+            if self.length > 0 {
+                out.push_str("RU[Crawford]");
+            }
+            let ended_on_board = game
+                .replay()
+                .ok()
+                .and_then(|r| r.rolls.last().map(|t| t.after.outcome().is_some()))
+                .unwrap_or(false);
+            for (i, turn) in game.turns.iter().enumerate() {
+                if let Action::Wins(points) = turn.action {
+                    let dropped = i > 0 && game.turns[i - 1].action == Action::Drop;
+                    let resigned = if dropped || ended_on_board { "" } else { "R" };
+                    let _ = write!(out, "RE[{}+{points}{resigned}]", ["W", "B"][turn.player]);
+                    break;
+                }
+            }
+            for turn in &game.turns {
+                let value = match &turn.action {
+                    Action::Move(text) => move_value(turn.player, text),
+                    Action::Double(_) | Action::Beaver(_) => "double".to_string(),
+                    Action::Take => "take".to_string(),
+                    Action::Drop => "drop".to_string(),
+                    Action::Wins(_) => continue,
+                };
+                let _ = write!(out, "\n;{}[{value}]", ["W", "B"][turn.player]);
+            }
+            out.push_str(")\n");
+        }
+        out
     }
 }
 

@@ -132,19 +132,20 @@ fn gnubg_records_are_written_back_byte_for_byte() {
     }
 }
 
-/// Games built move by move (random legal plays, seeded) are written, read back and replayed
-/// to the same positions and results, with cube actions and both kinds of result line.
-#[test]
-fn built_games_are_read_back_and_replay() {
+/// Games built move by move (random legal plays, seeded), with cube actions ending a quarter
+/// of them, and the positions each roll left and each result.
+type Built = (MatchRecord, Vec<(Vec<tavla_core::Position>, (usize, u32))>);
+
+fn built_games(seed: u64, games: u32) -> Built {
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
     use tavla_core::{PlayList, Position, Roll};
     use tavla_notation::mat::GameRecord;
 
-    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut record = MatchRecord::new(0, ["left player".into(), "tavla".into()]);
     let mut expected = Vec::new();
-    for number in 1..=40 {
+    for number in 1..=games {
         let mut game = GameRecord::new(number, [0, 0]);
         let mut pos = Position::START;
         let mut player = usize::from(rng.gen_bool(0.5));
@@ -188,19 +189,111 @@ fn built_games_are_read_back_and_replay() {
         expected.push((positions, result));
         record.games.push(game);
     }
-    let text = record.to_mat();
-    let back = MatchRecord::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    assert_eq!(back.players, record.players);
-    assert_eq!(back.games.len(), 40);
-    for (game, (positions, result)) in back.games.iter().zip(&expected) {
+    (record, expected)
+}
+
+/// Checks that `record`'s games replay to `expected`'s positions and results.
+fn replays_to(record: &MatchRecord, expected: &[(Vec<tavla_core::Position>, (usize, u32))]) {
+    assert_eq!(record.games.len(), expected.len());
+    for (game, (positions, result)) in record.games.iter().zip(expected) {
         let replay = game
             .replay()
             .unwrap_or_else(|e| panic!("game {}: {e}", game.number));
-        let after: Vec<Position> = replay.rolls.iter().map(|r| r.after).collect();
+        let after: Vec<_> = replay.rolls.iter().map(|r| r.after).collect();
         assert_eq!(&after, positions, "game {}", game.number);
         assert_eq!(replay.result, Some(*result), "game {}", game.number);
         assert_eq!(replay.cube, game.number % 4 == 0, "game {}", game.number);
     }
-    // Written again from what was read, the text is the same.
+}
+
+/// Built games are written as `.mat`, read back and replayed to the same positions and
+/// results, with cube actions and both kinds of result line; written again, the same text.
+#[test]
+fn built_games_are_read_back_from_mat() {
+    let (record, expected) = built_games(11, 40);
+    let text = record.to_mat();
+    let back = MatchRecord::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(back.players, record.players);
+    replays_to(&back, &expected);
     assert_eq!(back.to_mat(), text);
+}
+
+/// The same games written as SGF and read back: the same positions, results and cube
+/// actions; written again, the same text.
+#[test]
+fn built_games_are_read_back_from_sgf() {
+    let (record, expected) = built_games(11, 40);
+    let text = record.to_sgf();
+    let back = MatchRecord::parse_sgf(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(back.players, record.players);
+    assert_eq!(back.length, 0);
+    replays_to(&back, &expected);
+    assert_eq!(back.to_sgf(), text);
+    // Games that end on the board or by a drop are not resignations.
+    assert!(!text.contains("R]"), "{text}");
+}
+
+/// gnubg's own records, written as SGF and read back, hold the same turns (and `.mat` and SGF
+/// of one record agree).
+#[test]
+fn gnubg_records_survive_sgf() {
+    let v = vectors();
+    for file in v["mat_files"].as_array().unwrap() {
+        let id = file["id"].as_str().unwrap();
+        let record = MatchRecord::parse(&text(&file["text"])).unwrap();
+        let back = MatchRecord::parse_sgf(&record.to_sgf()).unwrap_or_else(|e| panic!("{id}: {e}"));
+        assert_eq!(back.length, record.length, "{id}");
+        assert_eq!(back.players, record.players, "{id}");
+        for (a, b) in record.games.iter().zip(&back.games) {
+            assert_eq!((a.number, a.scores), (b.number, b.scores), "{id}");
+            let (ra, rb) = (a.replay().unwrap(), b.replay().unwrap());
+            let pa: Vec<_> = ra
+                .rolls
+                .iter()
+                .map(|r| (r.player, r.roll, r.after))
+                .collect();
+            let pb: Vec<_> = rb
+                .rolls
+                .iter()
+                .map(|r| (r.player, r.roll, r.after))
+                .collect();
+            assert_eq!(pa, pb, "{id} game {}", a.number);
+            assert_eq!(ra.result, rb.result, "{id} game {}", a.number);
+            let cube = |g: &tavla_notation::mat::GameRecord| -> Vec<(usize, Action)> {
+                g.turns
+                    .iter()
+                    .filter(|t| !matches!(t.action, Action::Move(_)))
+                    .map(|t| (t.player, t.action.clone()))
+                    .collect()
+            };
+            assert_eq!(cube(a), cube(b), "{id} game {}", a.number);
+        }
+    }
+}
+
+/// The SGF tavla writes of gnubg's records is what gnubg was seen to load back into the same
+/// games (its `.mat` export of them, `tests/data/gnubg-reads-sgf/`, is the original record).
+#[test]
+fn gnubg_reads_the_sgf_written() {
+    let v = vectors();
+    let dir = format!("{}/tests/data/gnubg-reads-sgf", env!("CARGO_MANIFEST_DIR"));
+    for id in ["MAT1", "MAT2"] {
+        let file = v["mat_files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["id"] == id)
+            .unwrap();
+        let original = MatchRecord::parse(&text(&file["text"])).unwrap();
+        let sgf = std::fs::read_to_string(format!("{dir}/{id}.tavla.sgf"))
+            .unwrap()
+            .replace(
+                "AP[tavla:0.1.0]",
+                &format!("AP[tavla:{}]", env!("CARGO_PKG_VERSION")),
+            );
+        assert_eq!(original.to_sgf(), sgf, "{id}: the SGF written changed");
+        let exported = std::fs::read_to_string(format!("{dir}/{id}.gnubg.mat")).unwrap();
+        let back = MatchRecord::parse(&exported).unwrap();
+        assert_eq!(back.to_mat(), original.to_mat(), "{id}");
+    }
 }

@@ -1,0 +1,75 @@
+//! `tavla record`: a match record (`.mat` or gnubg's SGF) checked game by game through the
+//! legal plays and written in either format.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+use tavla_notation::sgf::parse_record;
+
+use crate::input::InputError;
+
+/// The format written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RecordFormat {
+    /// Jellyfish `.mat` text, laid out as gnubg's `export match mat` writes it.
+    Mat,
+    /// gnubg's SGF (`GM[6]`), as its `save match` writes it (without analysis).
+    Sgf,
+}
+
+/// `tavla record`.
+#[derive(Args)]
+pub struct RecordArgs {
+    /// The record: `.mat` or SGF, told apart by content; `-` for stdin.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// The format to write.
+    #[arg(long, value_enum, default_value_t = RecordFormat::Mat)]
+    to: RecordFormat,
+    /// Write to FILE instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+}
+
+/// `tavla record`: reads the record, replays every game (an illegal move is refused with its
+/// game and line), and writes it in `--to`'s format; a summary line goes to stderr.
+///
+/// # Errors
+/// A file that cannot be read, is not a record, or holds a game that cannot be played; an
+/// output file that cannot be written.
+pub fn record(args: &RecordArgs, out: &mut impl Write) -> Result<()> {
+    let name = args.file.display().to_string();
+    let text = if name == "-" {
+        std::io::read_to_string(std::io::stdin())
+            .map_err(|e| InputError(format!("cannot read stdin: {e}")))?
+    } else {
+        std::fs::read_to_string(&args.file)
+            .map_err(|e| InputError(format!("cannot read {name}: {e}")))?
+    };
+    let record = parse_record(&text).map_err(|e| InputError(format!("{name}: {e}")))?;
+    let mut rolls = 0;
+    for game in &record.games {
+        let replay = game
+            .replay()
+            .map_err(|e| InputError(format!("{name}: game {}: {e}", game.number)))?;
+        rolls += replay.rolls.len();
+    }
+    let written = match args.to {
+        RecordFormat::Mat => record.to_mat(),
+        RecordFormat::Sgf => record.to_sgf(),
+    };
+    match &args.out {
+        Some(path) => std::fs::write(path, &written)
+            .with_context(|| format!("cannot write {}", path.display()))?,
+        None => out.write_all(written.as_bytes())?,
+    }
+    eprintln!(
+        "{name}: {} games, {rolls} rolls, {} against {}",
+        record.games.len(),
+        record.players[0],
+        record.players[1]
+    );
+    Ok(())
+}

@@ -1,0 +1,128 @@
+//! `tavla record` and `tavla play --save`: records converted between `.mat` and SGF, games
+//! saved as they are played, and clear errors for what is not a record.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use tavla_notation::mat::MatchRecord;
+
+fn tavla(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tavla"))
+        .args(args)
+        .output()
+        .expect("tavla runs")
+}
+
+fn data(name: &str) -> String {
+    format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn stdout(o: &Output) -> String {
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+#[test]
+fn a_session_goes_to_sgf_and_back_unchanged() {
+    let file = data("tavla-gnubg-2ply.mat");
+    let original = std::fs::read_to_string(&file).unwrap();
+    let dir = std::env::temp_dir().join(format!("tavla-record-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let sgf = dir.join("s.sgf");
+    let o = tavla(&[
+        "record",
+        &file,
+        "--to",
+        "sgf",
+        "--out",
+        sgf.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary = String::from_utf8_lossy(&o.stderr);
+    assert!(summary.contains("20 games"), "{summary}");
+    let text = std::fs::read_to_string(&sgf).unwrap();
+    assert_eq!(text.matches("(;FF[4]GM[6]").count(), 20);
+    // Back to .mat: the same games, turn for turn (the record's own layout is gnubg's, but
+    // for the header, so the text is the same after it).
+    let back = stdout(&tavla(&["record", sgf.to_str().unwrap()]));
+    let a = MatchRecord::parse(&original).unwrap();
+    let b = MatchRecord::parse(&back).unwrap();
+    assert_eq!(a.games.len(), b.games.len());
+    for (x, y) in a.games.iter().zip(&b.games) {
+        let (rx, ry) = (x.replay().unwrap(), y.replay().unwrap());
+        let px: Vec<_> = rx
+            .rolls
+            .iter()
+            .map(|r| (r.player, r.roll, r.after))
+            .collect();
+        let py: Vec<_> = ry
+            .rolls
+            .iter()
+            .map(|r| (r.player, r.roll, r.after))
+            .collect();
+        assert_eq!(px, py, "game {}", x.number);
+        assert_eq!(rx.result, ry.result, "game {}", x.number);
+    }
+    assert_eq!(back, a.to_mat());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn what_is_not_a_playable_record_is_refused_with_its_place() {
+    let dir = std::env::temp_dir().join(format!("tavla-record-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.mat");
+    std::fs::write(
+        &bad,
+        " 0 point match\n\n Game 1\n a : 0                          b : 0\n  1) 31: 8/5 6/5                 42: 24/17\n",
+    )
+    .unwrap();
+    let o = tavla(&["record", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("game 1") && err.contains("line 5"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let o = tavla(&["record", dir.join("missing.mat").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot read"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_game_played_is_saved_and_reads_back() {
+    let dir = std::env::temp_dir().join(format!("tavla-play-save-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let save = dir.join("g.mat");
+    // Against the random player, the person passing the engine's turn and quitting at the
+    // first prompt: the record holds every roll played before the quit.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tavla"))
+        .args([
+            "play",
+            "--engine",
+            "random",
+            "--seed",
+            "7",
+            "--name",
+            "Ann",
+            "--save",
+            save.to_str().unwrap(),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"quit\n").unwrap();
+    let o = child.wait_with_output().unwrap();
+    let text = stdout(&o);
+    assert!(text.contains("Game saved to"), "{text}");
+    let record = MatchRecord::parse(&std::fs::read_to_string(&save).unwrap()).unwrap();
+    assert_eq!(record.players, ["Ann".to_string(), "random".to_string()]);
+    let replay = record.games[0].replay().unwrap();
+    assert_eq!(replay.result, None);
+    let engine_moves = text.matches("(random) rolls").count();
+    assert_eq!(
+        replay.rolls.iter().filter(|r| r.player == 1).count(),
+        engine_moves
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
