@@ -1,10 +1,16 @@
 //! SGF reader (`.mat` or SGF by content): never panics, and neither does replaying what it
 //! accepts; every replayed roll starts from the position the one before left (seen from the
-//! other side).
+//! other side). A record whose games all replay is written as `.mat` and as SGF, and each is
+//! read back to the same rolls and results.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use tavla_notation::mat::{MatchRecord, Replay};
 use tavla_notation::sgf::parse_record;
+
+fn rolls(r: &Replay) -> Vec<(usize, tavla_core::Roll, tavla_core::Position)> {
+    r.rolls.iter().map(|t| (t.player, t.roll, t.after)).collect()
+}
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
@@ -15,11 +21,28 @@ fuzz_target!(|data: &[u8]| {
             return;
         }
     };
+    let mut replays = Vec::new();
     for game in &record.games {
-        let Ok(replay) = game.replay() else { continue };
+        let Ok(replay) = game.replay() else { return };
         for w in replay.rolls.windows(2) {
             assert_eq!(w[1].position, w[0].after.flip());
             assert_ne!(w[0].player, w[1].player);
+        }
+        replays.push(replay);
+    }
+    for (format, written) in [("mat", record.to_mat()), ("sgf", record.to_sgf())] {
+        let back = if format == "mat" {
+            MatchRecord::parse(&written).map_err(|e| e.to_string())
+        } else {
+            MatchRecord::parse_sgf(&written).map_err(|e| e.to_string())
+        };
+        let back = back.unwrap_or_else(|e| panic!("{format}: {e}\n{written}"));
+        assert_eq!(back.games.len(), record.games.len(), "{format}");
+        for (game, replay) in back.games.iter().zip(&replays) {
+            let again = game
+                .replay()
+                .unwrap_or_else(|e| panic!("{format}: {e}\n{written}"));
+            assert_eq!(rolls(&again), rolls(replay), "{format}\n{written}");
         }
     }
 });

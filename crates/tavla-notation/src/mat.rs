@@ -368,6 +368,22 @@ fn action_text(action: &Action, right: bool) -> String {
     }
 }
 
+/// A player's name as a `.mat` score line can hold it: control characters as spaces, ` : `
+/// (the name's end there) as ` - `, trimmed; `fallback` for a blank name.
+fn mat_name(name: &str, fallback: &str) -> String {
+    let cleaned: String = name
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let cleaned = cleaned.replace(" : ", " - ");
+    let cleaned = cleaned.trim();
+    if cleaned.is_empty() {
+        fallback.to_string()
+    } else {
+        cleaned.to_string()
+    }
+}
+
 impl GameRecord {
     /// An empty game numbered `number` (from 1), the scores before it `scores` (left, right).
     #[must_use]
@@ -402,8 +418,15 @@ impl GameRecord {
     fn write_mat(&self, players: &[String; 2], out: &mut String) {
         use std::fmt::Write as _;
         let _ = writeln!(out, " Game {}", self.number);
-        let left_score = format!("{} : {}", players[0], self.scores[0]);
-        let _ = writeln!(out, " {left_score:<31}{} : {}", players[1], self.scores[1]);
+        let left_score = format!("{} : {}", mat_name(&players[0], "Left"), self.scores[0]);
+        // gnubg pads the left half to 31 characters; a longer one keeps a space after it.
+        let gap = if left_score.len() >= 31 { " " } else { "" };
+        let _ = writeln!(
+            out,
+            " {left_score:<31}{gap}{} : {}",
+            mat_name(&players[1], "Right"),
+            self.scores[1]
+        );
         let mut n = 0u32;
         let mut pending: Option<String> = None;
         let flush = |pending: &mut Option<String>, n: &mut u32, out: &mut String| {
@@ -450,8 +473,9 @@ impl MatchRecord {
 
     /// The record as `.mat` text, laid out as gnubg's `export match mat` writes it
     /// (SPEC-match-records.md, section 1): ` N point match`, then each game. A record read from
-    /// a file gnubg wrote comes back byte for byte, but for the header tags (not kept). Names
-    /// are written as given: one with ` : ` in it cannot be read back.
+    /// a file gnubg wrote comes back byte for byte, but for the header tags (not kept). A name
+    /// is written with control characters as spaces and ` : ` as ` - ` (a score line could not
+    /// hold them), trimmed, and `Left` or `Right` when blank.
     ///
     /// ```
     /// use tavla_core::{PlayList, Position, Roll};

@@ -835,7 +835,7 @@ impl MatchRecord {
     /// record.games.push(game);
     /// let sgf = record.to_sgf();
     /// assert!(sgf.contains("PW[you]PB[tavla]"));
-    /// assert!(sgf.contains("\n;W[31hejf])"));
+    /// assert!(sgf.contains("\n;W[31hefe])"));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
