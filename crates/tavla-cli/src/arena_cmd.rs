@@ -8,7 +8,8 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use tavla_core::Rules;
-use tavla_match::arena::{run_arena_judged, ArenaConfig, ArenaResult, LuckJudge};
+use tavla_match::arena::{run_arena_recorded, ArenaConfig, ArenaResult, LuckJudge, RecordedGame};
+use tavla_notation::mat::{Action, GameRecord, MatchRecord};
 
 use crate::input::InputError;
 use crate::luck_cmd::NeuralLuck;
@@ -67,6 +68,30 @@ pub struct ArenaArgs {
     /// Print one JSON object instead of the table.
     #[arg(long)]
     json: bool,
+    /// Also write every game to FILE as a `.mat` money session (A the left player; the games
+    /// in pairs, A moving first in the first of each), for `tavla luck --pairs` or gnubg's
+    /// analysis. Standard rules only.
+    #[arg(long, value_name = "FILE")]
+    mat: Option<PathBuf>,
+}
+
+/// The games as a `.mat` money session, A the left player.
+fn session(result: &ArenaResult, games: &[RecordedGame]) -> MatchRecord {
+    let mut record = MatchRecord::new(0, [result.a.clone(), result.b.clone()]);
+    for (number, game) in (1..).zip(games) {
+        let mut g = GameRecord::new(number, [0, 0]);
+        // X rolls first; A is X in the first game of each pair.
+        let first = usize::from(!game.a_is_x);
+        for (k, r) in game.rolls.iter().enumerate() {
+            g.push_play((first + k) % 2, &r.position, r.roll, &r.play);
+        }
+        if let Some(winner) = game.result.winner {
+            let column = usize::from((winner == tavla_core::Side::X) != game.a_is_x);
+            g.push(column, Action::Wins(u32::from(game.result.points)));
+        }
+        record.games.push(g);
+    }
+    record
 }
 
 /// Runs `tavla arena`.
@@ -82,6 +107,13 @@ pub fn arena(args: &ArenaArgs, out: &mut impl Write) -> Result<()> {
         .into());
     }
     let rules = Rules::from(args.variant);
+    if args.mat.is_some() && rules != Rules::Standard {
+        return Err(InputError(
+            "--mat: a .mat record holds standard games only, not --variant no-quad-doubles"
+                .to_string(),
+        )
+        .into());
+    }
     let config = ArenaConfig {
         games: args.games,
         seed: args.seed,
@@ -101,7 +133,7 @@ pub fn arena(args: &ArenaArgs, out: &mut impl Write) -> Result<()> {
     };
     let factory = judge.map(|judge| move || -> Box<dyn LuckJudge> { Box::new(judge.clone()) });
     let start = Instant::now();
-    let result = run_arena_judged(
+    let (result, games) = run_arena_recorded(
         &config,
         |seed| a.create(seed, rules),
         |seed| b.create(seed, rules),
@@ -109,8 +141,13 @@ pub fn arena(args: &ArenaArgs, out: &mut impl Write) -> Result<()> {
             .as_ref()
             .map(|f| f as &(dyn Fn() -> Box<dyn LuckJudge> + Sync)),
         &progress,
+        args.mat.is_some(),
     )
     .context("arena failed")?;
+    if let Some(path) = &args.mat {
+        std::fs::write(path, session(&result, &games).to_mat())
+            .with_context(|| format!("cannot write the games to {}", path.display()))?;
+    }
     let seconds = start.elapsed().as_secs_f64();
     progress.finish_and_clear();
     if args.json {

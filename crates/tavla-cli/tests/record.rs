@@ -126,3 +126,54 @@ fn a_game_played_is_saved_and_reads_back() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `tavla arena --mat` records the games it plays: the same results as without it, and `tavla
+/// luck` on the record gives the arena's own luck-adjusted figure (the same judge).
+#[test]
+fn arena_games_are_recorded_and_their_luck_agrees() {
+    let dir = std::env::temp_dir().join(format!("tavla-arena-mat-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mat = dir.join("a.mat");
+    let args = [
+        "arena",
+        "--a",
+        "heuristic",
+        "--b",
+        "random",
+        "--games",
+        "40",
+        "--seed",
+        "3",
+        "--luck",
+        "--json",
+        "--threads",
+        "2",
+    ];
+    let plain: serde_json::Value = serde_json::from_str(&stdout(&tavla(&args))).unwrap();
+    let mut with_mat = args.to_vec();
+    with_mat.extend(["--mat", mat.to_str().unwrap()]);
+    let recorded: serde_json::Value = serde_json::from_str(&stdout(&tavla(&with_mat))).unwrap();
+    assert_eq!(plain, recorded);
+    let luck: serde_json::Value = serde_json::from_str(&stdout(&tavla(&[
+        "luck",
+        mat.to_str().unwrap(),
+        "--pairs",
+        "--json",
+    ])))
+    .unwrap();
+    assert_eq!(luck["games"], 40);
+    assert_eq!(luck["players"][0], "heuristic");
+    assert_eq!(luck["ppg_left"], plain["ppg_a"]);
+    let (a, b) = (
+        luck["luck_adjusted_ppg_left"].as_f64().unwrap(),
+        plain["luck_adjusted_ppg_a"].as_f64().unwrap(),
+    );
+    assert!((a - b).abs() < 1e-6, "{a} {b}");
+    // Other rules cannot be recorded.
+    let mut variant = with_mat.clone();
+    variant.extend(["--variant", "no-quad-doubles"]);
+    let o = tavla(&variant);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--mat"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

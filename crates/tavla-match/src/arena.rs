@@ -53,7 +53,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::Serialize;
-use tavla_core::{Dice, GameState, PlayList, Position, PositionId, Roll, Rules, Side};
+use tavla_core::{Dice, GameState, Play, PlayList, Position, PositionId, Roll, Rules, Side};
 use tavla_player::Player;
 
 /// Game pairs per block: each block makes its own two players (see the module docs).
@@ -150,6 +150,29 @@ pub struct GameResult {
     pub plies: u32,
 }
 
+/// One roll of a recorded game: the position it was thrown in (seen from the roller), the
+/// roll and the play chosen. The rollers alternate, `X` first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordedRoll {
+    /// The position, from the roller's side.
+    pub position: Position,
+    /// The roll.
+    pub roll: Roll,
+    /// The play chosen (the pass when none was legal).
+    pub play: Play,
+}
+
+/// A game of an arena run, recorded ([`run_arena_recorded`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedGame {
+    /// Whether A played `X` (and moved first): the first game of each pair.
+    pub a_is_x: bool,
+    /// Every roll, `X`'s first.
+    pub rolls: Vec<RecordedRoll>,
+    /// How it ended.
+    pub result: GameResult,
+}
+
 /// Plays one cubeless money game from the start, `X` first with the opening roll of `dice`.
 ///
 /// `plays` is scratch space. Players are told [`Player::new_game`] first.
@@ -183,9 +206,25 @@ pub fn play_game_judged(
     plays: &mut PlayList,
     judge: Option<&mut dyn LuckJudge>,
 ) -> Result<(GameResult, f64), ArenaError> {
+    play_game_recorded(x, o, dice, rules, plays, judge, None)
+}
+
+/// [`play_game_judged`], also adding every roll played to `record` when given.
+///
+/// # Errors
+/// As [`play_game`].
+pub fn play_game_recorded(
+    x: &mut dyn Player,
+    o: &mut dyn Player,
+    dice: &mut DiceStream,
+    rules: Rules,
+    plays: &mut PlayList,
+    judge: Option<&mut dyn LuckJudge>,
+    record: Option<&mut Vec<RecordedRoll>>,
+) -> Result<(GameResult, f64), ArenaError> {
     x.new_game();
     o.new_game();
-    let result = play_moves(x, o, dice, rules, plays, judge)?;
+    let result = play_moves(x, o, dice, rules, plays, judge, record)?;
     // A player that failed (an external engine that died or answered nonsense) played some
     // moves by its fallback: the game is not a fair result.
     check_failure(x)?;
@@ -210,6 +249,7 @@ fn play_moves(
     rules: Rules,
     plays: &mut PlayList,
     mut judge: Option<&mut dyn LuckJudge>,
+    mut record: Option<&mut Vec<RecordedRoll>>,
 ) -> Result<(GameResult, f64), ArenaError> {
     let mut state = GameState::money(Position::START);
     let mut roll = dice.opening_roll();
@@ -242,6 +282,13 @@ fn play_moves(
             }
             choice
         };
+        if let Some(record) = record.as_deref_mut() {
+            record.push(RecordedRoll {
+                position: state.position,
+                roll,
+                play: plays.play(choice),
+            });
+        }
         let after = plays.positions()[choice];
         if let Some(outcome) = after.outcome() {
             debug_assert!(outcome.on_roll_wins, "only the mover can finish");
@@ -574,6 +621,48 @@ where
     FB: Fn(u64) -> Result<PB, E> + Sync,
     E: Into<BoxError>,
 {
+    run(config, make_a, make_b, make_judge, progress, false).map(|(result, _)| result)
+}
+
+/// [`run_arena_judged`], also returning every game played when `record` is set (else none),
+/// in order: pair by pair, the game with A as `X` first. The results are those of the same
+/// run unrecorded.
+///
+/// # Errors
+/// As [`run_arena`].
+pub fn run_arena_recorded<PA, PB, FA, FB, E>(
+    config: &ArenaConfig,
+    make_a: FA,
+    make_b: FB,
+    make_judge: Option<JudgeFactory<'_>>,
+    progress: &ProgressBar,
+    record: bool,
+) -> Result<(ArenaResult, Vec<RecordedGame>), ArenaError>
+where
+    PA: Player,
+    PB: Player,
+    FA: Fn(u64) -> Result<PA, E> + Sync,
+    FB: Fn(u64) -> Result<PB, E> + Sync,
+    E: Into<BoxError>,
+{
+    run(config, make_a, make_b, make_judge, progress, record)
+}
+
+fn run<PA, PB, FA, FB, E>(
+    config: &ArenaConfig,
+    make_a: FA,
+    make_b: FB,
+    make_judge: Option<JudgeFactory<'_>>,
+    progress: &ProgressBar,
+    record: bool,
+) -> Result<(ArenaResult, Vec<RecordedGame>), ArenaError>
+where
+    PA: Player,
+    PB: Player,
+    FA: Fn(u64) -> Result<PA, E> + Sync,
+    FB: Fn(u64) -> Result<PB, E> + Sync,
+    E: Into<BoxError>,
+{
     if config.games < 2 || config.games % 2 != 0 {
         return Err(ArenaError::Games {
             games: config.games,
@@ -594,7 +683,7 @@ where
         .build()
         .map_err(ArenaError::Threads)?;
 
-    let run_block = |block: u64| -> Result<Tally, ArenaError> {
+    let run_block = |block: u64| -> Result<(Tally, Vec<RecordedGame>), ArenaError> {
         let mut a = make_a(player_seed(config.seed, block, Slot::A))
             .map_err(|e| create_error(Slot::A, e))?;
         let mut b = make_b(player_seed(config.seed, block, Slot::B))
@@ -602,26 +691,42 @@ where
         let mut judge = make_judge.map(|make| make());
         let mut plays = PlayList::new();
         let mut tally = Tally::default();
+        let mut games = Vec::new();
+        let (mut rolls1, mut rolls2) = (Vec::new(), Vec::new());
         let first = block * BLOCK_PAIRS;
         for pair in first..(first + BLOCK_PAIRS).min(pairs) {
             let mut dice = DiceStream::new(config.seed, pair);
-            let (g1, luck1) = play_game_judged(
+            let (g1, luck1) = play_game_recorded(
                 &mut a,
                 &mut b,
                 &mut dice,
                 config.rules,
                 &mut plays,
                 judge.as_mut().map(|j| &mut **j as &mut dyn LuckJudge),
+                record.then_some(&mut rolls1),
             )?;
             let mut dice = DiceStream::new(config.seed, pair);
-            let (g2, luck2) = play_game_judged(
+            let (g2, luck2) = play_game_recorded(
                 &mut b,
                 &mut a,
                 &mut dice,
                 config.rules,
                 &mut plays,
                 judge.as_mut().map(|j| &mut **j as &mut dyn LuckJudge),
+                record.then_some(&mut rolls2),
             )?;
+            if record {
+                games.push(RecordedGame {
+                    a_is_x: true,
+                    rolls: std::mem::take(&mut rolls1),
+                    result: g1,
+                });
+                games.push(RecordedGame {
+                    a_is_x: false,
+                    rolls: std::mem::take(&mut rolls2),
+                    result: g2,
+                });
+            }
             let (p1, w1) = tally.add_game(Side::X, g1);
             let (p2, w2) = tally.add_game(Side::O, g2);
             // A is X in the first game and O in the second.
@@ -629,15 +734,21 @@ where
             tally.add_pair(p1 + p2, w1 + w2, adjusted);
             progress.inc(2);
         }
-        Ok(tally)
+        Ok((tally, games))
     };
-    let tallies: Vec<Tally> = pool.install(|| {
+    // Blocks come back in block order (an indexed parallel iterator), so the games do too.
+    let blocks: Vec<(Tally, Vec<RecordedGame>)> = pool.install(|| {
         (0..blocks)
             .into_par_iter()
             .map(run_block)
             .collect::<Result<Vec<_>, _>>()
     })?;
-    let t = tallies.into_iter().fold(Tally::default(), Tally::merge);
+    let mut recorded = Vec::new();
+    let mut t = Tally::default();
+    for (tally, games) in blocks {
+        t = t.merge(tally);
+        recorded.extend(games);
+    }
 
     let (ppg_a, ci95) = mean_ci(t.pairs, t.pair_points as f64, t.pair_points_sq as f64);
     let (win_rate_a, win_rate_ci95) = mean_ci(t.pairs, t.pair_wins as f64, t.pair_wins_sq as f64);
@@ -648,7 +759,7 @@ where
         (None, None)
     };
     let games = 2 * t.pairs;
-    Ok(ArenaResult {
+    let result = ArenaResult {
         a: names.0,
         b: names.1,
         variant: variant_name(config.rules),
@@ -670,7 +781,8 @@ where
         plies_avg: t.plies as f64 / games as f64,
         luck_adjusted_ppg_a,
         luck_adjusted_ci95,
-    })
+    };
+    Ok((result, recorded))
 }
 
 fn create_error(slot: Slot, e: impl Into<BoxError>) -> ArenaError {
