@@ -621,7 +621,8 @@ where
     FB: Fn(u64) -> Result<PB, E> + Sync,
     E: Into<BoxError>,
 {
-    run(config, make_a, make_b, make_judge, progress, false).map(|(result, _)| result)
+    run_arena_recorded(config, make_a, make_b, make_judge, progress, false)
+        .map(|(result, _)| result)
 }
 
 /// [`run_arena_judged`], also returning every game played when `record` is set (else none),
@@ -631,24 +632,6 @@ where
 /// # Errors
 /// As [`run_arena`].
 pub fn run_arena_recorded<PA, PB, FA, FB, E>(
-    config: &ArenaConfig,
-    make_a: FA,
-    make_b: FB,
-    make_judge: Option<JudgeFactory<'_>>,
-    progress: &ProgressBar,
-    record: bool,
-) -> Result<(ArenaResult, Vec<RecordedGame>), ArenaError>
-where
-    PA: Player,
-    PB: Player,
-    FA: Fn(u64) -> Result<PA, E> + Sync,
-    FB: Fn(u64) -> Result<PB, E> + Sync,
-    E: Into<BoxError>,
-{
-    run(config, make_a, make_b, make_judge, progress, record)
-}
-
-fn run<PA, PB, FA, FB, E>(
     config: &ArenaConfig,
     make_a: FA,
     make_b: FB,

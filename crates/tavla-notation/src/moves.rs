@@ -36,6 +36,23 @@ pub struct TextMove {
     pub count: u8,
 }
 
+impl TextMove {
+    /// One checker's step `from/to` (`*` after `to` when `hit`), made once.
+    #[must_use]
+    pub fn step(from: u8, to: u8, hit: bool) -> TextMove {
+        TextMove {
+            path: vec![
+                TextPoint {
+                    point: from,
+                    hit: false,
+                },
+                TextPoint { point: to, hit },
+            ],
+            count: 1,
+        }
+    }
+}
+
 /// Move text as written, checked for syntax only: `8/5 6/5`, `bar/22*`, `6/off(2)`,
 /// `24/18*/14`, `24/14`, `13/7(2) 8/2(2)`, `42: 8/4 6/4`, `pass`.
 ///
@@ -492,18 +509,9 @@ impl PlayText {
         let moves = pairs
             .iter()
             .enumerate()
-            .map(|(k, &(from, to))| TextMove {
-                path: vec![
-                    TextPoint {
-                        point: from,
-                        hit: false,
-                    },
-                    TextPoint {
-                        point: to,
-                        hit: hit_point(pos, to) && !pairs[..k].iter().any(|&(_, t)| t == to),
-                    },
-                ],
-                count: 1,
+            .map(|(k, &(from, to))| {
+                let hit = hit_point(pos, to) && !pairs[..k].iter().any(|&(_, t)| t == to);
+                TextMove::step(from, to, hit)
             })
             .collect();
         PlayText {

@@ -35,7 +35,7 @@ use std::fmt;
 use tavla_core::{Die, Roll};
 
 use crate::mat::{Action, Column, GameRecord, MatError, MatchRecord, Turn};
-use crate::moves::{PlayText, TextMove, TextPoint};
+use crate::moves::{PlayText, TextMove};
 
 /// An SGF text that cannot be read into a [`MatchRecord`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -699,19 +699,7 @@ fn read_move(player: Column, value: &str) -> Result<PlayText, (usize, String)> {
                 ),
             ));
         }
-        moves.push(TextMove {
-            path: vec![
-                TextPoint {
-                    point: from,
-                    hit: false,
-                },
-                TextPoint {
-                    point: to,
-                    hit: false,
-                },
-            ],
-            count: 1,
-        });
+        moves.push(TextMove::step(from, to, false));
     }
     Ok(PlayText {
         roll: Some(roll),
