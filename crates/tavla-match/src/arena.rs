@@ -190,30 +190,16 @@ pub fn play_game(
     rules: Rules,
     plays: &mut PlayList,
 ) -> Result<GameResult, ArenaError> {
-    play_game_judged(x, o, dice, rules, plays, None).map(|(result, _)| result)
+    play_game_judged(x, o, dice, rules, plays, None, None).map(|(result, _)| result)
 }
 
 /// [`play_game`], also returning the luck of `X`'s rolls minus the luck of `O`'s as `judge`
-/// values them (0 without a judge; see the module docs).
+/// values them (0 without a judge; see the module docs), and adding every roll played to
+/// `record` when given.
 ///
 /// # Errors
 /// As [`play_game`].
 pub fn play_game_judged(
-    x: &mut dyn Player,
-    o: &mut dyn Player,
-    dice: &mut DiceStream,
-    rules: Rules,
-    plays: &mut PlayList,
-    judge: Option<&mut dyn LuckJudge>,
-) -> Result<(GameResult, f64), ArenaError> {
-    play_game_recorded(x, o, dice, rules, plays, judge, None)
-}
-
-/// [`play_game_judged`], also adding every roll played to `record` when given.
-///
-/// # Errors
-/// As [`play_game`].
-pub fn play_game_recorded(
     x: &mut dyn Player,
     o: &mut dyn Player,
     dice: &mut DiceStream,
@@ -679,7 +665,7 @@ where
         let first = block * BLOCK_PAIRS;
         for pair in first..(first + BLOCK_PAIRS).min(pairs) {
             let mut dice = DiceStream::new(config.seed, pair);
-            let (g1, luck1) = play_game_recorded(
+            let (g1, luck1) = play_game_judged(
                 &mut a,
                 &mut b,
                 &mut dice,
@@ -689,7 +675,7 @@ where
                 record.then_some(&mut rolls1),
             )?;
             let mut dice = DiceStream::new(config.seed, pair);
-            let (g2, luck2) = play_game_recorded(
+            let (g2, luck2) = play_game_judged(
                 &mut b,
                 &mut a,
                 &mut dice,

@@ -192,6 +192,14 @@ fn built_games(seed: u64, games: u32) -> Built {
     (record, expected)
 }
 
+/// Each roll of a replayed game: who threw it, the roll and the position it left.
+fn rolls(r: &tavla_notation::mat::Replay) -> Vec<(usize, tavla_core::Roll, tavla_core::Position)> {
+    r.rolls
+        .iter()
+        .map(|t| (t.player, t.roll, t.after))
+        .collect()
+}
+
 /// Checks that `record`'s games replay to `expected`'s positions and results.
 fn replays_to(record: &MatchRecord, expected: &[(Vec<tavla_core::Position>, (usize, u32))]) {
     assert_eq!(record.games.len(), expected.len());
@@ -247,17 +255,7 @@ fn gnubg_records_survive_sgf() {
         for (a, b) in record.games.iter().zip(&back.games) {
             assert_eq!((a.number, a.scores), (b.number, b.scores), "{id}");
             let (ra, rb) = (a.replay().unwrap(), b.replay().unwrap());
-            let pa: Vec<_> = ra
-                .rolls
-                .iter()
-                .map(|r| (r.player, r.roll, r.after))
-                .collect();
-            let pb: Vec<_> = rb
-                .rolls
-                .iter()
-                .map(|r| (r.player, r.roll, r.after))
-                .collect();
-            assert_eq!(pa, pb, "{id} game {}", a.number);
+            assert_eq!(rolls(&ra), rolls(&rb), "{id} game {}", a.number);
             assert_eq!(ra.result, rb.result, "{id} game {}", a.number);
             let cube = |g: &tavla_notation::mat::GameRecord| -> Vec<(usize, Action)> {
                 g.turns
