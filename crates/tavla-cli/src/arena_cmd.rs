@@ -145,7 +145,10 @@ pub fn arena(args: &ArenaArgs, out: &mut impl Write) -> Result<()> {
     )
     .context("arena failed")?;
     if let Some(path) = &args.mat {
-        std::fs::write(path, session(&result, &games).to_mat())
+        let text = session(&result, &games)
+            .to_mat()
+            .context("cannot write the games as .mat")?;
+        std::fs::write(path, text)
             .with_context(|| format!("cannot write the games to {}", path.display()))?;
     }
     let seconds = start.elapsed().as_secs_f64();

@@ -113,7 +113,9 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
     )?;
     if let Some(path) = &args.save {
         record.games.push(game);
-        std::fs::write(path, record.to_mat())
+        // A game played here has no set-up turn, which is all `to_mat` refuses.
+        let text = record.to_mat().context("cannot write the game as .mat")?;
+        std::fs::write(path, text)
             .with_context(|| format!("cannot write the game to {}", path.display()))?;
         writeln!(out, "Game saved to {}.", path.display())?;
     }
@@ -531,7 +533,7 @@ mod tests {
             // The record, written and read back, replays to the same result, the person left.
             let mut record = MatchRecord::new(0, ["player".into(), "random".into()]);
             record.games.push(game);
-            let back = MatchRecord::parse(&record.to_mat()).unwrap();
+            let back = MatchRecord::parse(&record.to_mat().unwrap()).unwrap();
             let replay = back.games[0].replay().unwrap();
             let engine_rolls = replay.rolls.iter().filter(|r| r.player == 1).count();
             assert_eq!(

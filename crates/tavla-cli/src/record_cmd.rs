@@ -57,7 +57,9 @@ pub fn record(args: &RecordArgs, out: &mut impl Write) -> Result<()> {
         rolls += replay.rolls.len();
     }
     let written = match args.to {
-        RecordFormat::Mat => record.to_mat(),
+        RecordFormat::Mat => record
+            .to_mat()
+            .map_err(|e| InputError(format!("{name}: {e}")))?,
         RecordFormat::Sgf => record.to_sgf(),
     };
     match &args.out {

@@ -63,7 +63,7 @@ fn a_session_goes_to_sgf_and_back_unchanged() {
         assert_eq!(px, py, "game {}", x.number);
         assert_eq!(rx.result, ry.result, "game {}", x.number);
     }
-    assert_eq!(back, a.to_mat());
+    assert_eq!(back, a.to_mat().unwrap());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -176,4 +176,24 @@ fn arena_games_are_recorded_and_their_luck_agrees() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--mat"));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A record with a set-up position goes to SGF, and `--to mat` is refused with its line (a
+/// `.mat` record cannot hold a set-up).
+#[test]
+fn set_up_records_go_to_sgf_only() {
+    let file = format!(
+        "{}/../tavla-notation/tests/data/gnubg-reads-sgf/SETUP1.gnubg.sgf",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let sgf = stdout(&tavla(&["record", &file, "--to", "sgf"]));
+    assert!(sgf.contains("\n;PL[B]AE[a:y]AW[f][f]"), "{sgf}");
+    let o = tavla(&["record", &file, "--to", "mat"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("line 2") && err.contains("cannot hold"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
 }

@@ -14,11 +14,15 @@
 //! [`MatchRecord::to_mat`] writes a record back as gnubg writes it (columns, `25`/`0`, every
 //! sub-move on its own); [`GameRecord::push_play`] builds a game as it is played.
 //!
+//! A game may also hold set-up turns ([`Action::SetUp`]: a board, the player to move, the
+//! dice or the cube set by hand), which SGF records carry and `.mat` cannot: they are read
+//! from SGF, replayed, and written back to SGF; `to_mat` refuses a record that has one.
+//!
 //! Errors name the line (from 1) and what is wrong on it.
 
 use std::fmt;
 
-use tavla_core::{Play, Position, Roll};
+use tavla_core::{Board, Play, Position, Roll};
 
 use crate::moves::PlayText;
 
@@ -40,12 +44,47 @@ pub enum Action {
     Drop,
     /// Wins this many points: the game's result.
     Wins(u32),
+    /// A position, turn, dice or cube set by hand (an SGF set-up node; `.mat` has none).
+    SetUp(SetUp),
+}
+
+/// What a set-up turn sets; `None` leaves that part as it was.
+///
+/// After a set-up the next move may be either player's: gnubg's set-up nodes do not always
+/// name the player who moves next (its `set turn` writes no node), so the moves say who moves.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SetUp {
+    /// Each player's checkers (0 left, 1 right), in the owner's numbering: index `i` (0..=23)
+    /// is its point `i + 1`, index 24 its bar; those not on the board are borne off. Always a
+    /// legal position (at most 15 checkers a side, no point held by both).
+    pub board: Option<[[u8; 25]; 2]>,
+    /// The player on roll (SGF `PL`).
+    pub to_move: Option<Column>,
+    /// The dice set for the next roll (SGF `DI`).
+    pub dice: Option<Roll>,
+    /// The cube's value (SGF `CV`).
+    pub cube: Option<u32>,
+    /// The cube's owner (SGF `CP`): `Some(None)` centred, `Some(Some(player))` owned.
+    pub cube_owner: Option<Option<Column>>,
+}
+
+impl SetUp {
+    /// The board of `board` seen from `player` (0 left, 1 right) on roll.
+    #[must_use]
+    pub fn position(board: &[[u8; 25]; 2], player: Column) -> Option<Position> {
+        Position::try_from(Board {
+            on_roll: board[player],
+            opponent: board[1 - player],
+        })
+        .ok()
+    }
 }
 
 /// An action and who took it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Turn {
-    /// 0 for the left player, 1 for the right.
+    /// 0 for the left player, 1 for the right (for a set-up, the player it names on roll, or
+    /// 0).
     pub player: Column,
     /// What the player did.
     pub action: Action,
@@ -365,6 +404,8 @@ fn action_text(action: &Action, right: bool) -> String {
                 s
             }
         }
+        // Refused before writing (`MatchRecord::to_mat`).
+        Action::SetUp(_) => String::new(),
     }
 }
 
@@ -488,18 +529,35 @@ impl MatchRecord {
     /// Position::START.legal_plays(roll, &mut plays);
     /// game.push_play(0, &Position::START, roll, &plays.play(0));
     /// record.games.push(game);
-    /// let text = record.to_mat();
+    /// let text = record.to_mat()?;
     /// assert!(text.starts_with(" 0 point match\n\n Game 1\n you : 0"));
     /// assert_eq!(MatchRecord::parse(&text)?.games[0].turns.len(), 1);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn to_mat(&self) -> String {
+    ///
+    /// # Errors
+    /// [`MatError`] at the line of the first set-up turn ([`Action::SetUp`]; the line it was
+    /// read from, 0 for a built one), which `.mat` cannot hold.
+    pub fn to_mat(&self) -> Result<String, MatError> {
+        for game in &self.games {
+            if let Some(t) = game
+                .turns
+                .iter()
+                .find(|t| matches!(t.action, Action::SetUp(_)))
+            {
+                return Err(err(
+                    t.line,
+                    format!(
+                        "game {} sets up a position, which a .mat record cannot hold (write SGF)",
+                        game.number
+                    ),
+                ));
+            }
+        }
         let mut out = format!(" {} point match\n\n", self.length);
         for game in &self.games {
             game.write_mat(&self.players, &mut out);
         }
-        out
+        Ok(out)
     }
 }
 
@@ -534,23 +592,47 @@ pub struct Replay {
 
 impl GameRecord {
     /// Plays the game's moves from the starting position (standard rules), the first roller
-    /// starting. Each move must be legal for its roll; rolls must alternate between the
-    /// players.
+    /// starting, or from the board of a set-up turn. Each move must be legal for its roll;
+    /// rolls must alternate between the players, but for the first move after a set-up, which
+    /// may be either player's (and is not an opening roll if the set-up placed the checkers).
     ///
     /// # Errors
     /// [`MatError`] at the line of a move that is illegal, ambiguous or by the wrong player,
     /// of a move after the game is over, or of a `Wins` that contradicts a finished position.
     pub fn replay(&self) -> Result<Replay, MatError> {
         let mut position = Position::START;
+        // The board in each player's numbering while a set-up's board waits for its mover.
+        let mut board: Option<[[u8; 25]; 2]> = None;
+        let mut set_up = false;
+        // Whose view `position` is in; `None` for the (symmetric) starting position.
+        let mut view: Option<Column> = None;
         let mut to_move: Option<Column> = None;
-        let mut rolls = Vec::new();
+        let mut rolls: Vec<RolledTurn> = Vec::new();
         let mut finished: Option<(Column, u32)> = None;
         let mut written: Option<(Column, u32)> = None;
         let mut cube = false;
         for turn in &self.turns {
             match &turn.action {
+                Action::SetUp(s) => {
+                    if let Some(b) = s.board {
+                        board = Some(b);
+                        set_up = true;
+                        finished = None;
+                    }
+                    to_move = None;
+                    if s.cube.is_some_and(|v| v > 1) || matches!(s.cube_owner, Some(Some(_))) {
+                        cube = true;
+                    }
+                }
                 Action::Move(text) => {
-                    if finished.is_some() {
+                    if let Some(b) = board.take() {
+                        position = SetUp::position(&b, turn.player)
+                            .ok_or_else(|| err(turn.line, "the set-up board is not a position"))?;
+                    } else if view.is_some_and(|v| v != turn.player) {
+                        // After a set-up, the other player moves on the same board.
+                        position = position.flip();
+                    }
+                    if finished.is_some() || position.outcome().is_some() {
                         return Err(err(turn.line, "a move after the game is over"));
                     }
                     if let Some(p) = to_move {
@@ -567,7 +649,7 @@ impl GameRecord {
                     let roll = text
                         .roll
                         .ok_or_else(|| err(turn.line, format!("`{text}`: no roll")))?;
-                    let opening = to_move.is_none();
+                    let opening = rolls.is_empty() && !set_up;
                     if opening && roll.is_double() {
                         return Err(err(turn.line, "the opening roll cannot be a double"));
                     }
@@ -590,6 +672,7 @@ impl GameRecord {
                     }
                     position = after.flip();
                     to_move = Some(1 - turn.player);
+                    view = to_move;
                 }
                 Action::Double(_) | Action::Beaver(_) | Action::Take | Action::Drop => {
                     cube = true;

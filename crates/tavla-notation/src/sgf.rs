@@ -15,9 +15,12 @@
 //! `A`, `DA`, `MR`, ...) are skipped; of a tree's variations only the main line (the first) is
 //! read.
 //!
-//! What the model cannot hold is refused rather than guessed: set-up nodes (`AE`, `AW`, `AB`,
-//! `PL`, `DI`, `CP`, and `CV` after the root) and games that do not start from the standard
-//! position (`RU[Nackgammon]`, `RU[Hypergammon..]`).
+//! Set-up nodes (a position, the turn, the dice or the cube set by hand: `AE[a:y]` with `AW`
+//! and `AB` one letter per checker, `PL`, `DI`, `CP`, and `CV` after the root) become
+//! [`Action::SetUp`] turns; a game may go on from the board one sets. What the model cannot
+//! hold is refused rather than guessed: boards edited in part (`AW`/`AB` without clearing the
+//! board with `AE[a:y]`) and games that do not start from the standard position
+//! (`RU[Nackgammon]`, `RU[Hypergammon..]`).
 //!
 //! Errors ([`SgfError`]) name the game (counting game trees from 1), the line (from 1) and the
 //! byte offset. The lines of turns are those of their nodes, so replay errors point into the
@@ -34,7 +37,7 @@ use std::fmt;
 
 use tavla_core::{Die, Roll};
 
-use crate::mat::{Action, Column, GameRecord, MatError, MatchRecord, Turn};
+use crate::mat::{Action, Column, GameRecord, MatError, MatchRecord, SetUp, Turn};
 use crate::moves::{PlayText, TextMove};
 
 /// An SGF text that cannot be read into a [`MatchRecord`].
@@ -457,8 +460,156 @@ struct GameInfo {
 /// The side names, white (the left player) and black.
 const SIDES: [&str; 2] = ["white", "black"];
 
-/// The set-up properties, which [`MatchRecord`] cannot hold (`CV` only after the root).
+/// The set-up properties (`CV` only after the root).
 const SETUP: [&str; 6] = ["AE", "AW", "AB", "PL", "DI", "CP"];
+
+/// Reads the set-up properties of a node into a [`SetUp`]; `None` when it has none. `cube` is
+/// the cube's value so far (a `CV` sets it). Errors give the offset and what is wrong.
+fn read_setup(
+    props: &[Prop<'_>],
+    root: bool,
+    cube: &mut u32,
+) -> Result<Option<SetUp>, (usize, String)> {
+    let mut setup = SetUp::default();
+    let mut any = false;
+    let mut cleared = None;
+    let mut placed: Option<&Prop<'_>> = None;
+    let mut board = [[0u8; 25]; 2];
+    for prop in props {
+        if !(SETUP.contains(&prop.name) || (prop.name == "CV" && !root)) {
+            continue;
+        }
+        any = true;
+        let first = &prop.values[0];
+        let single = || -> Result<(), (usize, String)> {
+            match prop.values.get(1) {
+                Some(v) => Err((v.at, format!("{}: one value expected", prop.show()))),
+                None => Ok(()),
+            }
+        };
+        match prop.name {
+            "AE" => {
+                for v in &prop.values {
+                    if v.text.trim() != "a:y" {
+                        return Err((
+                            v.at,
+                            format!(
+                                "{}: only the whole board is cleared here (`AE[a:y]`)",
+                                prop.show()
+                            ),
+                        ));
+                    }
+                }
+                cleared = Some(prop.at);
+            }
+            "AW" | "AB" => {
+                let player = usize::from(prop.name == "AB");
+                placed.get_or_insert(prop);
+                for v in &prop.values {
+                    let point = match v.text.trim().as_bytes() {
+                        [c @ b'a'..=b'x'] if player == 0 => usize::from(c - b'a'),
+                        [c @ b'a'..=b'x'] => usize::from(b'x' - c),
+                        [b'y'] => 24,
+                        _ => {
+                            return Err((
+                                v.at,
+                                format!(
+                                    "{}: `{}` is not a point letter (a to x, y for the bar)",
+                                    prop.show(),
+                                    v.text
+                                ),
+                            ))
+                        }
+                    };
+                    board[player][point] = board[player][point].saturating_add(1);
+                }
+            }
+            "PL" => {
+                single()?;
+                setup.to_move = Some(match first.text.trim() {
+                    "W" => 0,
+                    "B" => 1,
+                    _ => return Err((first.at, format!("{}: the player is W or B", prop.show()))),
+                });
+            }
+            "DI" => {
+                single()?;
+                let d = first.text.trim().as_bytes();
+                let die = |c: u8| (b'1'..=b'6').contains(&c).then(|| c - b'0');
+                setup.dice = match d {
+                    [a, b] => die(*a).zip(die(*b)).map(|(a, b)| Roll::from_values(a, b)),
+                    _ => None,
+                };
+                if setup.dice.is_none() {
+                    return Err((
+                        first.at,
+                        format!("{}: the dice are two digits 1 to 6", prop.show()),
+                    ));
+                }
+            }
+            "CV" => {
+                single()?;
+                let v = first
+                    .text
+                    .trim()
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|v| v.is_power_of_two());
+                let Some(v) = v else {
+                    return Err((
+                        first.at,
+                        format!("{}: a cube value is a power of two", prop.show()),
+                    ));
+                };
+                *cube = v;
+                setup.cube = Some(v);
+            }
+            _ => {
+                single()?;
+                setup.cube_owner = Some(match first.text.trim() {
+                    "c" => None,
+                    "w" => Some(0),
+                    "b" => Some(1),
+                    _ => {
+                        return Err((
+                            first.at,
+                            format!("{}: the cube is c (centred), w or b", prop.show()),
+                        ))
+                    }
+                });
+            }
+        }
+    }
+    match (cleared, placed) {
+        (None, Some(prop)) => {
+            return Err((
+                prop.at,
+                format!(
+                    "{}: checkers placed without clearing the board first (`AE[a:y]`): boards \
+                     edited in part are not supported",
+                    prop.show()
+                ),
+            ))
+        }
+        (Some(at), _) => {
+            if SetUp::position(&board, 0).is_none() {
+                let count = |p: usize| board[p].iter().map(|&n| u32::from(n)).sum::<u32>();
+                return Err((
+                    at,
+                    format!(
+                        "the set-up board is not a position ({} white and {} black checkers; at \
+                         most 15 a side, no point held by both)",
+                        count(0),
+                        count(1)
+                    ),
+                ));
+            }
+            setup.board = Some(board);
+        }
+        (None, None) => {}
+    }
+    Ok(any.then_some(setup))
+}
 
 /// Reads the game tree `tree`, the `ordinal`-th (from 1).
 fn game(
@@ -546,13 +697,22 @@ fn game(
     let mut doubled: Option<Column> = None;
     for (k, node) in tree.nodes.iter().enumerate() {
         let mut mover: Option<&Prop<'_>> = None;
+        if let Some(setup) =
+            read_setup(&node.props, k == 0, &mut cube).map_err(|(at, p)| err(at, p))?
+        {
+            let at = node
+                .props
+                .iter()
+                .find(|p| SETUP.contains(&p.name) || p.name == "CV")
+                .map_or(tree.at, |p| p.at);
+            turns.push(Turn {
+                player: setup.to_move.unwrap_or(0),
+                action: Action::SetUp(setup),
+                line: lines.line(at),
+            });
+            doubled = None;
+        }
         for prop in &node.props {
-            if SETUP.contains(&prop.name) || (prop.name == "CV" && k > 0) {
-                return Err(err(
-                    prop.at,
-                    format!("{}: set-up positions are not supported", prop.show()),
-                ));
-            }
             if prop.name == "W" || prop.name == "B" {
                 if let Some(m) = mover {
                     return Err(err(
@@ -716,8 +876,8 @@ impl MatchRecord {
     ///
     /// # Errors
     /// [`SgfError`] naming the game, the line, the byte offset and what is wrong: text that is
-    /// not SGF, a game that is not backgammon or not from the standard position, a set-up node,
-    /// a move value that is not two dice and point letters, a result that is not `W+n`/`B+n`,
+    /// not SGF, a game that is not backgammon or not from the standard position, a set-up node
+    /// that edits part of the board or sets an impossible one, a move value that is not two dice and point letters, a result that is not `W+n`/`B+n`,
     /// games of different match lengths.
     pub fn parse_sgf(text: &str) -> Result<MatchRecord, SgfError> {
         let lines = Lines::new(text);
@@ -800,6 +960,40 @@ fn move_value(player: Column, text: &PlayText) -> String {
     out
 }
 
+/// A set-up node's properties as gnubg writes them: `PL`, `AE[a:y]` and a letter per
+/// checker (`AW`, `AB`, each player's points from its 1-point up, then the bar), `DI`, `CV`,
+/// `CP`.
+fn write_setup(setup: &SetUp, out: &mut String) {
+    use std::fmt::Write as _;
+    if let Some(p) = setup.to_move {
+        let _ = write!(out, "PL[{}]", ["W", "B"][p]);
+    }
+    if let Some(board) = &setup.board {
+        out.push_str("AE[a:y]");
+        for (player, name) in ["AW", "AB"].into_iter().enumerate() {
+            if board[player].iter().all(|&n| n == 0) {
+                continue;
+            }
+            out.push_str(name);
+            for (i, &n) in board[player].iter().enumerate() {
+                let letter = point_letter(player, u8::try_from(i + 1).unwrap_or(25));
+                for _ in 0..n {
+                    let _ = write!(out, "[{letter}]");
+                }
+            }
+        }
+    }
+    if let Some(d) = setup.dice {
+        let _ = write!(out, "DI[{}{}]", d.high(), d.low());
+    }
+    if let Some(v) = setup.cube {
+        let _ = write!(out, "CV[{v}]");
+    }
+    if let Some(owner) = setup.cube_owner {
+        let _ = write!(out, "CP[{}]", owner.map_or("c", |p| ["w", "b"][p]));
+    }
+}
+
 impl MatchRecord {
     /// The record as an SGF text of gnubg's (`GM[6]`), one game tree per game, as gnubg's
     /// `save match` writes one but without analysis: the root holds `FF[4]GM[6]CA[UTF-8]`,
@@ -808,7 +1002,8 @@ impl MatchRecord {
     /// the result `RE[W+n]`/`RE[B+n]`, with `R` after it when the game ended neither on the board
     /// nor by a drop (a resignation). Each move or cube action is a node: `W[..]`/`B[..]` with
     /// the dice and a pair of point letters per checker step, `double` (also for a beaver),
-    /// `take`, `drop`. [`MatchRecord::parse_sgf`] reads it back to the same games (hit marks
+    /// `take`, `drop`; each set-up turn a node of `PL`, `AE[a:y]` with `AW` and `AB`, `DI`, `CV`
+    /// and `CP`, as far as it sets them. [`MatchRecord::parse_sgf`] reads it back to the same games (hit marks
     /// aside, which SGF does not hold).
     ///
     /// ```
@@ -866,6 +1061,11 @@ impl MatchRecord {
                     Action::Take => "take".to_string(),
                     Action::Drop => "drop".to_string(),
                     Action::Wins(_) => continue,
+                    Action::SetUp(setup) => {
+                        out.push_str("\n;");
+                        write_setup(setup, &mut out);
+                        continue;
+                    }
                 };
                 let _ = write!(out, "\n;{}[{value}]", ["W", "B"][turn.player]);
             }
@@ -1045,22 +1245,90 @@ mod tests {
     }
 
     #[test]
-    fn set_up_positions_are_refused() {
+    fn set_up_nodes_are_read() {
         let v = vectors();
-        let e = MatchRecord::parse_sgf(&file(&v, "sgf_files", "SGF3")).unwrap_err();
-        assert_eq!((e.game, e.line), (Some(1), 2), "{e}");
-        let s = e.to_string();
-        assert!(s.contains("game 1") && s.contains("PL[B]"), "{s}");
-        assert!(s.contains("set-up positions are not supported"), "{s}");
-        for prop in ["AE[a:y]", "AW[e]", "AB[a]", "DI[42]", "CP[b]", "CV[2]"] {
-            let sgf = format!("(;GM[6]MI[length:0]\n;W[31hefe]\n;{prop})(;GM[6];{prop})");
-            let e = MatchRecord::parse_sgf(&sgf).unwrap_err();
-            assert_eq!((e.game, e.line), (Some(1), 3), "{e}");
-            assert!(e.to_string().contains(prop), "{e}");
+        // SGF3: gnubg's set-up nodes alone (board, cube, turn, dice), no move.
+        let r = MatchRecord::parse_sgf(&file(&v, "sgf_files", "SGF3")).unwrap();
+        let setups: Vec<&SetUp> = r.games[0]
+            .turns
+            .iter()
+            .map(|t| match &t.action {
+                Action::SetUp(s) => s,
+                a => panic!("not a set-up: {a:?}"),
+            })
+            .collect();
+        assert_eq!(setups.len(), 5);
+        assert_eq!(setups[0].to_move, Some(1));
+        assert_eq!(setups[0].dice, Some(Roll::from_values(5, 2)));
+        let board = setups[1].board.unwrap();
+        // White: 2 on its 5-point, 4 on the 6, 2 on the 8, 5 on the 13, 2 on the 24.
+        let mut white = [0u8; 25];
+        for (p, n) in [(5, 2), (6, 4), (8, 2), (13, 5), (24, 2)] {
+            white[p - 1] = n;
         }
-        // At the root, CV is the starting cube.
+        assert_eq!(board[0], white);
+        assert_eq!(board[1].iter().sum::<u8>(), 15);
+        assert_eq!(
+            (board[1][5], board[1][23]),
+            (5, 2),
+            "black's 6- and 24-points"
+        );
+        assert_eq!(setups[2].cube, Some(2));
+        assert_eq!(setups[3].cube_owner, Some(Some(1)));
+        assert_eq!(r.games[0].turns[1].line, 3);
+        let replay = r.games[0].replay().unwrap();
+        assert!(replay.rolls.is_empty() && replay.cube);
+        let e = r.to_mat().unwrap_err();
+        assert_eq!(e.line, 2, "{e}");
+        assert!(e.to_string().contains("cannot hold"), "{e}");
+        let back = MatchRecord::parse_sgf(&r.to_sgf()).unwrap();
+        let actions = |r: &MatchRecord| -> Vec<Action> {
+            r.games[0].turns.iter().map(|t| t.action.clone()).collect()
+        };
+        assert_eq!(actions(&back), actions(&r));
+        // A move from a set-up board, by either player, is no opening roll.
+        let sgf = "(;GM[6];AE[a:y]AW[a][a]AB[x][w];W[11azaz]";
+        let r = MatchRecord::parse_sgf(&format!("{sgf})")).unwrap();
+        let replay = r.games[0].replay().unwrap();
+        assert!(!replay.rolls[0].opening);
+        assert_eq!(replay.result, Some((0, 1)));
+        let e = MatchRecord::parse_sgf(&format!("{sgf};B[21xzwz])"))
+            .unwrap()
+            .games[0]
+            .replay()
+            .unwrap_err();
+        assert!(e.to_string().contains("game is over"), "{e}");
+    }
+
+    #[test]
+    fn set_up_errors_name_the_property() {
+        let cases = [
+            ("AW[e]", "AW[e]: checkers placed without clearing"),
+            ("AE[a:b]AW[e]", "AE[a:b]: only the whole board"),
+            ("AE[a:y]AW[z]", "`z` is not a point letter"),
+            (
+                "AE[a:y]AW[a][a][a][a][a][a][a][a][a][a][a][a][a][a][a][b]",
+                "16 white",
+            ),
+            ("AE[a:y]AW[a]AB[a]", "no point held by both"),
+            ("DI[72]", "DI[72]: the dice"),
+            ("DI[4]", "DI[4]: the dice"),
+            ("PL[X]", "PL[X]: the player"),
+            ("CP[x]", "CP[x]: the cube"),
+            ("CV[3]", "CV[3]: a cube value"),
+            ("PL[W][B]", "one value"),
+        ];
+        for (props, what) in cases {
+            let sgf = format!("(;GM[6]MI[length:0]\n;W[31hefe]\n;{props})");
+            let e = MatchRecord::parse_sgf(&sgf).unwrap_err();
+            assert_eq!((e.game, e.line), (Some(1), 3), "{props}: {e}");
+            assert!(e.to_string().contains(what), "{props}: {e}");
+        }
+        // At the root, CV is the starting cube; after it, a set-up value the next double doubles.
         let r = MatchRecord::parse_sgf("(;GM[6]CV[2];B[double];W[drop]RE[B+2])").unwrap();
         assert_eq!(r.games[0].turns[0].action, Action::Double(4));
+        let r = MatchRecord::parse_sgf("(;GM[6];CV[4];B[double])").unwrap();
+        assert_eq!(r.games[0].turns[1].action, Action::Double(8));
     }
 
     #[test]

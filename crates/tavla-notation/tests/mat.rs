@@ -5,7 +5,7 @@
 //! are the scores before it plus its result.
 
 use serde_json::Value;
-use tavla_notation::mat::{Action, MatchRecord};
+use tavla_notation::mat::{Action, MatchRecord, SetUp};
 
 fn vectors() -> Value {
     let path = format!(
@@ -124,7 +124,7 @@ fn gnubg_records_are_written_back_byte_for_byte() {
             .skip_while(|l| l.starts_with(';') || l.is_empty())
             .map(|l| format!("{l}\n"))
             .collect();
-        let written = record.to_mat();
+        let written = record.to_mat().unwrap();
         for (k, (w, o)) in written.lines().zip(body.lines()).enumerate() {
             assert_eq!(w, o, "{id}: line {} of the body", k + 1);
         }
@@ -219,11 +219,11 @@ fn replays_to(record: &MatchRecord, expected: &[(Vec<tavla_core::Position>, (usi
 #[test]
 fn built_games_are_read_back_from_mat() {
     let (record, expected) = built_games(11, 40);
-    let text = record.to_mat();
+    let text = record.to_mat().unwrap();
     let back = MatchRecord::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     assert_eq!(back.players, record.players);
     replays_to(&back, &expected);
-    assert_eq!(back.to_mat(), text);
+    assert_eq!(back.to_mat().unwrap(), text);
 }
 
 /// The same games written as SGF and read back: the same positions, results and cube
@@ -292,6 +292,69 @@ fn gnubg_reads_the_sgf_written() {
         assert_eq!(original.to_sgf(), sgf, "{id}: the SGF written changed");
         let exported = std::fs::read_to_string(format!("{dir}/{id}.gnubg.mat")).unwrap();
         let back = MatchRecord::parse(&exported).unwrap();
-        assert_eq!(back.to_mat(), original.to_mat(), "{id}");
+        assert_eq!(back.to_mat().unwrap(), original.to_mat().unwrap(), "{id}");
     }
+}
+
+/// A game gnubg recorded with set-up nodes (a board set at the start and again in mid-game, the
+/// cube set, a move by the player its set-up node did not name): replayed from the boards it
+/// sets to the position gnubg showed after the last move, written back as gnubg wrote it, and
+/// loaded back by gnubg into the same moves (`tests/data/gnubg-reads-sgf/README.md`).
+#[test]
+fn set_up_games_replay_as_gnubg_played_them() {
+    let dir = format!("{}/tests/data/gnubg-reads-sgf", env!("CARGO_MANIFEST_DIR"));
+    let read = |name: &str| std::fs::read_to_string(format!("{dir}/{name}")).unwrap();
+    let original = MatchRecord::parse_sgf(&read("SETUP1.gnubg.sgf")).unwrap();
+    let game = &original.games[0];
+    let replay = game.replay().unwrap();
+    let ids: Vec<String> = replay
+        .rolls
+        .iter()
+        .map(|r| r.position.position_id().to_string())
+        .collect();
+    // `set board 4HPwATDgc/ABMA` (the starting layout) with white on roll; `set board
+    // sGfwATDgc/ASAA` with black on roll (gnubg reads the ID from the side on roll), then `set
+    // turn 0` and white moves.
+    assert_eq!(ids[0], "4HPwATDgc/ABMA");
+    let second = replay.rolls[3].position.flip();
+    assert_eq!(second.position_id().to_string(), "sGfwATDgc/ASAA");
+    assert!(replay.rolls.iter().all(|r| !r.opening));
+    assert_eq!(
+        [
+            replay.rolls[0].player,
+            replay.rolls[1].player,
+            replay.rolls[2].player,
+            replay.rolls[3].player
+        ],
+        [0, 1, 0, 0]
+    );
+    // gnubg's `show board` after the last move, black on roll.
+    let last = replay.rolls.last().unwrap().after.flip();
+    assert_eq!(last.position_id().to_string(), "sLfBwQDgc/ASAA");
+    assert!(replay.cube);
+    assert!(original.to_mat().is_err());
+
+    let sgf = read("SETUP1.tavla.sgf").replace(
+        "AP[tavla:0.1.0]",
+        &format!("AP[tavla:{}]", env!("CARGO_PKG_VERSION")),
+    );
+    assert_eq!(original.to_sgf(), sgf, "the SGF written changed");
+    // gnubg names the player on roll in its set-up nodes as its state has it when it saves,
+    // not as the file said; everything else comes back.
+    let again = MatchRecord::parse_sgf(&read("SETUP1.gnubg-again.sgf")).unwrap();
+    let actions = |r: &MatchRecord| -> Vec<Action> {
+        r.games[0]
+            .turns
+            .iter()
+            .map(|t| match &t.action {
+                Action::SetUp(s) => Action::SetUp(SetUp {
+                    to_move: None,
+                    ..s.clone()
+                }),
+                a => a.clone(),
+            })
+            .collect()
+    };
+    assert_eq!(actions(&again), actions(&original));
+    assert_eq!(again.games[0].replay().unwrap().rolls, replay.rolls);
 }
