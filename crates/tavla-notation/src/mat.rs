@@ -410,13 +410,15 @@ fn action_text(action: &Action, right: bool) -> String {
 }
 
 /// A player's name as a `.mat` score line can hold it: control characters as spaces, ` : `
-/// (the name's end there) as ` - `, trimmed; `fallback` for a blank name.
+/// (the name's end there) as ` - `, trimmed, and without leading `;` (a line starting with one
+/// is a comment); `fallback` for a blank name.
 fn mat_name(name: &str, fallback: &str) -> String {
     let cleaned: String = name
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect();
     let cleaned = cleaned.replace(" : ", " - ");
+    let cleaned = cleaned.trim_start_matches(|c: char| c == ';' || c.is_whitespace());
     let cleaned = cleaned.trim();
     if cleaned.is_empty() {
         fallback.to_string()
@@ -731,6 +733,25 @@ mod tests {
         assert!(replay.rolls[0].opening && !replay.rolls[1].opening);
         assert_eq!(replay.result, None);
         assert_eq!(replay.rolls[1].line, 6);
+    }
+
+    /// Names a score line cannot hold are written so that the record reads back (a left
+    /// name starting with `;` once made the score line a comment: found by the `sgf` fuzz
+    /// target).
+    #[test]
+    fn names_are_written_as_a_score_line_holds_them() {
+        for (names, read) in [
+            ([";    z", "b"], ["z", "b"]),
+            (["a : b", " \tc\n"], ["a - b", "c"]),
+            ([";", ""], ["Left", "Right"]),
+        ] {
+            let mut record = MatchRecord::new(0, names.map(String::from));
+            record.games.push(GameRecord::new(1, [0, 0]));
+            let text = record.to_mat().unwrap();
+            let back =
+                MatchRecord::parse(&text).unwrap_or_else(|e| panic!("{names:?}: {e}\n{text}"));
+            assert_eq!(back.players, read.map(String::from), "{text}");
+        }
     }
 
     #[test]
