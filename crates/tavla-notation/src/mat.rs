@@ -410,20 +410,30 @@ fn action_text(action: &Action, right: bool) -> String {
 }
 
 /// A player's name as a `.mat` score line can hold it: control characters as spaces, ` : `
-/// (the name's end there) as ` - `, trimmed, and without leading `;` (a line starting with one
-/// is a comment); `fallback` for a blank name.
+/// (where the reader ends the name) as ` - `, without leading `;` (a line starting with one is
+/// a comment), a leading `:` and a trailing ` :` as `-` (they would join the ` : ` after or
+/// before the name), trimmed; `fallback` for a blank name.
 fn mat_name(name: &str, fallback: &str) -> String {
     let cleaned: String = name
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect();
     let cleaned = cleaned.replace(" : ", " - ");
-    let cleaned = cleaned.trim_start_matches(|c: char| c == ';' || c.is_whitespace());
-    let cleaned = cleaned.trim();
+    let mut cleaned = cleaned
+        .trim_start_matches(|c: char| c == ';' || c.is_whitespace())
+        .trim_end()
+        .to_string();
+    if cleaned.starts_with(':') {
+        cleaned.replace_range(..1, "-");
+    }
+    if cleaned.ends_with(" :") {
+        cleaned.pop();
+        cleaned.push('-');
+    }
     if cleaned.is_empty() {
         fallback.to_string()
     } else {
-        cleaned.to_string()
+        cleaned
     }
 }
 
@@ -517,8 +527,9 @@ impl MatchRecord {
     /// The record as `.mat` text, laid out as gnubg's `export match mat` writes it
     /// (SPEC-match-records.md, section 1): ` N point match`, then each game. A record read from
     /// a file gnubg wrote comes back byte for byte, but for the header tags (not kept). A name
-    /// is written with control characters as spaces and ` : ` as ` - ` (a score line could not
-    /// hold them), trimmed, and `Left` or `Right` when blank.
+    /// is written with control characters as spaces, ` : ` as ` - ` and a leading `;` or `:`
+    /// or a trailing ` :` left out or as `-` (a score line could not hold them), trimmed, and
+    /// `Left` or `Right` when blank.
     ///
     /// ```
     /// use tavla_core::{PlayList, Position, Roll};
@@ -535,6 +546,7 @@ impl MatchRecord {
     /// assert!(text.starts_with(" 0 point match\n\n Game 1\n you : 0"));
     /// assert_eq!(MatchRecord::parse(&text)?.games[0].turns.len(), 1);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// # Errors
     /// [`MatError`] at the line of the first set-up turn ([`Action::SetUp`]; the line it was
@@ -574,7 +586,8 @@ pub struct RolledTurn {
     pub roll: Roll,
     /// The position the play left, seen from the roller.
     pub after: Position,
-    /// Whether it was the game's first roll (the opening roll, never a double).
+    /// Whether it was the opening roll (the game's first, never a double): not after a set-up
+    /// that placed the checkers or set doubles.
     pub opening: bool,
     /// The line of the roll (from 1).
     pub line: usize,
@@ -596,11 +609,13 @@ impl GameRecord {
     /// Plays the game's moves from the starting position (standard rules), the first roller
     /// starting, or from the board of a set-up turn. Each move must be legal for its roll;
     /// rolls must alternate between the players, but for the first move after a set-up, which
-    /// may be either player's (and is not an opening roll if the set-up placed the checkers).
+    /// may be either player's (and is not an opening roll if a set-up placed the checkers or
+    /// set doubles). A set-up board with one side's checkers all borne off is a finished game.
     ///
     /// # Errors
     /// [`MatError`] at the line of a move that is illegal, ambiguous or by the wrong player,
-    /// of a move after the game is over, or of a `Wins` that contradicts a finished position.
+    /// of a move after the game is over, of a move on a set-up board that is not a position
+    /// (only a built record can hold one), or of a `Wins` that contradicts a finished position.
     pub fn replay(&self) -> Result<Replay, MatError> {
         let mut position = Position::START;
         // The board in each player's numbering while a set-up's board waits for its mover.
@@ -619,7 +634,18 @@ impl GameRecord {
                     if let Some(b) = s.board {
                         board = Some(b);
                         set_up = true;
-                        finished = None;
+                        // A board with one side's checkers all off is a finished game.
+                        finished = (0..2)
+                            .find(|&p| b[p].iter().all(|&n| n == 0))
+                            .and_then(|p| {
+                                SetUp::position(&b, p)
+                                    .and_then(|pos| pos.outcome())
+                                    .map(|o| (p, u32::from(o.points)))
+                            });
+                    }
+                    // Doubles set by hand start no opening roll.
+                    if s.dice.is_some_and(Roll::is_double) {
+                        set_up = true;
                     }
                     to_move = None;
                     if s.cube.is_some_and(|v| v > 1) || matches!(s.cube_owner, Some(Some(_))) {
@@ -744,6 +770,9 @@ mod tests {
             ([";    z", "b"], ["z", "b"]),
             (["a : b", " \tc\n"], ["a - b", "c"]),
             ([";", ""], ["Left", "Right"]),
+            ([": x", "x :"], ["- x", "x -"]),
+            (["x :", ":"], ["x -", "-"]),
+            ([":", ": : :"], ["-", "- - -"]),
         ] {
             let mut record = MatchRecord::new(0, names.map(String::from));
             record.games.push(GameRecord::new(1, [0, 0]));

@@ -91,7 +91,8 @@ impl fmt::Display for RecordError {
             RecordError::Mat(e) => write!(f, "{e}"),
             RecordError::Neither { line, found } if found.is_empty() => write!(
                 f,
-                "line {line}: the text is empty, not a match record (SGF `(;...)` or .mat `N point match`)"
+                "line {line}: the text is empty, not a match record (SGF `(;...)` or .mat \
+                 `N point match`)"
             ),
             RecordError::Neither { line, found } => write!(
                 f,
@@ -494,8 +495,8 @@ fn read_setup(
                         return Err((
                             v.at,
                             format!(
-                                "{}: only the whole board is cleared here (`AE[a:y]`)",
-                                prop.show()
+                                "AE[{}]: only the whole board is cleared here (`AE[a:y]`)",
+                                v.text
                             ),
                         ));
                     }
@@ -591,17 +592,21 @@ fn read_setup(
                 ),
             ))
         }
-        (Some(at), _) => {
+        (Some(at), placed) => {
             if SetUp::position(&board, 0).is_none() {
                 let count = |p: usize| board[p].iter().map(|&n| u32::from(n)).sum::<u32>();
-                return Err((
-                    at,
-                    format!(
-                        "the set-up board is not a position ({} white and {} black checkers; at \
-                         most 15 a side, no point held by both)",
+                let why = match (0..24).find(|&i| board[0][i] > 0 && board[1][23 - i] > 0) {
+                    Some(i) => format!("white's {}-point is held by both sides", i + 1),
+                    None => format!(
+                        "{} white and {} black checkers, at most 15 a side",
                         count(0),
                         count(1)
                     ),
+                };
+                let (at, name) = placed.map_or((at, "AE"), |p| (p.at, p.name));
+                return Err((
+                    at,
+                    format!("{name}: the set-up board is not a position ({why})"),
                 ));
             }
             setup.board = Some(board);
@@ -877,8 +882,13 @@ impl MatchRecord {
     /// # Errors
     /// [`SgfError`] naming the game, the line, the byte offset and what is wrong: text that is
     /// not SGF, a game that is not backgammon or not from the standard position, a set-up node
-    /// that edits part of the board or sets an impossible one, a move value that is not two dice and point letters, a result that is not `W+n`/`B+n`,
-    /// games of different match lengths.
+    /// that edits part of the board or sets an impossible one, a set-up value that is not a
+    /// player (`PL`), two dice (`DI`), a power of two (`CV`) or a cube position (`CP`), a move
+    /// value that is not two dice and point letters, a result that is not `W+n`/`B+n`, games
+    /// of different match lengths.
+    ///
+    /// A node with set-up properties and a move gives two turns, the set-up first (written
+    /// back as two nodes).
     pub fn parse_sgf(text: &str) -> Result<MatchRecord, SgfError> {
         let lines = Lines::new(text);
         let trees = Reader {
@@ -1003,8 +1013,11 @@ impl MatchRecord {
     /// nor by a drop (a resignation). Each move or cube action is a node: `W[..]`/`B[..]` with
     /// the dice and a pair of point letters per checker step, `double` (also for a beaver),
     /// `take`, `drop`; each set-up turn a node of `PL`, `AE[a:y]` with `AW` and `AB`, `DI`, `CV`
-    /// and `CP`, as far as it sets them. [`MatchRecord::parse_sgf`] reads it back to the same games (hit marks
-    /// aside, which SGF does not hold).
+    /// and `CP`, as far as it sets them. [`MatchRecord::parse_sgf`] reads it back to the same
+    /// games (hit marks aside, which SGF does not hold). Of a record built by hand, what SGF or
+    /// the reader cannot hold does not come back: a set-up that sets nothing (an empty node), a
+    /// set-up turn's player when it is not the one it names on roll (read as that one, or 0),
+    /// and a cube value or board the reader refuses (written as they are).
     ///
     /// ```
     /// use tavla_core::{PlayList, Position, Roll};
@@ -1301,6 +1314,40 @@ mod tests {
     }
 
     #[test]
+    fn set_up_games_go_on_from_their_board() {
+        let replay = |sgf: &str| MatchRecord::parse_sgf(sgf).unwrap().games[0].replay();
+        // Black on the bar (`y`) and on its 6-point (`s`) moves first after the set-up.
+        let sgf = "(;GM[6];AE[a:y]AW[f][f]AB[y][s];B[61yaag])";
+        let r = replay(sgf).unwrap();
+        assert_eq!((r.rolls[0].player, r.rolls[0].opening), (1, false));
+        assert_eq!(r.rolls[0].position.bar(), 1);
+        let written = MatchRecord::parse_sgf(sgf).unwrap().to_sgf();
+        assert!(
+            written.contains("\n;AE[a:y]AW[f][f]AB[s][y]\n;B[61yaag])"),
+            "{written}"
+        );
+        // A set-up after the game ended starts it again; a board with one side all off has ended.
+        let r = replay("(;GM[6];AE[a:y]AW[a]AB[x];W[11az];AE[a:y]AW[b]AB[x];B[21xz])").unwrap();
+        assert_eq!(r.result, Some((1, 1)));
+        assert_eq!(
+            replay("(;GM[6];AE[a:y]AB[x])").unwrap().result,
+            Some((0, 1))
+        );
+        let e = replay("(;GM[6];AE[a:y]AB[x];B[21xz])").unwrap_err();
+        assert!(e.to_string().contains("game is over"), "{e}");
+        // Doubles set by hand are no opening roll; other dice set at the start are.
+        let r = replay("(;GM[6];PL[W]DI[33];W[33mjmjxuxu])").unwrap();
+        assert!(!r.rolls[0].opening);
+        // A node with a set-up and a move holds both, in that order.
+        let record = MatchRecord::parse_sgf("(;GM[6];PL[W]DI[31]W[31hefe])").unwrap();
+        let turns = &record.games[0].turns;
+        assert!(matches!(turns[0].action, Action::SetUp(_)));
+        assert!(matches!(turns[1].action, Action::Move(_)));
+        assert!(record.games[0].replay().unwrap().rolls[0].opening);
+        assert!(record.to_sgf().ends_with("\n;PL[W]DI[31]\n;W[31hefe])\n"));
+    }
+
+    #[test]
     fn set_up_errors_name_the_property() {
         let cases = [
             ("AW[e]", "AW[e]: checkers placed without clearing"),
@@ -1308,9 +1355,13 @@ mod tests {
             ("AE[a:y]AW[z]", "`z` is not a point letter"),
             (
                 "AE[a:y]AW[a][a][a][a][a][a][a][a][a][a][a][a][a][a][a][b]",
-                "16 white",
+                "AW: the set-up board is not a position (16 white",
             ),
-            ("AE[a:y]AW[a]AB[a]", "no point held by both"),
+            (
+                "AE[a:y]AW[a]AB[a]",
+                "AW: the set-up board is not a position (white's 1-point",
+            ),
+            ("AE[a:y]AE[a:y][a:b]", "AE[a:b]: only the whole board"),
             ("DI[72]", "DI[72]: the dice"),
             ("DI[4]", "DI[4]: the dice"),
             ("PL[X]", "PL[X]: the player"),
