@@ -660,7 +660,7 @@ impl GameRecord {
                         // After a set-up, the other player moves on the same board.
                         position = position.flip();
                     }
-                    if finished.is_some() || position.outcome().is_some() {
+                    if finished.is_some() {
                         return Err(err(turn.line, "a move after the game is over"));
                     }
                     if let Some(p) = to_move {
