@@ -61,6 +61,12 @@ pub struct LabelArgs {
     /// Plays labelled when a move's siblings are.
     #[arg(long, default_value_t = 5)]
     pub siblings: usize,
+    /// Label the siblings of disputed decisions only: a move drawn by --sample-siblings has
+    /// them labelled only when the search at this ply (1 to 3, pruned as --keep says) chooses
+    /// another play than 0-ply does; the search's choice comes first, then the 0-ply best and
+    /// the next 0-ply plays up to --siblings.
+    #[arg(long, value_name = "PLY")]
+    pub disputed: Option<u8>,
     /// Label by luck-adjusted rollouts of N games each (by the 0-ply networks, truncated after
     /// --truncate plays) instead of the --ply search; the positions labelled at one move share
     /// dice.
@@ -136,6 +142,9 @@ fn header(args: &LabelArgs, weights: &Weights, prune: Option<&Prune>) -> String 
             " sample-siblings {} siblings {}",
             args.sample_siblings, args.siblings
         );
+    }
+    if let Some(d) = args.disputed {
+        extra += &format!(" disputed {d}");
     }
     if args.rollout_games > 0 {
         extra += &format!(
@@ -242,11 +251,24 @@ pub fn label(args: &LabelArgs) -> Result<()> {
         )
         .into());
     }
+    if let Some(d) = args.disputed {
+        if !(1..=MAX_PLY).contains(&d) {
+            return Err(
+                InputError(format!("--disputed must be in 1..={MAX_PLY}, got {d}")).into(),
+            );
+        }
+        if args.sample_siblings == 0.0 {
+            return Err(InputError(
+                "--disputed chooses which siblings are labelled: add --sample-siblings".into(),
+            )
+            .into());
+        }
+    }
     let weights = Arc::new(Weights::load_or_default(args.weights.as_deref())?);
     let exact = bearoff_databases(args.bearoff)?;
-    // Pruning changes only labels of the search (not 0-ply or rollout labels), and only
-    // those record it.
-    let prune = if args.ply >= 1 && args.rollout_games == 0 {
+    // Pruning changes only labels of the search (not 0-ply or rollout labels) and the
+    // disputed decisions, and only those record it.
+    let prune = if (args.ply >= 1 && args.rollout_games == 0) || args.disputed.is_some() {
         args.prune.load()?
     } else {
         None
@@ -273,6 +295,7 @@ pub fn label(args: &LabelArgs) -> Result<()> {
         sample_alternative: args.sample_alternative,
         sample_siblings: args.sample_siblings,
         siblings: args.siblings,
+        disputed: args.disputed.unwrap_or(0),
         rollout_games: args.rollout_games,
         truncate: args.truncate,
         balance_parity: args.balance_parity,

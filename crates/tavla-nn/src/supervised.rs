@@ -73,6 +73,12 @@ pub struct LabelConfig {
     pub sample_siblings: f32,
     /// Plays labelled when the siblings of a move are.
     pub siblings: usize,
+    /// Disputed decisions only (0: every move drawn for siblings): when positive, a move
+    /// drawn for siblings has them labelled only if the search at this ply chooses another
+    /// play than 0-ply does, and then the search's choice first, the 0-ply best next and
+    /// the following 0-ply plays up to [`LabelConfig::siblings`]. The decisions where a
+    /// search corrects the network, as gnubg's training positions were chosen.
+    pub disputed: u8,
     /// Label by truncated, luck-adjusted rollouts instead of the search: games per position
     /// (0: use the search at [`LabelConfig::ply`]). All the positions labelled at one move
     /// share their dice, so their differences are measured with less noise than their values.
@@ -116,6 +122,7 @@ impl Default for LabelConfig {
             sample_alternative: 0.1,
             sample_siblings: 0.0,
             siblings: 5,
+            disputed: 0,
             rollout_games: 0,
             truncate: 0,
             balance_parity: false,
@@ -139,6 +146,8 @@ pub fn label_game(search: &mut Search, config: &LabelConfig, game: u64) -> Vec<S
     let mut pos = Position::START;
     let mut rollout_plays = PlayList::new();
     let mut rollout_evals = Vec::new();
+    let mut ranked = Vec::new();
+    let mut picks = Vec::new();
     let mut rollout = config.rollout_config();
     let mut label = |search: &mut Search,
                      rollout: &RolloutConfig,
@@ -184,7 +193,22 @@ pub fn label_game(search: &mut Search, config: &LabelConfig, game: u64) -> Vec<S
         // Drawn only when asked for, so data made without siblings stay as they were.
         if config.sample_siblings > 0.0 && rng.gen::<f32>() < config.sample_siblings {
             by_equity(&evals, &mut order);
-            for &i in order.iter().take(config.siblings) {
+            picks.clear();
+            if config.disputed == 0 {
+                picks.extend(order.iter().take(config.siblings));
+            } else if plays.len() > 1 && config.only.is_none_or(|only| phase(&pos) == only) {
+                let choice = search.choose(&plays, config.disputed, &mut ranked);
+                if choice != order[0] {
+                    picks.push(choice);
+                    picks.extend(
+                        order
+                            .iter()
+                            .filter(|&&i| i != choice)
+                            .take(config.siblings.saturating_sub(1).max(1)),
+                    );
+                }
+            }
+            for &i in &picks {
                 label(search, &rollout, plays.positions()[i].flip(), &mut samples);
             }
         }
@@ -839,6 +863,72 @@ mod tests {
             assert!(!s.position.is_game_over());
             assert_eq!(s.target, fresh.evaluate(&s.position, 1));
         }
+    }
+
+    #[test]
+    fn disputed_siblings_come_from_moves_where_the_search_disagrees() {
+        let w = small_weights();
+        let config = LabelConfig {
+            ply: 0,
+            explore: 0.0,
+            sample: 0.0,
+            sample_alternative: 0.0,
+            sample_siblings: 1.0,
+            siblings: 3,
+            disputed: 1,
+            ..LabelConfig::default()
+        };
+        let mut disputes = 0;
+        for game in 0..4 {
+            let mut search = Search::new(w.clone());
+            let samples = label_game(&mut search, &config, game);
+            // Replay the game and list, move by move, what should have been labelled.
+            let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
+            rng.set_stream(game);
+            let mut fresh = Search::new(w.clone());
+            let (mut pos, mut plays, mut evals) = (Position::START, PlayList::new(), Vec::new());
+            let (mut order, mut ranked) = (Vec::new(), Vec::new());
+            let mut next = samples.iter();
+            for t in 0.. {
+                let roll = loop {
+                    let r = Roll::from_values(rng.gen_range(1..=6), rng.gen_range(1..=6));
+                    if t > 0 || !r.is_double() {
+                        break r;
+                    }
+                };
+                let _sample: f32 = rng.gen();
+                pos.legal_plays(roll, &mut plays);
+                evals.resize(plays.len(), Probabilities::default());
+                w.evaluate_plays(plays.positions(), &mut evals);
+                let _alternative: f32 = rng.gen();
+                let _siblings: f32 = rng.gen();
+                by_equity(&evals, &mut order);
+                if plays.len() > 1 {
+                    let choice = fresh.choose(&plays, 1, &mut ranked);
+                    if choice != order[0] {
+                        disputes += 1;
+                        let mut expected = vec![choice];
+                        expected.extend(order.iter().filter(|&&i| i != choice).take(2));
+                        for i in expected {
+                            let after = plays.positions()[i].flip();
+                            if after.is_game_over() {
+                                continue;
+                            }
+                            let s = next.next().expect("a label for every disputed sibling");
+                            assert_eq!(s.position, after);
+                        }
+                    }
+                }
+                let _explore: f32 = rng.gen();
+                let after = plays.positions()[best_index(&evals)];
+                if after.is_game_over() {
+                    break;
+                }
+                pos = after.flip();
+            }
+            assert!(next.next().is_none(), "labels only at disputed moves");
+        }
+        assert!(disputes > 0, "four games without a dispute test nothing");
     }
 
     #[test]
