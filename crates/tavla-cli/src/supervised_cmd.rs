@@ -253,9 +253,7 @@ pub fn label(args: &LabelArgs) -> Result<()> {
     }
     if let Some(d) = args.disputed {
         if !(1..=MAX_PLY).contains(&d) {
-            return Err(
-                InputError(format!("--disputed must be in 1..={MAX_PLY}, got {d}")).into(),
-            );
+            return Err(InputError(format!("--disputed must be in 1..={MAX_PLY}, got {d}")).into());
         }
         if args.sample_siblings == 0.0 {
             return Err(InputError(

@@ -563,6 +563,14 @@ fn label_by_truncated_rollouts_and_refuse_bad_options() {
             &["--sample-siblings", "1.5"][..],
             "--sample-siblings must be in 0..=1",
         ),
+        (
+            &["--sample-siblings", "1", "--disputed", "0"][..],
+            "--disputed must be in 1..=3, got 0",
+        ),
+        (
+            &["--disputed", "2"][..],
+            "--disputed chooses which siblings are labelled: add --sample-siblings",
+        ),
     ] {
         let mut all = vec!["train", "label", "--out", data_s];
         all.extend_from_slice(args);
