@@ -865,6 +865,42 @@ mod tests {
         }
     }
 
+    /// Replays game `game` of `config` as `label_game` plays it with no exploration (the best
+    /// play at 0-ply every move), making the configuration's draws in its order, and calls
+    /// `each_move` with every move's plays and their 0-ply values.
+    fn replay(
+        w: &Weights,
+        config: &LabelConfig,
+        game: u64,
+        mut each_move: impl FnMut(&PlayList, &[Probabilities]),
+    ) {
+        assert_eq!(config.explore, 0.0, "replay follows the best play");
+        let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
+        rng.set_stream(game);
+        let (mut pos, mut plays, mut evals) = (Position::START, PlayList::new(), Vec::new());
+        for t in 0.. {
+            let roll = loop {
+                let r = Roll::from_values(rng.gen_range(1..=6), rng.gen_range(1..=6));
+                if t > 0 || !r.is_double() {
+                    break r;
+                }
+            };
+            let _sample: f32 = rng.gen();
+            pos.legal_plays(roll, &mut plays);
+            evals.resize(plays.len(), Probabilities::default());
+            w.evaluate_plays(plays.positions(), &mut evals);
+            let _alternative: f32 = rng.gen();
+            let _siblings: f32 = rng.gen();
+            each_move(&plays, &evals);
+            let _explore: f32 = rng.gen();
+            let after = plays.positions()[best_index(&evals)];
+            if after.is_game_over() {
+                break;
+            }
+            pos = after.flip();
+        }
+    }
+
     #[test]
     fn disputed_siblings_come_from_moves_where_the_search_disagrees() {
         let w = small_weights();
@@ -883,49 +919,29 @@ mod tests {
             let mut search = Search::new(w.clone());
             let samples = label_game(&mut search, &config, game);
             // Replay the game and list, move by move, what should have been labelled.
-            let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
-            rng.set_stream(game);
             let mut fresh = Search::new(w.clone());
-            let (mut pos, mut plays, mut evals) = (Position::START, PlayList::new(), Vec::new());
             let (mut order, mut ranked) = (Vec::new(), Vec::new());
             let mut next = samples.iter();
-            for t in 0.. {
-                let roll = loop {
-                    let r = Roll::from_values(rng.gen_range(1..=6), rng.gen_range(1..=6));
-                    if t > 0 || !r.is_double() {
-                        break r;
-                    }
-                };
-                let _sample: f32 = rng.gen();
-                pos.legal_plays(roll, &mut plays);
-                evals.resize(plays.len(), Probabilities::default());
-                w.evaluate_plays(plays.positions(), &mut evals);
-                let _alternative: f32 = rng.gen();
-                let _siblings: f32 = rng.gen();
-                by_equity(&evals, &mut order);
-                if plays.len() > 1 {
-                    let choice = fresh.choose(&plays, 1, &mut ranked);
-                    if choice != order[0] {
-                        disputes += 1;
-                        let mut expected = vec![choice];
-                        expected.extend(order.iter().filter(|&&i| i != choice).take(2));
-                        for i in expected {
-                            let after = plays.positions()[i].flip();
-                            if after.is_game_over() {
-                                continue;
-                            }
-                            let s = next.next().expect("a label for every disputed sibling");
-                            assert_eq!(s.position, after);
-                        }
+            replay(&w, &config, game, |plays, evals| {
+                by_equity(evals, &mut order);
+                if plays.len() < 2 {
+                    return;
+                }
+                let choice = fresh.choose(plays, 1, &mut ranked);
+                if choice == order[0] {
+                    return;
+                }
+                disputes += 1;
+                let mut expected = vec![choice];
+                expected.extend(order.iter().filter(|&&i| i != choice).take(2));
+                for i in expected {
+                    let after = plays.positions()[i].flip();
+                    if !after.is_game_over() {
+                        let s = next.next().expect("a label for every disputed sibling");
+                        assert_eq!(s.position, after);
                     }
                 }
-                let _explore: f32 = rng.gen();
-                let after = plays.positions()[best_index(&evals)];
-                if after.is_game_over() {
-                    break;
-                }
-                pos = after.flip();
-            }
+            });
             assert!(next.next().is_none(), "labels only at disputed moves");
         }
         assert!(disputes > 0, "four games without a dispute test nothing");
@@ -947,28 +963,10 @@ mod tests {
         let samples = label_game(&mut search, &config, 2);
         // Replay the game (no exploration: the best play every move) and compare each move's
         // labelled positions with its three best plays, in order.
-        let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
-        rng.set_stream(2);
-        let mut pos = Position::START;
-        let mut plays = PlayList::new();
-        let mut evals = Vec::new();
         let mut next = samples.iter();
-        for t in 0.. {
-            let roll = loop {
-                let r = Roll::from_values(rng.gen_range(1..=6), rng.gen_range(1..=6));
-                if t > 0 || !r.is_double() {
-                    break r;
-                }
-            };
-            // The draws of the configuration, in the order label_game makes them.
-            let _sample: f32 = rng.gen();
-            pos.legal_plays(roll, &mut plays);
-            evals.resize(plays.len(), Probabilities::default());
-            w.evaluate_plays(plays.positions(), &mut evals);
-            let _alternative: f32 = rng.gen();
-            let _siblings: f32 = rng.gen();
-            let mut order = Vec::new();
-            by_equity(&evals, &mut order);
+        let mut order = Vec::new();
+        replay(&w, &config, 2, |plays, evals| {
+            by_equity(evals, &mut order);
             for &i in order.iter().take(3) {
                 let expected = plays.positions()[i].flip();
                 if expected.is_game_over() {
@@ -978,13 +976,7 @@ mod tests {
                 assert_eq!(s.position, expected);
                 assert_eq!(s.target, w.evaluate(&expected));
             }
-            let _explore: f32 = rng.gen();
-            let after = plays.positions()[best_index(&evals)];
-            if after.is_game_over() {
-                break;
-            }
-            pos = after.flip();
-        }
+        });
         assert!(next.next().is_none());
         assert!(samples.len() > 30);
     }
