@@ -865,6 +865,19 @@ mod tests {
         }
     }
 
+    /// 0-ply games without exploration that label the three best plays of every move.
+    fn siblings_config() -> LabelConfig {
+        LabelConfig {
+            ply: 0,
+            explore: 0.0,
+            sample: 0.0,
+            sample_alternative: 0.0,
+            sample_siblings: 1.0,
+            siblings: 3,
+            ..LabelConfig::default()
+        }
+    }
+
     /// Replays game `game` of `config` as `label_game` plays it with no exploration (the best
     /// play at 0-ply every move), making the configuration's draws in its order, and calls
     /// `each_move` with every move's plays and their 0-ply values.
@@ -905,14 +918,8 @@ mod tests {
     fn disputed_siblings_come_from_moves_where_the_search_disagrees() {
         let w = small_weights();
         let config = LabelConfig {
-            ply: 0,
-            explore: 0.0,
-            sample: 0.0,
-            sample_alternative: 0.0,
-            sample_siblings: 1.0,
-            siblings: 3,
             disputed: 1,
-            ..LabelConfig::default()
+            ..siblings_config()
         };
         let mut disputes = 0;
         for game in 0..4 {
@@ -950,15 +957,7 @@ mod tests {
     #[test]
     fn siblings_are_the_best_plays_of_each_move() {
         let w = small_weights();
-        let config = LabelConfig {
-            ply: 0,
-            explore: 0.0,
-            sample: 0.0,
-            sample_alternative: 0.0,
-            sample_siblings: 1.0,
-            siblings: 3,
-            ..LabelConfig::default()
-        };
+        let config = siblings_config();
         let mut search = Search::new(w.clone());
         let samples = label_game(&mut search, &config, 2);
         // Replay the game (no exploration: the best play every move) and compare each move's
