@@ -362,7 +362,7 @@ fn label_by_truncated_rollouts_and_refuse_bad_options() {
     let o = label(data_s, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("labelled by rollouts of 2 games truncated after 4 plays"),
+        stderr(&o).contains("labelled by rollouts of 2 games of 0-ply players truncated after 4 plays"),
         "{}",
         stderr(&o)
     );
@@ -377,7 +377,7 @@ fn label_by_truncated_rollouts_and_refuse_bad_options() {
     let balanced = dir.join("b.txt");
     let o = label(balanced.to_str().unwrap(), &["--balance-parity"]);
     assert!(
-        stderr(&o).contains("rollouts of 2 games truncated after 4 or 5 plays"),
+        stderr(&o).contains("rollouts of 2 games of 0-ply players truncated after 4 or 5 plays"),
         "{}",
         stderr(&o)
     );
@@ -395,6 +395,26 @@ fn label_by_truncated_rollouts_and_refuse_bad_options() {
     };
     assert_eq!(positions(&text_b), positions(&text), "the same positions");
     assert_ne!(text_b.lines().nth(1), text.lines().nth(1), "other labels");
+    // 1-ply rollout players: recorded with their pruning, the same positions, other labels.
+    let deep = dir.join("p1.txt");
+    let o = label(deep.to_str().unwrap(), &["--rollout-ply", "1"]);
+    assert!(
+        stderr(&o).contains("rollouts of 2 games of 1-ply players truncated after 4 plays"),
+        "{}",
+        stderr(&o)
+    );
+    let text_d = std::fs::read_to_string(&deep).unwrap();
+    let header_d = text_d.lines().next().unwrap();
+    assert!(
+        header_d.contains("rollout-games 2 truncate 4 rollout-ply 1 prune "),
+        "{header_d}"
+    );
+    assert_eq!(positions(&text_d), positions(&text), "the same positions");
+    assert_ne!(
+        text_d.lines().skip(1).collect::<Vec<_>>(),
+        text.lines().skip(1).collect::<Vec<_>>(),
+        "other labels"
+    );
     // Fitting with pair steps over the siblings, picked by their held-out error.
     let weights = dir.join("w.tnn");
     let fit = |more: &[&str]| {
@@ -570,6 +590,14 @@ fn label_by_truncated_rollouts_and_refuse_bad_options() {
         (
             &["--disputed", "2"][..],
             "--disputed chooses which siblings are labelled: add --sample-siblings",
+        ),
+        (
+            &["--rollout-ply", "1"][..],
+            "--rollout-ply is the depth of the rollouts' players: add --rollout-games",
+        ),
+        (
+            &["--rollout-games", "1", "--rollout-ply", "4"][..],
+            "--rollout-ply must be in 0..=3, got 4",
         ),
     ] {
         let mut all = vec!["train", "label", "--out", data_s];

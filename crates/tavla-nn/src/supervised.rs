@@ -83,6 +83,10 @@ pub struct LabelConfig {
     /// (0: use the search at [`LabelConfig::ply`]). All the positions labelled at one move
     /// share their dice, so their differences are measured with less noise than their values.
     pub rollout_games: u32,
+    /// Depth at which both sides choose their plays in those rollouts (0 to
+    /// [`crate::search::MAX_PLY`]; [`RolloutConfig::ply`]): deeper players play better, at a
+    /// cost (`docs/neural-rounds.md`, thirty-third round).
+    pub rollout_ply: u8,
     /// Plays per rollout game before the 0-ply networks value the position reached.
     pub truncate: u32,
     /// Truncate every second rollout game one play later
@@ -95,8 +99,8 @@ pub struct LabelConfig {
 }
 
 impl LabelConfig {
-    /// The settings of the rollouts that label positions (when `rollout_games > 0`): 0-ply
-    /// players, luck-adjusted, one thread; the seed is set per move.
+    /// The settings of the rollouts that label positions (when `rollout_games > 0`): players at
+    /// [`LabelConfig::rollout_ply`], luck-adjusted, one thread; the seed is set per move.
     #[must_use]
     pub fn rollout_config(&self) -> RolloutConfig {
         RolloutConfig {
@@ -106,7 +110,7 @@ impl LabelConfig {
             luck_adjust: true,
             truncate: self.truncate,
             balance_parity: self.balance_parity,
-            ply: 0,
+            ply: self.rollout_ply,
         }
     }
 }
@@ -124,6 +128,7 @@ impl Default for LabelConfig {
             siblings: 5,
             disputed: 0,
             rollout_games: 0,
+            rollout_ply: 0,
             truncate: 0,
             balance_parity: false,
             only: None,
@@ -823,6 +828,32 @@ mod tests {
                 "{p:?}"
             );
         }
+    }
+
+    #[test]
+    fn deeper_rollout_players_label_the_same_positions_otherwise() {
+        let w = small_weights();
+        let make = |w: Arc<Weights>| Search::new(w);
+        let shallow = LabelConfig {
+            rollout_games: 1,
+            truncate: 2,
+            ..config()
+        };
+        let deep = LabelConfig {
+            rollout_ply: 1,
+            ..shallow.clone()
+        };
+        assert_eq!(deep.rollout_config().ply, 1);
+        let a = label_games(&w, &make, &shallow, 0, 3, 1, &AtomicU64::new(0));
+        let b = label_games(&w, &make, &deep, 0, 3, 2, &AtomicU64::new(0));
+        assert!(a.len() > 10);
+        // The games, and so the labelled positions, are the same; the rollouts' plays are not.
+        assert_eq!(
+            a.iter().map(|s| s.position).collect::<Vec<_>>(),
+            b.iter().map(|s| s.position).collect::<Vec<_>>()
+        );
+        let differ = a.iter().zip(&b).filter(|(x, y)| x.target != y.target).count();
+        assert!(differ > a.len() / 4, "{differ} of {}", a.len());
     }
 
     #[test]
