@@ -362,7 +362,8 @@ fn label_by_truncated_rollouts_and_refuse_bad_options() {
     let o = label(data_s, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("labelled by rollouts of 2 games of 0-ply players truncated after 4 plays"),
+        stderr(&o)
+            .contains("labelled by rollouts of 2 games of 0-ply players truncated after 4 plays"),
         "{}",
         stderr(&o)
     );

@@ -852,7 +852,11 @@ mod tests {
             a.iter().map(|s| s.position).collect::<Vec<_>>(),
             b.iter().map(|s| s.position).collect::<Vec<_>>()
         );
-        let differ = a.iter().zip(&b).filter(|(x, y)| x.target != y.target).count();
+        let differ = a
+            .iter()
+            .zip(&b)
+            .filter(|(x, y)| x.target != y.target)
+            .count();
         assert!(differ > a.len() / 4, "{differ} of {}", a.len());
     }
 
