@@ -841,7 +841,7 @@ mod tests {
         };
         let deep = LabelConfig {
             rollout_ply: 1,
-            ..shallow.clone()
+            ..shallow
         };
         assert_eq!(deep.rollout_config().ply, 1);
         let a = label_games(&w, &make, &shallow, 0, 3, 1, &AtomicU64::new(0));
