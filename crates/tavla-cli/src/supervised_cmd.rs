@@ -74,7 +74,7 @@ pub struct LabelArgs {
     pub rollout_games: u32,
     /// Depth at which both sides choose their plays in the --rollout-games rollouts, 0 to 3
     /// (pruned as --keep says): deeper players play better and cost more (one-game 1-ply
-    /// rollouts of contact positions come at about a third of the 0-ply rate).
+    /// rollouts of contact positions come at about half the 0-ply rate).
     #[arg(long, default_value_t = 0, value_name = "PLY")]
     pub rollout_ply: u8,
     /// Plays per rollout game before the 0-ply networks value the position reached (0: play
