@@ -36,6 +36,11 @@ pub struct JudgeArgs {
     /// Also list each player's N costliest choices beside the judge's best play.
     #[arg(long, value_name = "N", default_value_t = 0)]
     worst: usize,
+    /// Also list every position where a player's choice differs from the first player's,
+    /// with the judge's equity of the one minus the other (for tools/judge/disagreements
+    /// --against).
+    #[arg(long)]
+    differ: bool,
     /// Print one JSON object per player instead of the table.
     #[arg(long)]
     json: bool,
@@ -57,11 +62,7 @@ fn write_worst(out: &mut impl Write, set: &JudgedSet, j: &Judgement, n: usize) -
     order.sort_by(|&a, &b| j.losses[b].total_cmp(&j.losses[a]).then(a.cmp(&b)));
     for &i in order.iter().take(n).filter(|&&i| j.losses[i] > 0.0) {
         let jp = &set.positions[i];
-        let name = |p: &JudgedPlay| {
-            p.notation
-                .clone()
-                .unwrap_or_else(|| p.after.position_id().to_string())
-        };
+        let name = play_name;
         writeln!(
             out,
             "    {} {}{}  -{:.3}  played {}, best {}",
@@ -71,6 +72,40 @@ fn write_worst(out: &mut impl Write, set: &JudgedSet, j: &Judgement, n: usize) -
             j.losses[i],
             name(&jp.plays[j.choices[i]]),
             name(jp.best_play())
+        )?;
+    }
+    Ok(())
+}
+
+/// The name of a judged play: its notation, or the Position ID after it.
+fn play_name(p: &JudgedPlay) -> String {
+    p.notation
+        .clone()
+        .unwrap_or_else(|| p.after.position_id().to_string())
+}
+
+/// Lists every position where `j` chose another play than `first`, in set order: the
+/// position, the roll, the judge's equity of `j`'s play minus `first`'s (the difference of
+/// their losses) and both plays.
+fn write_differences(
+    out: &mut impl Write,
+    set: &JudgedSet,
+    j: &Judgement,
+    first: &Judgement,
+) -> Result<()> {
+    for (i, jp) in set.positions.iter().enumerate() {
+        if j.choices[i] == first.choices[i] {
+            continue;
+        }
+        writeln!(
+            out,
+            "    {} {}{}  {:+.5}  played {}, first {}",
+            jp.position.position_id(),
+            jp.roll.high().value(),
+            jp.roll.low().value(),
+            first.losses[i] - j.losses[i],
+            play_name(&jp.plays[j.choices[i]]),
+            play_name(&jp.plays[first.choices[i]])
         )?;
     }
     Ok(())
@@ -132,6 +167,24 @@ pub fn judge(args: &JudgeArgs, out: &mut impl Write) -> Result<()> {
             if i > 0 {
                 let (d, ci) = paired_difference(j, &results[0].0);
                 v["vs_first"] = serde_json::json!({ "difference": d, "ci95": ci });
+                if args.differ {
+                    let first = &results[0].0;
+                    v["differ"] = set
+                        .positions
+                        .iter()
+                        .enumerate()
+                        .filter(|&(k, _)| j.choices[k] != first.choices[k])
+                        .map(|(k, jp)| {
+                            serde_json::json!({
+                                "posid": jp.position.position_id().to_string(),
+                                "dice": [jp.roll.high().value(), jp.roll.low().value()],
+                                "judge_difference": first.losses[k] - j.losses[k],
+                                "played": play_name(&jp.plays[j.choices[k]]),
+                                "first": play_name(&jp.plays[first.choices[k]]),
+                            })
+                        })
+                        .collect();
+                }
             }
             serde_json::to_writer(&mut *out, &v)?;
             writeln!(out)?;
@@ -194,6 +247,14 @@ pub fn judge(args: &JudgeArgs, out: &mut impl Write) -> Result<()> {
                 results[0].0.player,
                 ci(c)
             )?;
+            if args.differ {
+                let first = &results[0].0;
+                let n = (0..set.positions.len())
+                    .filter(|&k| j.choices[k] != first.choices[k])
+                    .count();
+                writeln!(out, "  {n} choices differ from {}'s:", first.player)?;
+                write_differences(out, &set, j, first)?;
+            }
         }
     }
     Ok(())

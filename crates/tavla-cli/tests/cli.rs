@@ -183,6 +183,31 @@ fn judge_compares_players_on_the_same_positions() {
     assert!(neural < random / 3.0, "{neural} {random}");
     let d = lines[1]["vs_first"]["difference"].as_f64().unwrap();
     assert!((d - (random - neural)).abs() < 1e-9);
+    // --differ lists where the second player's choice is not the first's, with the judge's
+    // difference, in the table and in the JSON alike.
+    let differ: Vec<serde_json::Value> = stdout(&tavla(&[
+        "judge", &sample, "--player", "neural", "--player", "random", "--json", "--differ",
+    ]))
+    .lines()
+    .map(|l| serde_json::from_str(l).unwrap())
+    .collect();
+    let listed = differ[1]["differ"].as_array().unwrap();
+    assert!(!listed.is_empty());
+    let mut sum = 0.0;
+    for d in listed {
+        assert_ne!(d["played"], d["first"], "{d}");
+        sum += d["judge_difference"].as_f64().unwrap();
+    }
+    // The differences are the paired losses (in mEMG there) of the positions that differ.
+    let positions = differ[0]["all"]["positions"].as_f64().unwrap();
+    assert!((sum * 1000.0 / positions + d).abs() < 1e-6, "{sum} {d}");
+    let table = stdout(&tavla(&[
+        "judge", &sample, "--player", "neural", "--player", "random", "--differ",
+    ]));
+    let header = format!("  {} choices differ from neural:ply=0's:", listed.len());
+    assert!(table.contains(&header), "{table}");
+    let rows = table.lines().filter(|l| l.contains(", first ")).count();
+    assert_eq!(rows, listed.len(), "{table}");
     // The table names every player and class.
     let table = stdout(&tavla(&[
         "judge", &sample, "--player", "neural", "--limit", "10",
