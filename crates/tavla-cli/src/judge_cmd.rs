@@ -84,31 +84,25 @@ fn play_name(p: &JudgedPlay) -> String {
         .unwrap_or_else(|| p.after.position_id().to_string())
 }
 
-/// Lists every position where `j` chose another play than `first`, in set order: the
-/// position, the roll, the judge's equity of `j`'s play minus `first`'s (the difference of
-/// their losses) and both plays.
-fn write_differences(
-    out: &mut impl Write,
-    set: &JudgedSet,
-    j: &Judgement,
-    first: &Judgement,
-) -> Result<()> {
-    for (i, jp) in set.positions.iter().enumerate() {
-        if j.choices[i] == first.choices[i] {
-            continue;
-        }
-        writeln!(
-            out,
-            "    {} {}{}  {:+.5}  played {}, first {}",
-            jp.position.position_id(),
-            jp.roll.high().value(),
-            jp.roll.low().value(),
-            first.losses[i] - j.losses[i],
-            play_name(&jp.plays[j.choices[i]]),
-            play_name(&jp.plays[first.choices[i]])
-        )?;
-    }
-    Ok(())
+/// Where `j` chose another play than `first`, in set order: the position's index, the judge's
+/// equity of `j`'s play minus `first`'s (the difference of their losses) and both plays' names.
+fn differences<'a>(
+    set: &'a JudgedSet,
+    j: &'a Judgement,
+    first: &'a Judgement,
+) -> impl Iterator<Item = (usize, f64, String, String)> + 'a {
+    set.positions
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| j.choices[i] != first.choices[i])
+        .map(|(i, jp)| {
+            (
+                i,
+                first.losses[i] - j.losses[i],
+                play_name(&jp.plays[j.choices[i]]),
+                play_name(&jp.plays[first.choices[i]]),
+            )
+        })
 }
 
 /// Runs `tavla judge`.
@@ -168,19 +162,15 @@ pub fn judge(args: &JudgeArgs, out: &mut impl Write) -> Result<()> {
                 let (d, ci) = paired_difference(j, &results[0].0);
                 v["vs_first"] = serde_json::json!({ "difference": d, "ci95": ci });
                 if args.differ {
-                    let first = &results[0].0;
-                    v["differ"] = set
-                        .positions
-                        .iter()
-                        .enumerate()
-                        .filter(|&(k, _)| j.choices[k] != first.choices[k])
-                        .map(|(k, jp)| {
+                    v["differ"] = differences(&set, j, &results[0].0)
+                        .map(|(k, difference, played, first)| {
+                            let jp = &set.positions[k];
                             serde_json::json!({
                                 "posid": jp.position.position_id().to_string(),
                                 "dice": [jp.roll.high().value(), jp.roll.low().value()],
-                                "judge_difference": first.losses[k] - j.losses[k],
-                                "played": play_name(&jp.plays[j.choices[k]]),
-                                "first": play_name(&jp.plays[first.choices[k]]),
+                                "judge_difference": difference,
+                                "played": played,
+                                "first": first,
                             })
                         })
                         .collect();
@@ -249,11 +239,23 @@ pub fn judge(args: &JudgeArgs, out: &mut impl Write) -> Result<()> {
             )?;
             if args.differ {
                 let first = &results[0].0;
-                let n = (0..set.positions.len())
-                    .filter(|&k| j.choices[k] != first.choices[k])
-                    .count();
-                writeln!(out, "  {n} choices differ from {}'s:", first.player)?;
-                write_differences(out, &set, j, first)?;
+                let listed: Vec<_> = differences(&set, j, first).collect();
+                writeln!(
+                    out,
+                    "  {} choices differ from {}'s:",
+                    listed.len(),
+                    first.player
+                )?;
+                for (k, difference, played, first) in listed {
+                    let jp = &set.positions[k];
+                    writeln!(
+                        out,
+                        "    {} {}{}  {difference:+.5}  played {played}, first {first}",
+                        jp.position.position_id(),
+                        jp.roll.high().value(),
+                        jp.roll.low().value(),
+                    )?;
+                }
             }
         }
     }
