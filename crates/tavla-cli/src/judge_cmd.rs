@@ -8,7 +8,9 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args;
 use tavla_core::Rules;
-use tavla_match::judge::{judge as judge_set, paired_difference, JudgedPlay, JudgedSet, Judgement};
+use tavla_match::judge::{
+    judge as judge_set, paired_difference, JudgedPlay, JudgedPosition, JudgedSet, Judgement,
+};
 
 use crate::input::InputError;
 use crate::players::PlayerSpec;
@@ -62,19 +64,26 @@ fn write_worst(out: &mut impl Write, set: &JudgedSet, j: &Judgement, n: usize) -
     order.sort_by(|&a, &b| j.losses[b].total_cmp(&j.losses[a]).then(a.cmp(&b)));
     for &i in order.iter().take(n).filter(|&&i| j.losses[i] > 0.0) {
         let jp = &set.positions[i];
-        let name = play_name;
         writeln!(
             out,
-            "    {} {}{}  -{:.3}  played {}, best {}",
-            jp.position.position_id(),
-            jp.roll.high().value(),
-            jp.roll.low().value(),
+            "    {}  -{:.3}  played {}, best {}",
+            position_and_dice(jp),
             j.losses[i],
-            name(&jp.plays[j.choices[i]]),
-            name(jp.best_play())
+            play_name(&jp.plays[j.choices[i]]),
+            play_name(jp.best_play())
         )?;
     }
     Ok(())
+}
+
+/// A judged position as the tables list it: its Position ID and the roll, high die first.
+fn position_and_dice(jp: &JudgedPosition) -> String {
+    format!(
+        "{} {}{}",
+        jp.position.position_id(),
+        jp.roll.high().value(),
+        jp.roll.low().value()
+    )
 }
 
 /// The name of a judged play: its notation, or the Position ID after it.
@@ -199,21 +208,13 @@ pub fn judge(args: &JudgeArgs, out: &mut impl Write) -> Result<()> {
         writeln!(out)?;
         writeln!(out, "{} ({seconds:.1} s)", j.player)?;
         let ci = |c: Option<f64>| c.map_or(String::new(), |c| format!(" ± {c:.2}"));
-        writeln!(
-            out,
-            "  {:<10} {:>5} positions  {:>7.2}{:<8}  {} errors, {} blunders",
-            "all",
-            j.all.positions,
-            j.all.mean_loss,
-            ci(j.all.ci95),
-            j.all.errors,
-            j.all.blunders
-        )?;
-        for (class, s) in &j.by_class {
+        let rows = std::iter::once(("all".to_string(), &j.all))
+            .chain(j.by_class.iter().map(|(c, s)| (class_name(*c), s)));
+        for (name, s) in rows {
             writeln!(
                 out,
                 "  {:<10} {:>5} positions  {:>7.2}{:<8}  {} errors, {} blunders",
-                class_name(*class),
+                name,
                 s.positions,
                 s.mean_loss,
                 ci(s.ci95),
@@ -247,13 +248,10 @@ pub fn judge(args: &JudgeArgs, out: &mut impl Write) -> Result<()> {
                     first.player
                 )?;
                 for (k, difference, played, first) in listed {
-                    let jp = &set.positions[k];
                     writeln!(
                         out,
-                        "    {} {}{}  {difference:+.5}  played {played}, first {first}",
-                        jp.position.position_id(),
-                        jp.roll.high().value(),
-                        jp.roll.low().value(),
+                        "    {}  {difference:+.5}  played {played}, first {first}",
+                        position_and_dice(&set.positions[k]),
                     )?;
                 }
             }
