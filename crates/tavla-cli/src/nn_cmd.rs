@@ -15,6 +15,7 @@ use serde::Serialize;
 use tavla_core::{GameState, PlayList, Roll};
 use tavla_eval::heuristic::{HeuristicConfig, HeuristicEval};
 use tavla_nn::arena::{duel, DuelResult};
+use tavla_nn::cube::{CubeAnalysis, CubeHolder};
 use tavla_nn::search::{Prune, RankedPlay, Search, DEFAULT_KEEP, MAX_KEEP, MAX_PLY};
 use tavla_nn::td::{TdConfig, TdTrainer};
 use tavla_nn::{NeuralPlayer, Probabilities, Weights};
@@ -714,13 +715,49 @@ pub fn hint(args: &HintArgs, out: &mut dyn Write) -> Result<()> {
 }
 
 /// `tavla eval POSITION`: cubeless probabilities and equity for the side on roll, before it
-/// rolls.
+/// rolls, and in money play the cube decision.
 #[derive(Debug, Clone, Args)]
 pub struct EvalArgs {
-    /// The position, in any notation `tavla` reads.
+    /// The position, in any notation `tavla` reads (an XGID or a gnubg ID also gives the cube,
+    /// the score and the Jacoby rule).
     pub position: String,
     #[command(flatten)]
     pub engine: EngineArgs,
+}
+
+#[derive(Serialize)]
+struct JsonEval {
+    #[serde(flatten)]
+    probs: JsonProbs,
+    /// The money cube decision; absent in match play and when the game is over.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cube: Option<JsonCube>,
+}
+
+#[derive(Serialize)]
+struct JsonCube {
+    efficiency: f32,
+    holder: &'static str,
+    no_double: f32,
+    double_take: f32,
+    double_pass: f32,
+    action: &'static str,
+    equity: f32,
+}
+
+/// The money cube decision of `state` by a cubeful search `ply` deep; `None` in match play
+/// or when the game is over.
+fn money_cube(
+    search: &mut Search,
+    state: &GameState,
+    ply: u8,
+) -> Option<(CubeHolder, CubeAnalysis)> {
+    if state.match_length != 0 || state.position.is_game_over() {
+        return None;
+    }
+    let holder = CubeHolder::of(state);
+    let a = search.cube_analysis(&state.position, ply, holder, state.jacoby);
+    Some((holder, a))
 }
 
 /// Runs `tavla eval`, writing to `out`.
@@ -732,20 +769,61 @@ pub fn eval(args: &EvalArgs, out: &mut dyn Write) -> Result<()> {
         .map_err(|e| InputError(format!("cannot read position {:?}: {e}", args.position)))?;
     let mut search = args.engine.search()?;
     let p = search.evaluate(&state.position, args.engine.ply);
+    let cube = money_cube(&mut search, &state, args.engine.ply);
+    let redouble = cube.is_some_and(|(h, _)| h == CubeHolder::OnRoll);
     if args.engine.json {
-        writeln!(
+        let json = JsonEval {
+            probs: p.into(),
+            cube: cube.map(|(holder, a)| JsonCube {
+                efficiency: a.efficiency,
+                holder: match holder {
+                    CubeHolder::Centre => "centre",
+                    CubeHolder::OnRoll => "on roll",
+                    CubeHolder::Opponent => "opponent",
+                },
+                no_double: a.no_double,
+                double_take: a.double_take,
+                double_pass: a.double_pass,
+                action: a.action.describe(redouble),
+                equity: a.equity(),
+            }),
+        };
+        writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{}-ply, side on roll, before rolling (cubeless):",
+        args.engine.ply
+    )?;
+    write_probabilities(out, &p)?;
+    writeln!(out, "  equity {:+.4}", p.equity())?;
+    match cube {
+        None if state.match_length != 0 => {
+            writeln!(out, "Cube: match play is not analysed yet (money play only).")?;
+        }
+        None => {}
+        Some((CubeHolder::Opponent, a)) => writeln!(
             out,
-            "{}",
-            serde_json::to_string_pretty(&JsonProbs::from(p))?
-        )?;
-    } else {
-        writeln!(
-            out,
-            "{}-ply, side on roll, before rolling (cubeless):",
-            args.engine.ply
-        )?;
-        write_probabilities(out, &p)?;
-        writeln!(out, "  equity {:+.4}", p.equity())?;
+            "Cube (money, {}-ply cubeful, Janowski leaves at efficiency {:.2}): the opponent owns it; cubeful equity {:+.4}",
+            args.engine.ply, a.efficiency, a.no_double
+        )?,
+        Some((_, a)) => {
+            let verb = if redouble { "redouble" } else { "double" };
+            writeln!(
+                out,
+                "Cube (money, {}-ply cubeful, Janowski leaves at efficiency {:.2}), equity per unit of the cube:",
+                args.engine.ply, a.efficiency
+            )?;
+            for (label, e) in [
+                (format!("no {verb}"), a.no_double),
+                (format!("{verb}, take"), a.double_take),
+                (format!("{verb}, pass"), a.double_pass),
+            ] {
+                writeln!(out, "  {label:<16} {e:+.4}")?;
+            }
+            writeln!(out, "  proper cube action: {}", a.action.describe(redouble))?;
+        }
     }
     Ok(())
 }

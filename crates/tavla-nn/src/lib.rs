@@ -16,6 +16,7 @@
 //!   gradient descent on them.
 //! - [`rollout`]: cubeless, multithreaded, seeded rollouts with variance reduction.
 //! - [`arena`]: cubeless duels between players for strength checks.
+//! - [`cube`]: money cube decisions from cubeless probabilities (Janowski's model).
 //! - [`mod@bench`]: the fixed benchmark behind `tavla bench` (node-count signature, decision times).
 //!
 //! ```
@@ -37,6 +38,7 @@
 pub mod arena;
 pub mod bearoff;
 pub mod bench;
+pub mod cube;
 mod evaluator;
 pub mod inputs;
 mod net;

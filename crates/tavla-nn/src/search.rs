@@ -10,10 +10,11 @@
 
 use std::sync::Arc;
 
-use tavla_core::{GameState, PlayList, Position, Roll, Rules};
+use tavla_core::{CubeOwner, GameState, PlayList, Position, Roll, Rules};
 use tavla_player::Player;
 
 use crate::bearoff::BearoffRace;
+use crate::cube::{best_cube_action, cube_efficiency, CubeAnalysis, CubeHolder};
 use crate::evaluator::{EncodedBatch, Evaluator};
 use crate::probs::Probabilities;
 use crate::weights::{Weights, WeightsError};
@@ -354,6 +355,69 @@ impl Search {
         sum
     }
 
+    /// The money cube decision of the side on roll of `pos`, before it rolls, with the cube
+    /// held by `holder` (under the Jacoby rule when `jacoby`), by a cubeful search `ply` deep.
+    ///
+    /// At 0-ply this is [`CubeAnalysis::money`] on the 0-ply probabilities. Deeper, the
+    /// equities of not doubling and of doubling into a take are averages over the 21 rolls of
+    /// the position left by the best play (chosen cubeless at 0-ply, as in [`Search::evaluate`]),
+    /// valued for the opponent with the cube where that decision leaves it and the opponent's
+    /// own best cube action, down to Janowski's model at the leaves. The search thus sees the
+    /// market losers a double now forestalls, which a model at the root cannot.
+    pub fn cube_analysis(
+        &mut self,
+        pos: &Position,
+        ply: u8,
+        holder: CubeHolder,
+        jacoby: bool,
+    ) -> CubeAnalysis {
+        let ply = ply.min(MAX_PLY);
+        if ply == 0 || pos.is_game_over() {
+            let p = self.eval0(pos);
+            return CubeAnalysis::money(pos, p, holder, jacoby);
+        }
+        let nd = self.cubeful(pos, ply, jacoby);
+        let k = holder as usize;
+        CubeAnalysis::from_equities(
+            cube_efficiency(pos),
+            holder,
+            nd[k],
+            2.0 * nd[CubeHolder::Opponent as usize],
+        )
+    }
+
+    /// The cubeful equities of `pos` for the side on roll before its cube decision, one per
+    /// [`CubeHolder`] (in declaration order), per unit of the cube, at `ply`.
+    fn cubeful(&mut self, pos: &Position, ply: u8, jacoby: bool) -> [f32; 3] {
+        if ply == 0 || pos.is_game_over() {
+            let p = self.eval0(pos);
+            return CubeHolder::ALL.map(|h| CubeAnalysis::money(pos, p, h, jacoby).no_double);
+        }
+        let depth = usize::from(ply);
+        let mut list = std::mem::take(&mut self.lists[depth]);
+        let mut evals = std::mem::take(&mut self.evals[depth]);
+        let mut nd = [0.0f32; 3];
+        for (roll, weight) in Roll::ALL_21 {
+            pos.legal_plays(roll, &mut list);
+            let (best, _) = self.best_play0(list.positions(), &mut evals);
+            let next = list.positions()[best].flip();
+            let child = self.cubeful(&next, ply - 1, jacoby);
+            // The opponent's best cube action there, with the cube where it is for him: in the
+            // middle, his (ours owned), ours (his owned).
+            let take = 2.0 * child[CubeHolder::Opponent as usize];
+            let centre = best_cube_action(child[CubeHolder::Centre as usize], take);
+            let his = best_cube_action(child[CubeHolder::OnRoll as usize], take);
+            let ours = child[CubeHolder::Opponent as usize];
+            let w = f32::from(weight) / 36.0;
+            nd[CubeHolder::Centre as usize] -= w * centre;
+            nd[CubeHolder::OnRoll as usize] -= w * ours;
+            nd[CubeHolder::Opponent as usize] -= w * his;
+        }
+        self.lists[depth] = list;
+        self.evals[depth] = evals;
+        nd
+    }
+
     /// The value, for the side on roll of `pos`, of each of the 21 rolls (in the order of
     /// [`Roll::ALL_21`]) under `rules`: the 0-ply equity left by its best play at 0-ply (chosen
     /// as at the inner nodes of a search, so with [`Prune`] when the search has it). The
@@ -543,7 +607,8 @@ fn sort(out: &mut [RankedPlay]) {
     });
 }
 
-/// The neural engine as a [`Player`]: plays the best play found at a fixed ply.
+/// The neural engine as a [`Player`]: plays the best play found at a fixed ply, and in money
+/// play doubles and takes by a cubeful search at the same ply ([`Search::cube_analysis`]).
 #[derive(Clone)]
 pub struct NeuralPlayer {
     search: Search,
@@ -623,11 +688,99 @@ impl Player for NeuralPlayer {
         }
         self.search.choose(plays, self.ply, &mut self.ranked)
     }
+
+    /// Money play: doubles when the cubeful search at the player's own ply says so
+    /// ([`Search::cube_analysis`]). In match play it never doubles (no match equity table yet).
+    fn wants_to_double(&mut self, state: &GameState) -> bool {
+        if state.match_length != 0 || state.position.is_game_over() {
+            return false;
+        }
+        let holder = CubeHolder::of(state);
+        if holder == CubeHolder::Opponent {
+            return false;
+        }
+        self.search
+            .cube_analysis(&state.position, self.ply, holder, state.jacoby)
+            .action
+            .doubles()
+    }
+
+    /// Money play: takes when taking loses no more than passing, by the cubeful search from
+    /// the doubler's side at the player's own ply. In match play it always takes.
+    fn accepts_double(&mut self, state: &GameState) -> bool {
+        if state.match_length != 0 || state.position.is_game_over() {
+            return true;
+        }
+        // `state.position` is seen from the answering side; the doubler is on roll.
+        let doubler = state.position.flip();
+        let holder = match state.cube.owner {
+            CubeOwner::Centre => CubeHolder::Centre,
+            CubeOwner::Side(_) => CubeHolder::OnRoll,
+        };
+        self.search
+            .cube_analysis(&doubler, self.ply, holder, state.jacoby)
+            .opponent_takes()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_player_doubles_and_takes_in_money_play() {
+        // The side on roll bears off its last two checkers next roll; the opponent has ten on
+        // its 1-point and five off: a sure single win, cashed.
+        let mut b = [0i8; 26];
+        b[1] = 2;
+        b[24] = -10;
+        let sure = Position::try_from(b).unwrap();
+        for ply in [0, 1, 2] {
+            let mut player = NeuralPlayer::with_default_weights(ply);
+            let start = GameState::money(Position::START);
+            assert!(!player.wants_to_double(&start), "ply {ply}");
+            assert!(player.accepts_double(&start), "ply {ply}");
+            let won = GameState::money(sure);
+            assert!(player.wants_to_double(&won), "ply {ply}");
+            // Asked to take there (the position seen from the answering side): a pass.
+            let asked = GameState::money(sure.flip());
+            assert!(!player.accepts_double(&asked), "ply {ply}");
+            // Match play: no match equity table yet, so no double and always a take.
+            let in_match = GameState {
+                match_length: 5,
+                ..won
+            };
+            assert!(!player.wants_to_double(&in_match), "ply {ply}");
+            // The opponent's cube: no double.
+            let theirs = GameState {
+                cube: tavla_core::Cube {
+                    log2: 1,
+                    owner: CubeOwner::Side(won.turn.other()),
+                },
+                ..won
+            };
+            assert!(!player.wants_to_double(&theirs), "ply {ply}");
+        }
+    }
+
+    #[test]
+    fn cubeful_search_values_a_sure_win_exactly() {
+        let mut b = [0i8; 26];
+        b[1] = 2;
+        b[24] = -10;
+        let sure = Position::try_from(b).unwrap();
+        let mut s = Search::new(Arc::new(Weights::default_weights()));
+        for ply in 0..=2 {
+            for holder in CubeHolder::ALL {
+                let a = s.cube_analysis(&sure, ply, holder, false);
+                assert!((a.no_double - 1.0).abs() < 1e-5, "{ply} {holder:?} {a:?}");
+            }
+            // Losing side: every roll loses a single game.
+            let a = s.cube_analysis(&sure.flip(), ply, CubeHolder::Centre, false);
+            assert!(a.no_double < -0.99, "{ply} {a:?}");
+            assert!(!a.action.doubles());
+        }
+    }
 
     #[test]
     fn zero_ply_ranking_is_sorted_and_complete() {

@@ -1,0 +1,474 @@
+//! Money-game cube decisions from cubeless probabilities, by Janowski's model.
+//!
+//! Rick Janowski ("Take-points in money games", 1993) values a position with the cube as a mix
+//! of two extremes. With a **dead** cube (nobody can double again) the equity is the cubeless
+//! one, `p (W + L) - L`, where `p` is the chance of winning and `W`, `L` are the points a win and
+//! a loss are worth on average (gammons and backgammons included). With a fully **live** cube
+//! (the position moves smoothly, so a side can double exactly at its opponent's take point) the
+//! equity is piecewise linear in `p` between a few fixed points: losing `L` at `p = 0`, `-1` at
+//! the take point `(L - 1/2) / (W + L + 1/2)`, `+1` at the cash point `(L + 1) / (W + L + 1/2)`
+//! and `W` at `p = 1`, the segments in use depending on who holds the cube. Real positions lie
+//! between: the cubeful equity is `x live + (1 - x) dead` with the **cube efficiency** `x`.
+//!
+//! Equities here are per unit of the current cube, for the side on roll, before it rolls.
+//! [`CubeAnalysis::money`] compares not doubling with doubling (the opponent then takes or
+//! passes); a doubled side takes when [`CubeAnalysis::double_take`] is at most
+//! [`CubeAnalysis::double_pass`] (one point).
+//!
+//! The efficiencies are tavla's choice from the model's published range (Janowski found about
+//! two thirds): 0.68 in contact, and in a race from 0.6 for the side on roll at 30 pips or
+//! fewer to 0.7 at 120 or more (a short race swings by whole rolls, so a side cannot double at
+//! the right moment as often). Match play needs a match equity table and is not done here.
+//!
+//! ```
+//! use tavla_core::Position;
+//! use tavla_nn::cube::{CubeAction, CubeAnalysis, CubeHolder};
+//! use tavla_nn::Probabilities;
+//!
+//! // A gammonless 70% favourite with the cube in the middle: a double and an easy take.
+//! let p = Probabilities { win: 0.7, ..Probabilities::default() };
+//! let a = CubeAnalysis::money(&Position::START, p, CubeHolder::Centre, false);
+//! assert_eq!(a.action, CubeAction::DoubleTake);
+//! assert!(a.double_take < a.double_pass);
+//! ```
+
+use tavla_core::{CubeOwner, GameState, Position};
+
+use crate::inputs::{phase, Phase};
+use crate::Probabilities;
+
+/// Who holds the cube, seen from the side on roll.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CubeHolder {
+    /// In the middle: either side may double.
+    Centre,
+    /// The side on roll owns it and alone may redouble.
+    OnRoll,
+    /// The opponent owns it: the side on roll cannot double.
+    Opponent,
+}
+
+impl CubeHolder {
+    /// Every holder, in declaration order (the index of each is `holder as usize`).
+    pub const ALL: [CubeHolder; 3] = [CubeHolder::Centre, CubeHolder::OnRoll, CubeHolder::Opponent];
+
+    /// The holder in a game's state, seen from the side on roll (`state.turn`).
+    #[must_use]
+    pub fn of(state: &GameState) -> CubeHolder {
+        match state.cube.owner {
+            CubeOwner::Centre => CubeHolder::Centre,
+            CubeOwner::Side(s) if s == state.turn => CubeHolder::OnRoll,
+            CubeOwner::Side(_) => CubeHolder::Opponent,
+        }
+    }
+}
+
+/// The right cube action for the side on roll, with the opponent's answer to a double.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CubeAction {
+    /// Not good enough to double; a double would be taken.
+    NoDoubleTake,
+    /// Not good enough to double, though a double would be passed (a rare case of big gammon
+    /// chances on both sides).
+    NoDoublePass,
+    /// Double, and the opponent should take.
+    DoubleTake,
+    /// Double, and the opponent should pass.
+    DoublePass,
+    /// Too good to double (playing on for a gammon is worth more than the point); a double
+    /// would be taken.
+    TooGoodTake,
+    /// Too good to double; a double would be passed.
+    TooGoodPass,
+    /// The opponent owns the cube: no decision for the side on roll.
+    NotAvailable,
+}
+
+impl CubeAction {
+    /// Whether the side on roll should double.
+    #[must_use]
+    pub const fn doubles(self) -> bool {
+        matches!(self, CubeAction::DoubleTake | CubeAction::DoublePass)
+    }
+
+    /// The action in words, "double" as "redouble" when `redouble`.
+    #[must_use]
+    pub const fn describe(self, redouble: bool) -> &'static str {
+        match (self, redouble) {
+            (CubeAction::NoDoubleTake, false) => "No double, take",
+            (CubeAction::NoDoubleTake, true) => "No redouble, take",
+            (CubeAction::NoDoublePass, false) => "No double, pass",
+            (CubeAction::NoDoublePass, true) => "No redouble, pass",
+            (CubeAction::DoubleTake, false) => "Double, take",
+            (CubeAction::DoubleTake, true) => "Redouble, take",
+            (CubeAction::DoublePass, false) => "Double, pass",
+            (CubeAction::DoublePass, true) => "Redouble, pass",
+            (CubeAction::TooGoodTake, false) => "Too good to double, take",
+            (CubeAction::TooGoodTake, true) => "Too good to redouble, take",
+            (CubeAction::TooGoodPass, false) => "Too good to double, pass",
+            (CubeAction::TooGoodPass, true) => "Too good to redouble, pass",
+            (CubeAction::NotAvailable, _) => "The opponent owns the cube",
+        }
+    }
+}
+
+/// The equity of the better of not doubling (`no_double`) and doubling (`double_take` if the
+/// opponent takes; he passes, for 1, when that is worse for him), per unit of the cube, for a
+/// side that may double ([`CubeAnalysis::from_equities`] decides the same way).
+#[must_use]
+pub fn best_cube_action(no_double: f32, double_take: f32) -> f32 {
+    if should_double(no_double, double_take) {
+        double_take.min(1.0)
+    } else {
+        no_double
+    }
+}
+
+/// Whether doubling beats not doubling; cashing (a double the opponent should pass) is
+/// preferred when it is worth as much as playing on, within [`CASH_MARGIN`] (a sure win, whose
+/// value a search sums from 21 rolls with rounding errors).
+fn should_double(no_double: f32, double_take: f32) -> bool {
+    let doubled = double_take.min(1.0);
+    doubled > no_double || (double_take > 1.0 && doubled >= no_double - CASH_MARGIN)
+}
+
+/// Equity by which playing on must beat cashing to be preferred.
+pub const CASH_MARGIN: f32 = 1e-4;
+
+/// The cube efficiency of a position (see the module documentation): how live the cube is.
+#[must_use]
+pub fn cube_efficiency(pos: &Position) -> f32 {
+    match phase(pos) {
+        Phase::Contact | Phase::Crashed => 0.68,
+        Phase::Race => {
+            let pips = pos.pips().0 as f32;
+            0.6 + 0.1 * ((pips - 30.0) / 90.0).clamp(0.0, 1.0)
+        }
+    }
+}
+
+/// A money cube decision for the side on roll, before it rolls.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CubeAnalysis {
+    /// The cube efficiency used.
+    pub efficiency: f32,
+    /// Cubeful equity without doubling, per unit of the current cube.
+    pub no_double: f32,
+    /// Cubeful equity after a double and a take (the opponent then owns the cube at twice the
+    /// value), per unit of the current cube. When the opponent owns the cube, what a double
+    /// would be worth if the side on roll could make one.
+    pub double_take: f32,
+    /// After a double and a pass: the current cube's value, 1.
+    pub double_pass: f32,
+    /// The right action.
+    pub action: CubeAction,
+}
+
+impl CubeAnalysis {
+    /// The money cube decision of the side on roll of `pos`, whose cubeless probabilities
+    /// (before it rolls) are `p`, with the cube held by `holder`. Under the Jacoby rule
+    /// (`jacoby`) gammons count only once the cube has been turned.
+    #[must_use]
+    pub fn money(pos: &Position, p: Probabilities, holder: CubeHolder, jacoby: bool) -> Self {
+        let x = cube_efficiency(pos);
+        let v = Values::of(p);
+        let dead = v.dead();
+        let theirs = x * v.live_theirs() + (1.0 - x) * dead;
+        if holder == CubeHolder::Opponent {
+            return CubeAnalysis::from_equities(x, holder, theirs, 2.0 * theirs);
+        }
+        let no_double = if holder == CubeHolder::OnRoll {
+            x * v.live_mine() + (1.0 - x) * dead
+        } else if jacoby {
+            // Gammons count only after a double: the play-on ends of the live line and the
+            // dead cube value a win and a loss at one point.
+            let single = Values {
+                w: 1.0,
+                l: 1.0,
+                ..v
+            };
+            x * v.live_centre(&single) + (1.0 - x) * single.dead()
+        } else {
+            x * v.live_centre(&v) + (1.0 - x) * dead
+        };
+        CubeAnalysis::from_equities(x, holder, no_double, 2.0 * theirs)
+    }
+
+    /// The decision between `no_double` and `double_take` (the equities, per unit of the
+    /// current cube, of not doubling and of doubling into a take; a pass is worth 1) for a side
+    /// whose cube is held by `holder`, as found by any method (Janowski's model, or a cubeful
+    /// search, `Search::cubeful`). `efficiency` is recorded as given.
+    #[must_use]
+    pub fn from_equities(
+        efficiency: f32,
+        holder: CubeHolder,
+        no_double: f32,
+        double_take: f32,
+    ) -> CubeAnalysis {
+        let double_pass = 1.0;
+        let action = if holder == CubeHolder::Opponent {
+            CubeAction::NotAvailable
+        } else {
+            let passes = double_take > double_pass;
+            match (
+                should_double(no_double, double_take),
+                passes,
+                no_double > double_pass,
+            ) {
+                (true, false, _) => CubeAction::DoubleTake,
+                (true, true, _) => CubeAction::DoublePass,
+                (false, false, true) => CubeAction::TooGoodTake,
+                (false, true, true) => CubeAction::TooGoodPass,
+                (false, false, false) => CubeAction::NoDoubleTake,
+                (false, true, false) => CubeAction::NoDoublePass,
+            }
+        };
+        CubeAnalysis {
+            efficiency,
+            no_double,
+            double_take,
+            double_pass,
+            action,
+        }
+    }
+
+    /// Whether a doubled opponent should take: taking loses no more than passing.
+    #[must_use]
+    pub fn opponent_takes(&self) -> bool {
+        self.double_take <= self.double_pass
+    }
+
+    /// The cubeful equity with the right action, per unit of the current cube.
+    #[must_use]
+    pub fn equity(&self) -> f32 {
+        if self.action.doubles() {
+            self.double_take.min(self.double_pass)
+        } else {
+            self.no_double
+        }
+    }
+}
+
+/// The quantities of Janowski's model for one position.
+#[derive(Debug, Clone, Copy)]
+struct Values {
+    /// Chance of winning.
+    p: f32,
+    /// Points won on average in a win.
+    w: f32,
+    /// Points lost on average in a loss.
+    l: f32,
+}
+
+impl Values {
+    fn of(p: Probabilities) -> Values {
+        let win = p.win.clamp(0.0, 1.0);
+        let lose = 1.0 - win;
+        let w = if win > 1e-6 {
+            (win + p.win_gammon + p.win_backgammon) / win
+        } else {
+            1.0
+        };
+        let l = if lose > 1e-6 {
+            (lose + p.lose_gammon + p.lose_backgammon) / lose
+        } else {
+            1.0
+        };
+        Values {
+            p: win,
+            w: w.clamp(1.0, 3.0),
+            l: l.clamp(1.0, 3.0),
+        }
+    }
+
+    /// The dead-cube (cubeless) equity.
+    fn dead(&self) -> f32 {
+        self.p * (self.w + self.l) - self.l
+    }
+
+    /// The live-cube take point: below it a side passes a double.
+    fn take_point(&self) -> f32 {
+        (self.l - 0.5) / (self.w + self.l + 0.5)
+    }
+
+    /// The live-cube cash point: above it the opponent passes a double.
+    fn cash_point(&self) -> f32 {
+        (self.l + 1.0) / (self.w + self.l + 0.5)
+    }
+
+    /// The point on the line from `(x0, y0)` to `(x1, y1)` at `self.p`.
+    fn line(&self, (x0, y0): (f32, f32), (x1, y1): (f32, f32)) -> f32 {
+        y0 + (y1 - y0) * (self.p - x0) / (x1 - x0)
+    }
+
+    /// Live cube in the middle. The take and cash points are this position's; the ends, where
+    /// a side plays on without doubling, value wins and losses by `ends` (one point each under
+    /// the Jacoby rule).
+    fn live_centre(&self, ends: &Values) -> f32 {
+        let (tp, cp) = (self.take_point(), self.cash_point());
+        if self.p < tp {
+            self.line((0.0, -ends.l), (tp, -1.0))
+        } else if self.p > cp {
+            self.line((cp, 1.0), (1.0, ends.w))
+        } else {
+            self.line((tp, -1.0), (cp, 1.0))
+        }
+    }
+
+    /// Live cube owned by the side on roll.
+    fn live_mine(&self) -> f32 {
+        let cp = self.cash_point();
+        if self.p < cp {
+            self.line((0.0, -self.l), (cp, 1.0))
+        } else {
+            self.line((cp, 1.0), (1.0, self.w))
+        }
+    }
+
+    /// Live cube owned by the opponent.
+    fn live_theirs(&self) -> f32 {
+        let tp = self.take_point();
+        if self.p < tp {
+            self.line((0.0, -self.l), (tp, -1.0))
+        } else {
+            self.line((tp, -1.0), (1.0, self.w))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gammonless(win: f32) -> Probabilities {
+        Probabilities {
+            win,
+            ..Probabilities::default()
+        }
+    }
+
+    fn contact(p: Probabilities, holder: CubeHolder) -> CubeAnalysis {
+        CubeAnalysis::money(&Position::START, p, holder, false)
+    }
+
+    #[test]
+    fn gammonless_points_are_the_textbook_ones() {
+        let v = Values::of(gammonless(0.5));
+        assert!((v.take_point() - 0.2).abs() < 1e-6);
+        assert!((v.cash_point() - 0.8).abs() < 1e-6);
+        // The dead cube's take point is 25%: the double-take equity is one point there.
+        let mut at = |win: f32| {
+            let v = Values::of(gammonless(win));
+            2.0 * v.dead()
+        };
+        assert!((at(0.75) - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_take_point_lies_between_live_and_dead() {
+        // For the taker (the opponent) with efficiency 0.68, the pass starts between 75% and
+        // 80% for the doubler.
+        let takes = |win| contact(gammonless(win), CubeHolder::Centre).opponent_takes();
+        assert!(takes(0.75));
+        assert!(!takes(0.8));
+        // Gammons for the doubler make the take harder.
+        let gammonish = Probabilities {
+            win: 0.74,
+            win_gammon: 0.3,
+            ..Probabilities::default()
+        };
+        assert!(!contact(gammonish, CubeHolder::Centre).opponent_takes());
+    }
+
+    #[test]
+    fn decisions_follow_the_chances() {
+        let action = |win| contact(gammonless(win), CubeHolder::Centre).action;
+        assert_eq!(action(0.5), CubeAction::NoDoubleTake);
+        assert_eq!(action(0.72), CubeAction::DoubleTake);
+        assert_eq!(action(0.9), CubeAction::DoublePass);
+        // Far ahead with many gammons: too good to double.
+        let gammons = Probabilities {
+            win: 0.95,
+            win_gammon: 0.7,
+            ..Probabilities::default()
+        };
+        assert_eq!(
+            contact(gammons, CubeHolder::Centre).action,
+            CubeAction::TooGoodPass
+        );
+        // Owning the cube makes a redouble later than a first double.
+        let owned = |win| contact(gammonless(win), CubeHolder::OnRoll).action;
+        assert_eq!(action(0.66), CubeAction::NoDoubleTake);
+        assert_eq!(action(0.7), CubeAction::DoubleTake);
+        assert_eq!(owned(0.7), CubeAction::NoDoubleTake);
+        // The opponent's cube: nothing to decide, and the equity is below the centred one.
+        let theirs = contact(gammonless(0.6), CubeHolder::Opponent);
+        assert_eq!(theirs.action, CubeAction::NotAvailable);
+        assert!(!theirs.action.doubles());
+        assert!(theirs.no_double < contact(gammonless(0.6), CubeHolder::Centre).no_double);
+    }
+
+    #[test]
+    fn equities_are_continuous_and_rise_with_the_chances() {
+        for holder in [CubeHolder::Centre, CubeHolder::OnRoll, CubeHolder::Opponent] {
+            let mut last = f32::NEG_INFINITY;
+            for k in 0..=1000 {
+                let p = Probabilities {
+                    win: k as f32 / 1000.0,
+                    win_gammon: 0.2 * k as f32 / 1000.0,
+                    lose_gammon: 0.2 * (1000 - k) as f32 / 1000.0,
+                    ..Probabilities::default()
+                };
+                let a = contact(p, holder);
+                assert!(a.no_double >= last - 1e-5, "{holder:?} at {k}");
+                assert!(
+                    a.no_double - last < 0.02 || k == 0,
+                    "{holder:?} jumps at {k}"
+                );
+                last = a.no_double;
+            }
+        }
+        // Sure results are exact whoever holds the cube.
+        let sure = contact(gammonless(1.0), CubeHolder::OnRoll);
+        assert!((sure.no_double - 1.0).abs() < 1e-6);
+        let lost = contact(
+            Probabilities {
+                lose_gammon: 1.0,
+                ..gammonless(0.0)
+            },
+            CubeHolder::Centre,
+        );
+        assert!((lost.no_double + 2.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn jacoby_counts_gammons_only_after_a_double() {
+        let p = Probabilities {
+            win: 0.85,
+            win_gammon: 0.45,
+            ..Probabilities::default()
+        };
+        let free = CubeAnalysis::money(&Position::START, p, CubeHolder::Centre, false);
+        let jacoby = CubeAnalysis::money(&Position::START, p, CubeHolder::Centre, true);
+        assert_eq!(free.action, CubeAction::TooGoodPass);
+        // Under Jacoby, playing on wins single points only: cash the game.
+        assert_eq!(jacoby.action, CubeAction::DoublePass);
+        assert!(jacoby.no_double < free.no_double);
+    }
+
+    #[test]
+    fn races_have_a_less_efficient_cube() {
+        let race = |on: usize| {
+            let mut b = [0i8; 26];
+            b[on] = 15;
+            b[24] = -15;
+            Position::try_from(b).unwrap()
+        };
+        assert!((cube_efficiency(&Position::START) - 0.68).abs() < 1e-6);
+        // 30 pips and 120 pips: the ends of the range.
+        assert!((cube_efficiency(&race(2)) - 0.6).abs() < 1e-6);
+        assert!((cube_efficiency(&race(8)) - 0.7).abs() < 1e-6);
+        let mid = cube_efficiency(&race(5));
+        assert!(mid > 0.6 && mid < 0.7, "{mid}");
+    }
+}

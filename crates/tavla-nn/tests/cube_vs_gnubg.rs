@@ -1,0 +1,218 @@
+//! Money cube decisions checked against gnubg's.
+//!
+//! `data/gnubg-cube-money.jsonl` was made with `tools/cube/gnubg-reference` (seed 3601): 1,731
+//! positions from gnubg self-play with a cube decision to make, each with the cube in the
+//! middle and with the cube on 2 owned by the side on roll, and gnubg's 2-ply cubeless
+//! probabilities and 2-ply cube decision. Measured against gnubg's decisions: Janowski's model
+//! alone (tavla's [`CubeAnalysis`] applied to gnubg's own probabilities), and tavla's own
+//! decisions at 0-ply (the model on the default networks' probabilities) and by its cubeful
+//! search at 1 and 2 plies. The cost of a decision is what it gives up by gnubg's equities,
+//! in millipoints per unit of the cube, over all the positions.
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+use tavla_core::Position;
+use tavla_nn::cube::{CubeAnalysis, CubeHolder};
+use tavla_nn::{Evaluator, Probabilities, Search, Weights};
+
+#[derive(Deserialize)]
+struct Cubeless {
+    win: f32,
+    win_gammon: f32,
+    win_backgammon: f32,
+    lose_gammon: f32,
+    lose_backgammon: f32,
+}
+
+#[derive(Deserialize)]
+struct Case {
+    position: String,
+    cube: String,
+    cubeless: Cubeless,
+    action: String,
+    no_double: f32,
+    double_take: f32,
+    double_pass: f32,
+}
+
+impl Case {
+    fn holder(&self) -> CubeHolder {
+        match self.cube.as_str() {
+            "centre" => CubeHolder::Centre,
+            "owned" => CubeHolder::OnRoll,
+            other => panic!("unknown cube {other:?}"),
+        }
+    }
+
+    /// gnubg's double (or redouble) decision; `None` when it calls the double optional.
+    fn gnubg_doubles(&self) -> Option<bool> {
+        if self.action.starts_with("Optional") {
+            None
+        } else {
+            Some(self.action.starts_with("Double") || self.action.starts_with("Redouble"))
+        }
+    }
+
+    fn gnubg_takes(&self) -> bool {
+        self.action.ends_with("take")
+    }
+}
+
+fn cases() -> Vec<(Position, Case)> {
+    include_str!("data/gnubg-cube-money.jsonl")
+        .lines()
+        .map(|l| {
+            let c: Case = serde_json::from_str(l).unwrap();
+            (Position::from_position_id(&c.position).unwrap(), c)
+        })
+        .collect()
+}
+
+/// Agreement with gnubg over the cases: (double decisions agreeing, double decisions compared,
+/// take decisions agreeing, mean |no double - gnubg's|, mean |double take - gnubg's|).
+#[derive(Debug, Default)]
+struct Agreement {
+    doubles_same: usize,
+    doubles: usize,
+    takes_same: usize,
+    takes: usize,
+    no_double_error: f64,
+    double_take_error: f64,
+    /// What the double decisions cost by gnubg's equities, summed.
+    double_cost: f64,
+    /// What the take decisions cost the taker by gnubg's equities, summed.
+    take_cost: f64,
+}
+
+impl Agreement {
+    fn add(&mut self, case: &Case, a: &CubeAnalysis) {
+        if let Some(d) = case.gnubg_doubles() {
+            self.doubles += 1;
+            self.doubles_same += usize::from(d == a.action.doubles());
+        }
+        self.takes += 1;
+        self.takes_same += usize::from(case.gnubg_takes() == a.opponent_takes());
+        let doubled = case.double_take.min(case.double_pass);
+        let best = doubled.max(case.no_double);
+        let chosen = if a.action.doubles() {
+            doubled
+        } else {
+            case.no_double
+        };
+        self.double_cost += f64::from(best - chosen);
+        let passes = case.double_take > case.double_pass;
+        if passes == a.opponent_takes() {
+            self.take_cost += f64::from((case.double_take - case.double_pass).abs());
+        }
+        self.no_double_error += f64::from((a.no_double - case.no_double).abs());
+        self.double_take_error += f64::from((a.double_take - case.double_take).abs());
+    }
+
+    /// Mean cost in millipoints per unit cube of the double and of the take decisions.
+    fn costs(&self) -> (f64, f64) {
+        let n = self.takes as f64;
+        (1000.0 * self.double_cost / n, 1000.0 * self.take_cost / n)
+    }
+
+    fn rates(&self) -> (f64, f64, f64, f64) {
+        let n = self.takes as f64;
+        (
+            self.doubles_same as f64 / self.doubles as f64,
+            self.takes_same as f64 / n,
+            self.no_double_error / n,
+            self.double_take_error / n,
+        )
+    }
+}
+
+fn measure(mut analyse: impl FnMut(&Position, &Case) -> CubeAnalysis) -> [Agreement; 2] {
+    let mut out = [Agreement::default(), Agreement::default()];
+    for (pos, case) in cases() {
+        let a = analyse(&pos, &case);
+        out[usize::from(case.holder() == CubeHolder::OnRoll)].add(&case, &a);
+    }
+    for (name, a) in ["centred", "owned"].iter().zip(&out) {
+        let (d, t, nd, dt) = a.rates();
+        let (dc, tc) = a.costs();
+        eprintln!(
+            "{name}: double agrees {:.1}% of {}, take {:.1}% of {}; |no double| {nd:.4}, |double take| {dt:.4}; cost {dc:.1} and {tc:.1} mp",
+            100.0 * d,
+            a.doubles,
+            100.0 * t,
+            a.takes
+        );
+    }
+    out
+}
+
+#[test]
+fn janowski_on_gnubgs_probabilities_agrees_with_gnubgs_decisions() {
+    let [centre, owned] = measure(|pos, c| {
+        let p = Probabilities {
+            win: c.cubeless.win,
+            win_gammon: c.cubeless.win_gammon,
+            win_backgammon: c.cubeless.win_backgammon,
+            lose_gammon: c.cubeless.lose_gammon,
+            lose_backgammon: c.cubeless.lose_backgammon,
+        };
+        CubeAnalysis::money(pos, p, c.holder(), false)
+    });
+    assert_eq!(centre.takes, 1731);
+    assert_eq!(owned.takes, 1731);
+    // Measured: double 93.3% and 94.4%, take 99.9% and 99.9%, no double off by 0.023 and
+    // 0.018, double take by 0.003; cost 1.4 and 0.9 mp a decision to double, 0.0 to take.
+    // Most of the double disagreements are gnubg playing on for a gammon where the model
+    // cashes, or the model doubling a little early in contact: the market losers that
+    // gnubg's search sees.
+    for a in [centre, owned] {
+        let (d, t, nd, dt) = a.rates();
+        let (dc, tc) = a.costs();
+        assert!(d >= 0.92 && t >= 0.99, "{a:?}");
+        assert!(nd < 0.03 && dt < 0.01, "{a:?}");
+        assert!(dc < 2.0 && tc < 0.5, "{a:?}");
+    }
+}
+
+#[test]
+fn tavla_zero_ply_agrees_with_gnubgs_decisions() {
+    let w = Weights::default_weights();
+    let [centre, owned] =
+        measure(|pos, c| CubeAnalysis::money(pos, w.evaluate(pos), c.holder(), false));
+    // Measured: cost 2.8 and 2.3 mp a decision to double, 2.5 to take; double 89.3% and
+    // 90.2%, take 97.6%; no double off by 0.044 and 0.038, double take by 0.072 (the
+    // networks' 0-ply probabilities against gnubg's 2-ply ones).
+    for a in [centre, owned] {
+        let (d, t, nd, dt) = a.rates();
+        let (dc, tc) = a.costs();
+        assert!(d >= 0.87 && t >= 0.96, "{a:?}");
+        assert!(nd < 0.06 && dt < 0.09, "{a:?}");
+        assert!(dc < 3.5 && tc < 3.5, "{a:?}");
+    }
+}
+
+#[test]
+fn tavla_one_ply_cubeful_search_agrees_with_gnubgs_decisions() {
+    let mut s = Search::new(Arc::new(Weights::default_weights()));
+    let [centre, owned] = measure(|pos, c| s.cube_analysis(pos, 1, c.holder(), false));
+    // Measured: cost 2.1 and 2.2 mp a decision to double, 2.0 to take; double 86.7% and
+    // 87.1%, take 97.7%.
+    for a in [centre, owned] {
+        let (dc, tc) = a.costs();
+        assert!(dc < 3.0 && tc < 3.0, "{a:?}");
+    }
+}
+
+/// About a minute: `cargo test --release -p tavla-nn --test cube_vs_gnubg -- --ignored`.
+#[test]
+#[ignore = "about a minute; run by hand"]
+fn tavla_two_ply_cubeful_search_agrees_with_gnubgs_decisions() {
+    let mut s = Search::new(Arc::new(Weights::default_weights()));
+    let [centre, owned] = measure(|pos, c| s.cube_analysis(pos, 2, c.holder(), false));
+    // Measured: cost 0.5 and 0.7 mp a decision to double, 1.5 to take; double 88.2% and
+    // 88.4%, take 98.0%; no double off by 0.023 and 0.020, double take by 0.048.
+    for a in [centre, owned] {
+        let (dc, tc) = a.costs();
+        assert!(dc < 1.0 && tc < 2.0, "{a:?}");
+    }
+}
