@@ -1,4 +1,5 @@
-//! `tavla play`: one cubeless money game in the terminal, a person against the engine.
+//! `tavla play`: one money game in the terminal, a person against the engine, cubeless or
+//! (`--cube`) with the doubling cube.
 //!
 //! The person types moves in standard notation (`8/5 6/5`, `24/14`, `bar/22*`, `6/off(2)`) or
 //! one of the commands `hint`, `board`, `help`, `quit`. Unreadable or illegal moves print a
@@ -17,7 +18,8 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use tavla_core::{Dice, GameState, PlayList, Position, Roll, Rules, Side};
+use tavla_core::{CubeOwner, Dice, GameState, PlayList, Position, Roll, Rules, Side};
+use tavla_nn::cube::CubeHolder;
 use tavla_nn::{RankedPlay, Search, Weights};
 use tavla_notation::mat::{Action, GameRecord, MatchRecord};
 use tavla_notation::{format_pretty, PlayText, ResolvePlayError};
@@ -67,17 +69,23 @@ pub struct PlayArgs {
     /// Your name in the saved record.
     #[arg(long, value_name = "NAME", default_value = "player")]
     name: String,
+    /// Play with the doubling cube (money play, no Jacoby rule, no beavers): before your roll,
+    /// when you may double, Enter rolls and `double` doubles; the engine doubles, takes and
+    /// passes by its own cube decisions.
+    #[arg(long)]
+    cube: bool,
 }
 
 /// How a game run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GameEnd {
-    /// Played to the end: the winner and 1 single, 2 gammon, 3 backgammon.
+    /// Played to the end, or a double passed: the winner and the points won (1 single, 2
+    /// gammon, 3 backgammon, times the cube).
     Finished {
         /// The winner.
         winner: Side,
         /// Points won.
-        points: u8,
+        points: u32,
     },
     /// The person typed `quit`.
     Quit,
@@ -109,6 +117,7 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
         engine,
         seed,
         args.side.into(),
+        args.cube,
         &mut game,
     )?;
     if let Some(path) = &args.save {
@@ -147,10 +156,13 @@ fn command(line: &str) -> Command {
 const HELP: &str = "\
 Commands:
   a move in standard notation, from your side: 8/5 6/5, 24/14, bar/22*, 6/off(2), 13/7*/5
-  hint   the engine's best plays for your roll, with their equities
+  hint   the engine's best plays for your roll, with their equities (before a roll or when
+         doubled, with --cube: the engine's cube decision)
   board  draw the board again
   help   this text
-  quit   abandon the game";
+  quit   abandon the game
+With --cube, before your roll: Enter (or `roll`) rolls, `double` doubles; when doubled:
+  `take` or `pass`.";
 
 /// The dice: one ChaCha8 stream.
 struct DiceRng(ChaCha8Rng);
@@ -214,9 +226,10 @@ fn outcome_word(points: u8) -> &'static str {
     }
 }
 
-/// Plays one cubeless money game: the person (`human`) reads moves from `input`, the engine
-/// plays the other side; dice from `seed`. Returns how it ended. Every roll played is added to
-/// `record`, the person's as the left player's, the engine's as the right's, and the result.
+/// Plays one money game, with the doubling cube when `cube`: the person (`human`) reads moves
+/// from `input`, the engine plays the other side; dice from `seed`. Returns how it ended. Every
+/// roll played and every cube action is added to `record`, the person's as the left player's,
+/// the engine's as the right's, and the result.
 ///
 /// # Errors
 /// Only when writing to `out` or reading `input` fails.
@@ -226,6 +239,7 @@ pub fn run_game<R: BufRead, W: Write>(
     mut engine: Box<dyn Player>,
     seed: u64,
     human: Side,
+    cube: bool,
     record: &mut GameRecord,
 ) -> Result<GameEnd> {
     let mut dice = DiceRng(ChaCha8Rng::seed_from_u64(seed));
@@ -236,9 +250,10 @@ pub fn run_game<R: BufRead, W: Write>(
     engine.new_game();
     writeln!(
         out,
-        "tavla play: you are {human} against {} (cubeless money game). Dice seed: {seed} \
+        "tavla play: you are {human} against {} ({} money game). Dice seed: {seed} \
          (replay with --seed {seed}).",
-        engine.name()
+        engine.name(),
+        if cube { "a" } else { "a cubeless" }
     )?;
     writeln!(
         out,
@@ -369,34 +384,263 @@ pub fn run_game<R: BufRead, W: Write>(
         let after = plays.positions()[choice];
         if let Some(outcome) = after.outcome() {
             let winner = state.turn;
-            record.push(column, Action::Wins(u32::from(outcome.points)));
             let mut end = state;
             end.position = after.flip();
             end.turn = !winner;
             end.dice = Dice::NotRolled;
             write!(out, "\n{}", draw(&end, human))?;
-            let who = if winner == human {
-                "You win".to_string()
+            let value = state.cube.value();
+            let points = u32::from(outcome.points) * value;
+            record.push(column, Action::Wins(points));
+            let cubed = if value > 1 {
+                format!(", times the cube at {value}: {points} points")
             } else {
-                format!("{} wins", engine.name())
+                String::new()
             };
             writeln!(
                 out,
-                "Game over: {who} ({winner}) {}.",
+                "Game over: {} ({winner}) {}{cubed}.",
+                who_wins(winner, human, &*engine),
                 outcome_word(outcome.points)
             )?;
-            if let Some(e) = engine.take_failure() {
-                writeln!(out, "Warning: the engine failed during the game: {e}")?;
-            }
-            out.flush()?;
-            return Ok(GameEnd::Finished {
-                winner,
-                points: outcome.points,
-            });
+            return finish(&mut out, &mut *engine, winner, points);
         }
         state.position = after.flip();
         state.turn = !state.turn;
+        state.dice = Dice::NotRolled;
+        if cube && may_double(&state) {
+            let mut ctx = CubeContext {
+                input: &mut input,
+                out: &mut out,
+                engine: &mut *engine,
+                human,
+                search: &mut search,
+            };
+            if let Some(end) = ctx.cube_turn(&mut state, record)? {
+                return Ok(end);
+            }
+        }
         roll = dice.roll();
+    }
+}
+
+/// "You win" or "ENGINE wins".
+fn who_wins(winner: Side, human: Side, engine: &dyn Player) -> String {
+    if winner == human {
+        "You win".to_string()
+    } else {
+        format!("{} wins", engine.name())
+    }
+}
+
+/// Ends a finished game: warns of an engine failure and flushes `out`.
+fn finish(
+    out: &mut impl Write,
+    engine: &mut dyn Player,
+    winner: Side,
+    points: u32,
+) -> Result<GameEnd> {
+    if let Some(e) = engine.take_failure() {
+        writeln!(out, "Warning: the engine failed during the game: {e}")?;
+    }
+    out.flush()?;
+    Ok(GameEnd::Finished { winner, points })
+}
+
+/// Whether the side on roll may double: the cube in the middle or its own, and not at its
+/// highest (2^15).
+fn may_double(state: &GameState) -> bool {
+    let own = match state.cube.owner {
+        CubeOwner::Centre => true,
+        CubeOwner::Side(s) => s == state.turn,
+    };
+    own && state.cube.log2 < 15
+}
+
+/// Depth of the engine's cube decision shown by `hint` before a roll or when doubled.
+const CUBE_HINT_PLY: u8 = 2;
+
+/// What a cube decision needs besides the game.
+struct CubeContext<'a, R, W> {
+    input: &'a mut R,
+    out: &'a mut W,
+    engine: &'a mut dyn Player,
+    human: Side,
+    search: &'a mut Option<Search>,
+}
+
+/// What the person typed at a cube question: the answer, or a command handled.
+enum CubeReply {
+    Yes,
+    No,
+    Ended(GameEnd),
+    Again,
+}
+
+impl<R: BufRead, W: Write> CubeContext<'_, R, W> {
+    /// The cube decision of the side on roll of `state` (dice not rolled), and the answer to a
+    /// double. `Some` when the game ended: a double passed, or the person quit.
+    fn cube_turn(
+        &mut self,
+        state: &mut GameState,
+        record: &mut GameRecord,
+    ) -> Result<Option<GameEnd>> {
+        let (human, doubler) = (self.human, state.turn);
+        let value = state.cube.value();
+        let doubles = if doubler == human {
+            write!(self.out, "\n{}", draw(state, human))?;
+            loop {
+                let prompt = format!("Cube at {value}: Enter to roll, `double` to double: ");
+                match self.ask(&prompt, &["roll", "r", ""], &["double", "d"], state)? {
+                    CubeReply::Yes => break false,
+                    CubeReply::No => break true,
+                    CubeReply::Ended(end) => return Ok(Some(end)),
+                    CubeReply::Again => {}
+                }
+            }
+        } else {
+            self.engine.wants_to_double(state)
+        };
+        if !doubles {
+            return Ok(None);
+        }
+        let doubled = value * 2;
+        let column = |side: Side| usize::from(side != human);
+        record.push(column(doubler), Action::Double(doubled));
+        let takes = if doubler == human {
+            let mut asked = *state;
+            asked.position = state.position.flip();
+            asked.turn = !doubler;
+            asked.dice = Dice::DoubleOffered;
+            let takes = self.engine.accepts_double(&asked);
+            let answer = if takes { "takes" } else { "passes" };
+            writeln!(
+                self.out,
+                "You double to {doubled}; {} {answer}.",
+                self.engine.name()
+            )?;
+            takes
+        } else {
+            writeln!(
+                self.out,
+                "\n{} ({doubler}) doubles to {doubled}.",
+                self.engine.name()
+            )?;
+            write!(self.out, "{}", draw(state, human))?;
+            loop {
+                let mut offered = *state;
+                offered.dice = Dice::DoubleOffered;
+                match self.ask(
+                    "Take or pass? ",
+                    &["take", "t"],
+                    &["pass", "p", "drop"],
+                    &offered,
+                )? {
+                    CubeReply::Yes => break true,
+                    CubeReply::No => break false,
+                    CubeReply::Ended(end) => return Ok(Some(end)),
+                    CubeReply::Again => {}
+                }
+            }
+        };
+        let taker = !doubler;
+        if takes {
+            record.push(column(taker), Action::Take);
+            state.cube.log2 += 1;
+            state.cube.owner = CubeOwner::Side(taker);
+            return Ok(None);
+        }
+        record.push(column(taker), Action::Drop);
+        record.push(column(doubler), Action::Wins(value));
+        let s = if value == 1 { "" } else { "s" };
+        writeln!(
+            self.out,
+            "Game over: {} ({doubler}) {value} point{s}: the double was passed.",
+            who_wins(doubler, human, self.engine)
+        )?;
+        finish(self.out, self.engine, doubler, value).map(Some)
+    }
+
+    /// Asks `prompt` and reads a line: one of `yes` or `no`, or a command (`hint` shows the
+    /// engine's cube decision in `state`, seen from the side on roll).
+    fn ask(
+        &mut self,
+        prompt: &str,
+        yes: &[&str],
+        no: &[&str],
+        state: &GameState,
+    ) -> Result<CubeReply> {
+        write!(self.out, "{prompt}")?;
+        self.out.flush()?;
+        let mut line = String::new();
+        if self.input.read_line(&mut line)? == 0 {
+            writeln!(self.out, "\nEnd of input: game abandoned.")?;
+            self.out.flush()?;
+            return Ok(CubeReply::Ended(GameEnd::EndOfInput));
+        }
+        let word = line.trim().to_ascii_lowercase();
+        if yes.contains(&word.as_str()) {
+            return Ok(CubeReply::Yes);
+        }
+        if no.contains(&word.as_str()) {
+            return Ok(CubeReply::No);
+        }
+        match command(&line) {
+            Command::Quit => {
+                writeln!(self.out, "Game abandoned.")?;
+                self.out.flush()?;
+                return Ok(CubeReply::Ended(GameEnd::Quit));
+            }
+            Command::Help => writeln!(self.out, "{HELP}")?,
+            Command::Board => write!(self.out, "{}", draw(state, self.human))?,
+            Command::Hint => self.cube_hint(state)?,
+            Command::Move(_) | Command::Empty => writeln!(
+                self.out,
+                "Cannot read `{}` here: `{}` or `{}`; type `help` for commands.",
+                line.trim(),
+                yes[0],
+                no[0]
+            )?,
+        }
+        Ok(CubeReply::Again)
+    }
+
+    /// The engine's cube decision for the side on roll of `state`, and when a double is offered,
+    /// whether the engine would take it.
+    fn cube_hint(&mut self, state: &GameState) -> Result<()> {
+        let search = self
+            .search
+            .get_or_insert_with(|| Search::new(Weights::shared_default()));
+        let holder = CubeHolder::of(state);
+        let a = search.cube_analysis(&state.position, CUBE_HINT_PLY, holder, false);
+        let verb = if holder == CubeHolder::OnRoll {
+            "redouble"
+        } else {
+            "double"
+        };
+        writeln!(
+            self.out,
+            "The engine's cube analysis ({CUBE_HINT_PLY}-ply cubeful, equity per unit of the cube for {}):",
+            state.turn
+        )?;
+        for (label, e) in [
+            (format!("no {verb}"), a.no_double),
+            (format!("{verb}, take"), a.double_take),
+            (format!("{verb}, pass"), a.double_pass),
+        ] {
+            writeln!(self.out, "  {label:<16} {e:+.3}")?;
+        }
+        if state.dice == Dice::DoubleOffered {
+            let answer = if a.opponent_takes() { "take" } else { "pass" };
+            writeln!(self.out, "  the engine would {answer}")?;
+        } else {
+            writeln!(
+                self.out,
+                "  proper cube action: {}",
+                a.action.describe(verb == "redouble")
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -418,6 +662,7 @@ mod tests {
             Box::new(RandomPlayer::new(seed)),
             seed,
             human,
+            false,
             &mut GameRecord::new(1, [0, 0]),
         )
         .unwrap();
@@ -483,16 +728,40 @@ mod tests {
         }
     }
 
-    /// A person who asks for a hint at each prompt, then types the first play it shows.
+    /// A person who asks for a hint at each move prompt, then types the first play it shows;
+    /// at a cube prompt types `cube` (an empty string rolls), when doubled `answer`.
     struct HintFollower {
         out: Shared,
         asked: bool,
+        cube: &'static str,
+        answer: &'static str,
+    }
+
+    impl HintFollower {
+        fn new(out: Shared) -> HintFollower {
+            HintFollower {
+                out,
+                asked: false,
+                cube: "",
+                answer: "take",
+            }
+        }
     }
 
     impl Read for HintFollower {
         fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
             let text = String::from_utf8(self.out.0.borrow().clone()).unwrap();
-            let line = if self.asked {
+            let prompt = text.lines().last().unwrap_or("");
+            let cube = if prompt.starts_with("Cube at") {
+                Some(self.cube)
+            } else if prompt.starts_with("Take or pass?") {
+                Some(self.answer)
+            } else {
+                None
+            };
+            let line = if let Some(word) = cube {
+                format!("{word}\n")
+            } else if self.asked {
                 let best = text
                     .lines()
                     .rev()
@@ -502,7 +771,9 @@ mod tests {
             } else {
                 "hint\n".to_string()
             };
-            self.asked = !self.asked;
+            if cube.is_none() {
+                self.asked = !self.asked;
+            }
             buf[..line.len()].copy_from_slice(line.as_bytes());
             Ok(line.len())
         }
@@ -512,13 +783,7 @@ mod tests {
     fn a_whole_game_against_random_is_played_to_the_end() {
         for (seed, human) in [(1, Side::X), (2, Side::O)] {
             let shared = Shared::default();
-            let input = BufReader::with_capacity(
-                64,
-                HintFollower {
-                    out: shared.clone(),
-                    asked: false,
-                },
-            );
+            let input = BufReader::with_capacity(64, HintFollower::new(shared.clone()));
             let mut game = GameRecord::new(1, [0, 0]);
             let end = run_game(
                 input,
@@ -526,6 +791,7 @@ mod tests {
                 Box::new(RandomPlayer::new(seed)),
                 seed,
                 human,
+                false,
                 &mut game,
             )
             .unwrap();
@@ -545,7 +811,7 @@ mod tests {
             assert!(person_rolls + 1 >= engine_rolls && engine_rolls + 1 >= person_rolls);
             match end {
                 GameEnd::Finished { winner, points } => {
-                    assert_eq!(replay.result, Some((0, u32::from(points))), "{text}");
+                    assert_eq!(replay.result, Some((0, points)), "{text}");
                     assert!((1..=3).contains(&points));
                     // The engine's best play beats a random player (almost always).
                     assert_eq!(winner, human, "{text}");
@@ -559,5 +825,135 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    /// A random mover that doubles whenever it may and passes every double.
+    struct Doubler(RandomPlayer);
+
+    impl Player for Doubler {
+        fn name(&self) -> String {
+            "doubler".into()
+        }
+        fn choose_play(&mut self, state: &GameState, roll: Roll, plays: &PlayList) -> usize {
+            self.0.choose_play(state, roll, plays)
+        }
+        fn wants_to_double(&mut self, _state: &GameState) -> bool {
+            true
+        }
+        fn accepts_double(&mut self, _state: &GameState) -> bool {
+            false
+        }
+    }
+
+    /// A game with the cube against [`Doubler`]; the person doubles with `cube` ("" never)
+    /// and answers doubles with `answer`. The end, the text and the record's replayed result.
+    fn cube_game(
+        seed: u64,
+        cube: &'static str,
+        answer: &'static str,
+    ) -> (GameEnd, String, Option<(usize, u32)>) {
+        let shared = Shared::default();
+        let mut person = HintFollower::new(shared.clone());
+        person.cube = cube;
+        person.answer = answer;
+        let mut game = GameRecord::new(1, [0, 0]);
+        let end = run_game(
+            BufReader::with_capacity(64, person),
+            shared.clone(),
+            Box::new(Doubler(RandomPlayer::new(seed))),
+            seed,
+            Side::X,
+            true,
+            &mut game,
+        )
+        .unwrap();
+        let text = String::from_utf8(shared.0.borrow().clone()).unwrap();
+        let mut record = MatchRecord::new(0, ["player".into(), "doubler".into()]);
+        record.games.push(game);
+        let back = MatchRecord::parse(&record.to_mat().unwrap()).unwrap();
+        (end, text, back.games[0].replay().unwrap().result)
+    }
+
+    #[test]
+    fn the_cube_is_offered_taken_and_passed() {
+        // The person takes the engine's double, then owns the cube (the engine cannot double
+        // again) and wins with the cube on 2.
+        let (end, text, result) = cube_game(3, "", "take");
+        let GameEnd::Finished { winner, points } = end else {
+            panic!("{end:?}\n{text}")
+        };
+        assert_eq!(winner, Side::X, "{text}");
+        assert!(points % 2 == 0 && (2..=6).contains(&points), "{text}");
+        assert_eq!(result, Some((0, points)), "{text}");
+        assert_eq!(text.matches("doubles to 2").count(), 1, "{text}");
+        assert!(!text.contains("doubles to 4"), "{text}");
+        assert!(text.contains("Cube at 2: Enter to roll"), "{text}");
+        assert!(text.contains("times the cube at 2"), "{text}");
+        // The person passes: the engine wins one point.
+        let (end, text, result) = cube_game(3, "", "pass");
+        assert_eq!(
+            end,
+            GameEnd::Finished {
+                winner: Side::O,
+                points: 1
+            },
+            "{text}"
+        );
+        assert_eq!(result, Some((1, 1)), "{text}");
+        assert!(text.contains("the double was passed"), "{text}");
+        // The person doubles at the first chance: the engine passes.
+        let (end, text, result) = cube_game(3, "double", "take");
+        assert_eq!(
+            end,
+            GameEnd::Finished {
+                winner: Side::X,
+                points: 1
+            },
+            "{text}"
+        );
+        assert_eq!(result, Some((0, 1)), "{text}");
+        assert!(text.contains("You double to 2; doubler passes."), "{text}");
+    }
+
+    #[test]
+    fn cube_prompts_take_commands_and_reject_other_words() {
+        // A seed where the engine opens: the person's first prompt is the cube's.
+        let seed = (0..100)
+            .find(|&s| {
+                let (_, text) = game("", s, Side::X);
+                let engine = text.find("O (random) rolls");
+                engine.is_some() && engine < text.find("Your move (")
+            })
+            .unwrap();
+        let mut out = Vec::new();
+        let end = run_game(
+            "hint\nboard\n24/20\nquit\n".as_bytes(),
+            &mut out,
+            Box::new(RandomPlayer::new(seed)),
+            seed,
+            Side::X,
+            true,
+            &mut GameRecord::new(1, [0, 0]),
+        )
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(end, GameEnd::Quit, "{text}");
+        assert!(
+            text.contains("The engine's cube analysis (2-ply cubeful"),
+            "{text}"
+        );
+        assert!(
+            text.contains("proper cube action: No double, take"),
+            "{text}"
+        );
+        assert!(
+            text.contains("Cannot read `24/20` here: `roll` or `double`"),
+            "{text}"
+        );
+        assert_eq!(
+            text.matches("Cube at 1: Enter to roll").count(),
+            4,
+            "{text}"
+        );
     }
 }

@@ -357,7 +357,7 @@ mod tests {
         assert!((v.take_point() - 0.2).abs() < 1e-6);
         assert!((v.cash_point() - 0.8).abs() < 1e-6);
         // The dead cube's take point is 25%: the double-take equity is one point there.
-        let mut at = |win: f32| {
+        let at = |win: f32| {
             let v = Values::of(gammonless(win));
             2.0 * v.dead()
         };
