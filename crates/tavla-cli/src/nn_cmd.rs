@@ -1076,6 +1076,51 @@ mod tests {
         assert!((eq - f("equity")).abs() < 1e-5);
     }
 
+    fn run_eval(position: &str, ply: u8, json: bool) -> String {
+        let args = EvalArgs {
+            position: position.into(),
+            engine: engine(ply, json),
+        };
+        let mut out = Vec::new();
+        eval(&args, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn eval_gives_the_money_cube_decision() {
+        // The opening position: no double, at every depth.
+        for ply in [0, 1] {
+            let v: serde_json::Value = serde_json::from_str(&run_eval(START, ply, true)).unwrap();
+            let cube = &v["cube"];
+            assert_eq!(cube["holder"], "centre");
+            assert_eq!(cube["action"], "No double, take", "{v}");
+            assert_eq!(cube["double_pass"], 1.0);
+            let (nd, dt) = (
+                cube["no_double"].as_f64().unwrap(),
+                cube["double_take"].as_f64().unwrap(),
+            );
+            assert!(nd > dt && nd.abs() < 0.3, "{v}");
+            assert_eq!(cube["equity"], cube["no_double"]);
+        }
+        let text = run_eval(START, 0, false);
+        assert!(
+            text.contains("proper cube action: No double, take"),
+            "{text}"
+        );
+        // The cube on 2, owned by the side not on roll (player 0 while player 1 is on roll).
+        let theirs = run_eval("4HPwATDgc/ABMA:QQkAAAAAAAAE", 0, false);
+        assert!(theirs.contains("the opponent owns it"), "{theirs}");
+        // A 5-point match: no money cube decision.
+        let in_match = run_eval("4HPwATDgc/ABMA:cAmgAAAAAAAE", 0, false);
+        assert!(
+            in_match.contains("match play is not analysed yet"),
+            "{in_match}"
+        );
+        let v: serde_json::Value =
+            serde_json::from_str(&run_eval("4HPwATDgc/ABMA:cAmgAAAAAAAE", 0, true)).unwrap();
+        assert!(v.get("cube").is_none(), "{v}");
+    }
+
     #[test]
     fn input_errors_say_what_is_wrong() {
         let err = |r: anyhow::Result<String>| format!("{:#}", r.unwrap_err());

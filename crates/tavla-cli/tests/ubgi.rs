@@ -40,6 +40,43 @@ fn a_scripted_session_through_the_binary() {
 }
 
 #[test]
+fn the_neural_player_doubles_takes_and_passes_in_money_play() {
+    // The opening position, then a sure single win for the side on roll (two checkers on its
+    // 1-point against ten on the opponent's), each asked to double, then each doubled.
+    let script = "ubgi\nisready\nset engine.info false\n\
+        position gnubgid 4HPwATDgc/ABMA:cAkAAAAAAAAE\ngo cube\n\
+        position gnubgid /wMAABgAAAAAAA:cAkAAAAAAAAE\ngo cube\n\
+        position xgid XGID=-b----E-C---eE---c-e----B-:0:0:1:D:0:0:0:0:10\ngo cube\n\
+        position xgid XGID=-B----------------------j-:0:0:1:D:0:0:0:0:10\ngo cube\nquit\n";
+    let mut child = Command::new(TAVLA)
+        .args(["ubgi", "--player", "neural:ply=1,no-bearoff"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let out = String::from_utf8(out.stdout).unwrap();
+    let answers: Vec<&str> = out.lines().filter(|l| l.starts_with("bestcube")).collect();
+    assert_eq!(
+        answers,
+        [
+            "bestcube nodouble",
+            "bestcube double",
+            "bestcube take",
+            "bestcube drop"
+        ],
+        "{out}"
+    );
+}
+
+#[test]
 fn an_unknown_player_is_a_usage_error() {
     let out = Command::new(TAVLA)
         .args(["ubgi", "--player", "grandmaster"])
