@@ -15,7 +15,7 @@ use serde::Serialize;
 use tavla_core::{GameState, PlayList, Roll};
 use tavla_eval::heuristic::{HeuristicConfig, HeuristicEval};
 use tavla_nn::arena::{duel, DuelResult};
-use tavla_nn::cube::{CubeAnalysis, CubeHolder};
+use tavla_nn::cube::CubeHolder;
 use tavla_nn::search::{Prune, RankedPlay, Search, DEFAULT_KEEP, MAX_KEEP, MAX_PLY};
 use tavla_nn::td::{TdConfig, TdTrainer};
 use tavla_nn::{NeuralPlayer, Probabilities, Weights};
@@ -729,7 +729,8 @@ pub struct EvalArgs {
 struct JsonEval {
     #[serde(flatten)]
     probs: JsonProbs,
-    /// The money cube decision; absent in match play and when the game is over.
+    /// The cube decision; absent when the game is over, in the Crawford game, or beyond the
+    /// match equity table.
     #[serde(skip_serializing_if = "Option::is_none")]
     cube: Option<JsonCube>,
 }
@@ -743,21 +744,9 @@ struct JsonCube {
     double_pass: f32,
     action: &'static str,
     equity: f32,
-}
-
-/// The money cube decision of `state` by a cubeful search `ply` deep; `None` in match play
-/// or when the game is over.
-fn money_cube(
-    search: &mut Search,
-    state: &GameState,
-    ply: u8,
-) -> Option<(CubeHolder, CubeAnalysis)> {
-    if state.match_length != 0 || state.position.is_game_over() {
-        return None;
-    }
-    let holder = CubeHolder::of(state);
-    let a = search.cube_analysis(&state.position, ply, holder, state.jacoby);
-    Some((holder, a))
+    /// Match play: the match winning chances of no double, double take and double pass.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    match_winning_chances: Option<[f32; 3]>,
 }
 
 /// Runs `tavla eval`, writing to `out`.
@@ -767,14 +756,16 @@ fn money_cube(
 pub fn eval(args: &EvalArgs, out: &mut dyn Write) -> Result<()> {
     let state = tavla_notation::parse_position(&args.position)
         .map_err(|e| InputError(format!("cannot read position {:?}: {e}", args.position)))?;
+    let ply = args.engine.ply;
     let mut search = args.engine.search()?;
-    let p = search.evaluate(&state.position, args.engine.ply);
-    let cube = money_cube(&mut search, &state, args.engine.ply);
-    let redouble = cube.is_some_and(|(h, _)| h == CubeHolder::OnRoll);
+    let p = search.evaluate(&state.position, ply);
+    let holder = CubeHolder::of(&state);
+    let cube = search.cube_decision(&state, ply);
+    let redouble = holder == CubeHolder::OnRoll;
     if args.engine.json {
         let json = JsonEval {
             probs: p.into(),
-            cube: cube.map(|(holder, a)| JsonCube {
+            cube: cube.map(|a| JsonCube {
                 efficiency: a.efficiency,
                 holder: match holder {
                     CubeHolder::Centre => "centre",
@@ -786,45 +777,73 @@ pub fn eval(args: &EvalArgs, out: &mut dyn Write) -> Result<()> {
                 double_pass: a.double_pass,
                 action: a.action.describe(redouble),
                 equity: a.equity(),
+                match_winning_chances: a.match_winning_chances,
             }),
         };
         writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;
         return Ok(());
     }
-    writeln!(
-        out,
-        "{}-ply, side on roll, before rolling (cubeless):",
-        args.engine.ply
-    )?;
+    writeln!(out, "{ply}-ply, side on roll, before rolling (cubeless):")?;
     write_probabilities(out, &p)?;
     writeln!(out, "  equity {:+.4}", p.equity())?;
-    match cube {
-        None if state.match_length != 0 => {
-            writeln!(out, "Cube: match play is not analysed yet (money play only).")?;
+    let Some(a) = cube else {
+        if state.position.is_game_over() {
+            return Ok(());
         }
-        None => {}
-        Some((CubeHolder::Opponent, a)) => writeln!(
+        let why = if state.crawford {
+            "the Crawford game, no doubling"
+        } else {
+            "no decision at this match score (beyond the match equity table)"
+        };
+        writeln!(out, "Cube: {why}.")?;
+        return Ok(());
+    };
+    let how = if state.match_length == 0 {
+        format!(
+            "money, {ply}-ply cubeful, Janowski leaves at efficiency {:.2}",
+            a.efficiency
+        )
+    } else {
+        let side = state.turn;
+        format!(
+            "{}-point match, {side} needs {}, {} needs {}; Janowski at efficiency {:.2} over tavla's match equity table, {ply}-ply probabilities",
+            state.match_length,
+            state.match_length - state.score.get(side),
+            side.other(),
+            state.match_length - state.score.get(side.other()),
+            a.efficiency
+        )
+    };
+    if holder == CubeHolder::Opponent {
+        writeln!(
             out,
-            "Cube (money, {}-ply cubeful, Janowski leaves at efficiency {:.2}): the opponent owns it; cubeful equity {:+.4}",
-            args.engine.ply, a.efficiency, a.no_double
-        )?,
-        Some((_, a)) => {
-            let verb = if redouble { "redouble" } else { "double" };
-            writeln!(
-                out,
-                "Cube (money, {}-ply cubeful, Janowski leaves at efficiency {:.2}), equity per unit of the cube:",
-                args.engine.ply, a.efficiency
-            )?;
-            for (label, e) in [
-                (format!("no {verb}"), a.no_double),
-                (format!("{verb}, take"), a.double_take),
-                (format!("{verb}, pass"), a.double_pass),
-            ] {
-                writeln!(out, "  {label:<16} {e:+.4}")?;
-            }
-            writeln!(out, "  proper cube action: {}", a.action.describe(redouble))?;
+            "Cube ({how}): the opponent owns it; cubeful equity {:+.4}",
+            a.no_double
+        )?;
+        return Ok(());
+    }
+    let unit = if a.match_winning_chances.is_some() {
+        "normalised equity (match winning chances)"
+    } else {
+        "equity per unit of the cube"
+    };
+    writeln!(out, "Cube ({how}), {unit}:")?;
+    let verb = if redouble { "redouble" } else { "double" };
+    let mwc = a.match_winning_chances.map_or([None; 3], |m| m.map(Some));
+    for ((label, e), m) in [
+        (format!("no {verb}"), a.no_double),
+        (format!("{verb}, take"), a.double_take),
+        (format!("{verb}, pass"), a.double_pass),
+    ]
+    .into_iter()
+    .zip(mwc)
+    {
+        match m {
+            Some(m) => writeln!(out, "  {label:<16} {e:+.4}  ({:.1}%)", 100.0 * m)?,
+            None => writeln!(out, "  {label:<16} {e:+.4}")?,
         }
     }
+    writeln!(out, "  proper cube action: {}", a.action.describe(redouble))?;
     Ok(())
 }
 
@@ -1087,7 +1106,7 @@ mod tests {
     }
 
     #[test]
-    fn eval_gives_the_money_cube_decision() {
+    fn eval_gives_the_cube_decision() {
         // The opening position: no double, at every depth.
         for ply in [0, 1] {
             let v: serde_json::Value = serde_json::from_str(&run_eval(START, ply, true)).unwrap();
@@ -1110,15 +1129,33 @@ mod tests {
         // The cube on 2, owned by the side not on roll (player 0 while player 1 is on roll).
         let theirs = run_eval("4HPwATDgc/ABMA:QQkAAAAAAAAE", 0, false);
         assert!(theirs.contains("the opponent owns it"), "{theirs}");
-        // A 5-point match: no money cube decision.
+        // A 5-point match at 0-0: the decision in match winning chances.
         let in_match = run_eval("4HPwATDgc/ABMA:cAmgAAAAAAAE", 0, false);
         assert!(
-            in_match.contains("match play is not analysed yet"),
+            in_match.contains("5-point match, X needs 5, O needs 5"),
+            "{in_match}"
+        );
+        assert!(
+            in_match.contains("proper cube action: No double, take"),
             "{in_match}"
         );
         let v: serde_json::Value =
             serde_json::from_str(&run_eval("4HPwATDgc/ABMA:cAmgAAAAAAAE", 0, true)).unwrap();
-        assert!(v.get("cube").is_none(), "{v}");
+        let mwc = v["cube"]["match_winning_chances"].as_array().unwrap();
+        assert_eq!(mwc.len(), 3, "{v}");
+        assert!(
+            (v["cube"]["double_pass"].as_f64().unwrap() - 1.0).abs() < 1e-5,
+            "{v}"
+        );
+        // The Crawford game: no cube decision (X needs 1 at 4-2 in a 5-point match).
+        let mut state = tavla_notation::parse_position("4HPwATDgc/ABMA:cAmgAAAAAAAE").unwrap();
+        state.score = tavla_core::BySide { x: 4, o: 2 };
+        state.crawford = true;
+        let text = run_eval(&tavla_notation::Xgid::new(state).to_string(), 0, false);
+        assert!(
+            text.contains("Cube: the Crawford game, no doubling."),
+            "{text}"
+        );
     }
 
     #[test]

@@ -18,7 +18,10 @@
 //! The efficiencies are tavla's choice from the model's published range (Janowski found about
 //! two thirds): 0.68 in contact, and in a race from 0.6 for the side on roll at 30 pips or
 //! fewer to 0.7 at 120 or more (a short race swings by whole rolls, so a side cannot double at
-//! the right moment as often). Match play needs a match equity table and is not done here.
+//! the right moment as often).
+//!
+//! In match play ([`CubeAnalysis::match_play`]) the same model works in match winning chances
+//! over tavla's match equity table ([`crate::met`]).
 //!
 //! ```
 //! use tavla_core::Position;
@@ -35,6 +38,7 @@
 use tavla_core::{CubeOwner, GameState, Position};
 
 use crate::inputs::{phase, Phase};
+use crate::met::{Game, MatchEquityTable, MatchScore, Outcomes};
 use crate::Probabilities;
 
 /// Who holds the cube, seen from the side on roll.
@@ -162,6 +166,10 @@ pub struct CubeAnalysis {
     pub double_pass: f32,
     /// The right action.
     pub action: CubeAction,
+    /// In match play, the match winning chances of no double, double take and double pass
+    /// (the equities above are these normalised: a pass 1, the loss of a single game at the
+    /// current cube -1); `None` in money play.
+    pub match_winning_chances: Option<[f32; 3]>,
 }
 
 impl CubeAnalysis {
@@ -229,7 +237,51 @@ impl CubeAnalysis {
             double_take,
             double_pass,
             action,
+            match_winning_chances: None,
         }
+    }
+
+    /// The cube decision in match play of the side on roll of `pos`, whose cubeless
+    /// probabilities (before it rolls) are `p`, with the cube on `cube` held by `holder`, at
+    /// `score`: Janowski's model over tavla's match equity table ([`crate::met`]), the
+    /// position's own shares of gammons and backgammons valued at the score. In the Crawford
+    /// game the cube is not available. The equities are normalised (a pass 1, a single loss
+    /// at the current cube -1); [`CubeAnalysis::match_winning_chances`] has them as chances
+    /// of winning the match.
+    #[must_use]
+    pub fn match_play(
+        pos: &Position,
+        p: Probabilities,
+        holder: CubeHolder,
+        cube: u32,
+        score: MatchScore,
+    ) -> CubeAnalysis {
+        let x = cube_efficiency(pos);
+        let outcomes = Outcomes::of(p);
+        let game = Game::new(MatchEquityTable::tavla(), score, &outcomes);
+        let win = p.win.clamp(0.0, 1.0);
+        let v = cube.max(1);
+        let no_double = if !score.cube_in_play() {
+            game.dead(win, v)
+        } else {
+            match holder {
+                CubeHolder::Centre => game.centred(win, v, x),
+                CubeHolder::OnRoll => game.owned(win, v, x),
+                CubeHolder::Opponent => game.theirs(win, v, x),
+            }
+        };
+        let double_take = game.theirs(win, 2 * v, x);
+        let double_pass = game.a_cashes(v);
+        let lose = score.after(0, v);
+        let normal = |m: f32| 2.0 * (m - lose) / (double_pass - lose) - 1.0;
+        let holder = if score.cube_in_play() {
+            holder
+        } else {
+            CubeHolder::Opponent
+        };
+        let mut a = CubeAnalysis::from_equities(x, holder, normal(no_double), normal(double_take));
+        a.match_winning_chances = Some([no_double, double_take, double_pass]);
+        a
     }
 
     /// Whether a doubled opponent should take: taking loses no more than passing.

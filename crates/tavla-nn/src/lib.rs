@@ -41,6 +41,7 @@ pub mod bench;
 pub mod cube;
 mod evaluator;
 pub mod inputs;
+pub mod met;
 mod net;
 pub mod optim;
 mod probs;

@@ -10,12 +10,13 @@
 
 use std::sync::Arc;
 
-use tavla_core::{CubeOwner, GameState, PlayList, Position, Roll, Rules};
+use tavla_core::{GameState, PlayList, Position, Roll, Rules};
 use tavla_player::Player;
 
 use crate::bearoff::BearoffRace;
 use crate::cube::{best_cube_action, cube_efficiency, CubeAnalysis, CubeHolder};
 use crate::evaluator::{EncodedBatch, Evaluator};
+use crate::met::MatchScore;
 use crate::probs::Probabilities;
 use crate::weights::{Weights, WeightsError};
 
@@ -386,6 +387,30 @@ impl Search {
         )
     }
 
+    /// The cube decision of the side on roll in `state` (its position seen from `state.turn`,
+    /// dice not rolled) at `ply`: in money play by [`Search::cube_analysis`]; in match play by
+    /// [`CubeAnalysis::match_play`] on the cubeless probabilities at `ply`. `None` when the game
+    /// is over, in the Crawford game, or at a match score beyond the match equity table.
+    pub fn cube_decision(&mut self, state: &GameState, ply: u8) -> Option<CubeAnalysis> {
+        let pos = &state.position;
+        if pos.is_game_over() {
+            return None;
+        }
+        let holder = CubeHolder::of(state);
+        if state.match_length == 0 {
+            return Some(self.cube_analysis(pos, ply, holder, state.jacoby));
+        }
+        let score = MatchScore::of(state, state.turn).filter(|s| s.cube_in_play())?;
+        let p = self.evaluate(pos, ply);
+        Some(CubeAnalysis::match_play(
+            pos,
+            p,
+            holder,
+            state.cube.value(),
+            score,
+        ))
+    }
+
     /// The cubeful equities of `pos` for the side on roll before its cube decision, one per
     /// [`CubeHolder`] (in declaration order), per unit of the cube, at `ply`.
     fn cubeful(&mut self, pos: &Position, ply: u8, jacoby: bool) -> [f32; 3] {
@@ -607,8 +632,8 @@ fn sort(out: &mut [RankedPlay]) {
     });
 }
 
-/// The neural engine as a [`Player`]: plays the best play found at a fixed ply, and in money
-/// play doubles and takes by a cubeful search at the same ply ([`Search::cube_analysis`]).
+/// The neural engine as a [`Player`]: plays the best play found at a fixed ply (cubeless), and
+/// doubles and takes by [`Search::cube_decision`] at the same ply.
 #[derive(Clone)]
 pub struct NeuralPlayer {
     search: Search,
@@ -689,37 +714,29 @@ impl Player for NeuralPlayer {
         self.search.choose(plays, self.ply, &mut self.ranked)
     }
 
-    /// Money play: doubles when the cubeful search at the player's own ply says so
-    /// ([`Search::cube_analysis`]). In match play it never doubles (no match equity table yet).
+    /// Doubles when [`Search::cube_decision`] at the player's own ply says so: in money play
+    /// by a cubeful search, in match play by Janowski's model over tavla's match equity table.
     fn wants_to_double(&mut self, state: &GameState) -> bool {
-        if state.match_length != 0 || state.position.is_game_over() {
-            return false;
-        }
-        let holder = CubeHolder::of(state);
-        if holder == CubeHolder::Opponent {
+        if CubeHolder::of(state) == CubeHolder::Opponent {
             return false;
         }
         self.search
-            .cube_analysis(&state.position, self.ply, holder, state.jacoby)
-            .action
-            .doubles()
+            .cube_decision(state, self.ply)
+            .is_some_and(|a| a.action.doubles())
     }
 
-    /// Money play: takes when taking loses no more than passing, by the cubeful search from
-    /// the doubler's side at the player's own ply. In match play it always takes.
+    /// Takes when taking loses no more than passing, by [`Search::cube_decision`] from the
+    /// doubler's side at the player's own ply.
     fn accepts_double(&mut self, state: &GameState) -> bool {
-        if state.match_length != 0 || state.position.is_game_over() {
-            return true;
-        }
         // `state.position` is seen from the answering side; the doubler is on roll.
-        let doubler = state.position.flip();
-        let holder = match state.cube.owner {
-            CubeOwner::Centre => CubeHolder::Centre,
-            CubeOwner::Side(_) => CubeHolder::OnRoll,
+        let doubler = GameState {
+            position: state.position.flip(),
+            turn: state.turn.other(),
+            ..*state
         };
         self.search
-            .cube_analysis(&doubler, self.ply, holder, state.jacoby)
-            .opponent_takes()
+            .cube_decision(&doubler, self.ply)
+            .is_none_or(|a| a.opponent_takes())
     }
 }
 
@@ -745,17 +762,28 @@ mod tests {
             // Asked to take there (the position seen from the answering side): a pass.
             let asked = GameState::money(sure.flip());
             assert!(!player.accepts_double(&asked), "ply {ply}");
-            // Match play: no match equity table yet, so no double and always a take.
+            // A 5-point match at 0-0: a double, and a pass; in the Crawford game no double.
             let in_match = GameState {
                 match_length: 5,
                 ..won
             };
-            assert!(!player.wants_to_double(&in_match), "ply {ply}");
+            assert!(player.wants_to_double(&in_match), "ply {ply}");
+            let asked_in_match = GameState {
+                match_length: 5,
+                ..asked
+            };
+            assert!(!player.accepts_double(&asked_in_match), "ply {ply}");
+            let crawford = GameState {
+                score: tavla_core::BySide { x: 4, o: 2 },
+                crawford: true,
+                ..in_match
+            };
+            assert!(!player.wants_to_double(&crawford), "ply {ply}");
             // The opponent's cube: no double.
             let theirs = GameState {
                 cube: tavla_core::Cube {
                     log2: 1,
-                    owner: CubeOwner::Side(won.turn.other()),
+                    owner: tavla_core::CubeOwner::Side(won.turn.other()),
                 },
                 ..won
             };

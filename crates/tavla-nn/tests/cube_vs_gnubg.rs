@@ -14,6 +14,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 use tavla_core::Position;
 use tavla_nn::cube::{CubeAnalysis, CubeHolder};
+use tavla_nn::met::MatchScore;
 use tavla_nn::{Evaluator, Probabilities, Search, Weights};
 
 #[derive(Deserialize)]
@@ -29,6 +30,9 @@ struct Cubeless {
 struct Case {
     position: String,
     cube: String,
+    /// Match play: length, the side on roll's score, the opponent's.
+    #[serde(default)]
+    r#match: Option<[u32; 3]>,
     cubeless: Cubeless,
     action: String,
     no_double: f32,
@@ -60,8 +64,11 @@ impl Case {
 }
 
 fn cases() -> Vec<(Position, Case)> {
-    include_str!("data/gnubg-cube-money.jsonl")
-        .lines()
+    read(include_str!("data/gnubg-cube-money.jsonl"))
+}
+
+fn read(text: &str) -> Vec<(Position, Case)> {
+    text.lines()
         .map(|l| {
             let c: Case = serde_json::from_str(l).unwrap();
             (Position::from_position_id(&c.position).unwrap(), c)
@@ -214,5 +221,80 @@ fn tavla_two_ply_cubeful_search_agrees_with_gnubgs_decisions() {
     for a in [centre, owned] {
         let (dc, tc) = a.costs();
         assert!(dc < 1.0 && tc < 2.0, "{a:?}");
+    }
+}
+
+/// The match positions of `data/gnubg-cube-match.jsonl` (700 positions at five scores of a
+/// 7-point match, the cube in the middle): tavla's match play decisions against gnubg's, by
+/// score. `probs` gives the cubeless probabilities used.
+fn measure_match(
+    mut probs: impl FnMut(&Position, &Case) -> Probabilities,
+) -> Vec<([u32; 3], Agreement)> {
+    let mut out: Vec<([u32; 3], Agreement)> = Vec::new();
+    for (pos, case) in read(include_str!("data/gnubg-cube-match.jsonl")) {
+        let [length, mine, theirs] = case.r#match.unwrap();
+        let score = MatchScore::new(length, mine, theirs, false).unwrap();
+        let a = CubeAnalysis::match_play(&pos, probs(&pos, &case), CubeHolder::Centre, 1, score);
+        let k = match out.iter().position(|(m, _)| *m == [length, mine, theirs]) {
+            Some(k) => k,
+            None => {
+                out.push(([length, mine, theirs], Agreement::default()));
+                out.len() - 1
+            }
+        };
+        out[k].1.add(&case, &a);
+    }
+    for (m, a) in &out {
+        let (d, t, nd, dt) = a.rates();
+        let (dc, tc) = a.costs();
+        eprintln!(
+            "{m:?}: double agrees {:.1}% of {}, take {:.1}% of {}; |no double| {nd:.4}, |double take| {dt:.4}; cost {dc:.1} and {tc:.1}",
+            100.0 * d,
+            a.doubles,
+            100.0 * t,
+            a.takes
+        );
+    }
+    out
+}
+
+fn gnubg_probs(c: &Case) -> Probabilities {
+    Probabilities {
+        win: c.cubeless.win,
+        win_gammon: c.cubeless.win_gammon,
+        win_backgammon: c.cubeless.win_backgammon,
+        lose_gammon: c.cubeless.lose_gammon,
+        lose_backgammon: c.cubeless.lose_backgammon,
+    }
+}
+
+#[test]
+fn match_play_on_gnubgs_probabilities_agrees_with_gnubgs_decisions() {
+    let scores = measure_match(|_, c| gnubg_probs(c));
+    assert_eq!(scores.len(), 5);
+    // Measured, cost of the double and of the take decisions (normalised millipoints a
+    // position): 3-away 3-away 1.8 and 1.1; 2-away 4-away (on roll) 15.6 and 9.8; 4-away
+    // 2-away 1.8 and 0.9; 7-away 5-away 1.8 and 0.1; 3-away 1-away after the Crawford game 3.4
+    // and 4.5. The weak score is the leader's at 2-away 4-away, where the trailer's redouble
+    // to the match (the recube vig) is worth more than the model's efficiency gives it, so
+    // the leader doubles too soon.
+    for ([_, mine, theirs], a) in scores {
+        assert_eq!(a.takes, 700, "{mine} {theirs}");
+        let (dc, tc) = a.costs();
+        let limit = if [mine, theirs] == [5, 3] { 18.0 } else { 5.0 };
+        assert!(dc < limit && tc < limit, "{mine} {theirs}: {a:?}");
+    }
+}
+
+#[test]
+fn tavla_match_play_agrees_with_gnubgs_decisions() {
+    let w = Weights::default_weights();
+    let scores = measure_match(|pos, _| w.evaluate(pos));
+    // Measured with the 0-ply probabilities, in the same order: 4.0 and 5.0, 14.3 and 15.0,
+    // 2.2 and 5.0, 3.1 and 3.2, 2.3 and 4.9.
+    for ([_, mine, theirs], a) in scores {
+        let (dc, tc) = a.costs();
+        let limit = if [mine, theirs] == [5, 3] { 18.0 } else { 6.5 };
+        assert!(dc < limit && tc < limit, "{mine} {theirs}: {a:?}");
     }
 }

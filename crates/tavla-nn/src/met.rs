@@ -1,0 +1,522 @@
+//! Match play: tavla's match equity table and the value of a game's results at a match score.
+//!
+//! A match equity (match winning chance, MWC) is the chance of winning the match. The table
+//! ([`MatchEquityTable`]) gives it at the start of a game for every score up to
+//! [`MAX_AWAY`]-away, before the Crawford game, in it and after it. tavla computes its own from
+//! one model, the same that values its cube decisions ([`crate::cube`]): each game is
+//! Janowski's mix of a live and a dead cube (efficiency 0.68) started at even chances, whose
+//! wins and losses are gammons in the proportion [`GAMMON_RATE`] and lead to the scores of the
+//! table itself; a live cube is doubled at the opponent's take point, recursively up to the
+//! level where any win ends the match. A score where one side has reached 1-away plays the
+//! Crawford game without the cube, then the post-Crawford games, where the trailer doubles at
+//! once (the leader passes when that costs nothing: the free drop).
+//!
+//! [`MatchScore`] is a score seen from the side on roll: how many points each side needs, and
+//! whether this is the Crawford game or after it. [`MatchScore::after`] gives the match equity
+//! once a game is won or lost by some points.
+
+use std::sync::OnceLock;
+
+/// The longest match the table covers, in points to go for either side.
+pub const MAX_AWAY: usize = 32;
+
+/// The share of wins that are gammons (or backgammons) in the table's model: tavla's own
+/// 0-ply self-play, cubeless (`tavla arena --a neural --b neural --games 4000 --seed 5`:
+/// 569 gammons and 19 backgammons in 2,000 wins a side, 0.29; rounded down for the games the
+/// cube ends early).
+pub const GAMMON_RATE: f32 = 0.28;
+
+/// The cube efficiency of the table's model: that of a contact position.
+const EFFICIENCY: f32 = 0.68;
+
+/// A match score from the side on roll: points each side needs, and the Crawford state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct MatchScore {
+    /// Points the side on roll needs (1 or more).
+    pub me: u32,
+    /// Points the opponent needs (1 or more).
+    pub them: u32,
+    /// This is the Crawford game: a side has just reached 1-away; no doubling.
+    pub crawford: bool,
+    /// The Crawford game has been played.
+    pub post_crawford: bool,
+}
+
+impl MatchScore {
+    /// The score of a match of `length` points with the side on roll at `mine` and the
+    /// opponent at `theirs`; `crawford` is this game's Crawford flag. `None` when either side
+    /// has already won, or needs more than [`MAX_AWAY`].
+    #[must_use]
+    pub fn new(length: u32, mine: u32, theirs: u32, crawford: bool) -> Option<MatchScore> {
+        let me = length.checked_sub(mine).filter(|&n| n >= 1)?;
+        let them = length.checked_sub(theirs).filter(|&n| n >= 1)?;
+        if me as usize > MAX_AWAY || them as usize > MAX_AWAY {
+            return None;
+        }
+        let at_one = me == 1 || them == 1;
+        Some(MatchScore {
+            me,
+            them,
+            crawford: crawford && at_one,
+            post_crawford: at_one && !crawford,
+        })
+    }
+
+    /// The score of a game's state seen from `side`; `None` in money play, or as
+    /// [`MatchScore::new`].
+    #[must_use]
+    pub fn of(state: &tavla_core::GameState, side: tavla_core::Side) -> Option<MatchScore> {
+        if state.match_length == 0 {
+            return None;
+        }
+        MatchScore::new(
+            state.match_length,
+            *state.score.get(side),
+            *state.score.get(side.other()),
+            state.crawford,
+        )
+    }
+
+    /// The same score from the other side.
+    #[must_use]
+    pub fn flip(self) -> MatchScore {
+        MatchScore {
+            me: self.them,
+            them: self.me,
+            ..self
+        }
+    }
+
+    /// Whether the cube may be turned in this game.
+    #[must_use]
+    pub fn cube_in_play(self) -> bool {
+        !self.crawford
+    }
+
+    /// The side on roll's match equity at the start of this game.
+    #[must_use]
+    pub fn equity(self) -> f32 {
+        MatchEquityTable::tavla().at(self)
+    }
+
+    /// The side on roll's match equity after this game, when it wins `won` points (and loses
+    /// none) or loses `lost` (one of the two is 0).
+    #[must_use]
+    pub fn after(self, won: u32, lost: u32) -> f32 {
+        MatchEquityTable::tavla().after(self, won, lost)
+    }
+}
+
+/// Match equities at the start of a game for every score up to [`MAX_AWAY`]-away, from the side
+/// that needs `me` points against one that needs `them`.
+#[derive(Debug, Clone)]
+pub struct MatchEquityTable {
+    /// Before the Crawford game, both sides 2-away or more: `pre[me][them]`.
+    pre: Vec<[f32; MAX_AWAY + 1]>,
+    /// The Crawford game, the side on roll 1-away: `crawford[them]`.
+    crawford: [f32; MAX_AWAY + 1],
+    /// After the Crawford game, the side on roll 1-away: `post[them]`.
+    post: [f32; MAX_AWAY + 1],
+}
+
+impl MatchEquityTable {
+    /// tavla's table, computed once.
+    #[must_use]
+    pub fn tavla() -> &'static MatchEquityTable {
+        static TABLE: OnceLock<MatchEquityTable> = OnceLock::new();
+        TABLE.get_or_init(|| MatchEquityTable::compute(GAMMON_RATE, EFFICIENCY))
+    }
+
+    /// The table of the model with wins a gammon in the share `gammon_rate` and cube
+    /// efficiency `efficiency`.
+    #[must_use]
+    pub fn compute(gammon_rate: f32, efficiency: f32) -> MatchEquityTable {
+        let mut t = MatchEquityTable {
+            pre: vec![[0.0; MAX_AWAY + 1]; MAX_AWAY + 1],
+            crawford: [0.0; MAX_AWAY + 1],
+            post: [0.0; MAX_AWAY + 1],
+        };
+        let g = gammon_rate;
+        let outcomes = Outcomes {
+            win: [1.0 - g, g, 0.0],
+            lose: [1.0 - g, g, 0.0],
+        };
+        // After the Crawford game, 1-away against `them`: the trailer doubles at once (the
+        // leader's gammons count for nothing, so the cube costs the trailer nothing), and the
+        // leader takes, or passes when that is no worse (the free drop).
+        t.post[1] = 0.5;
+        for them in 2..=MAX_AWAY {
+            let after = |n: usize| if n == 0 { 0.0 } else { t.post[n] };
+            let take = 0.5
+                + 0.5
+                    * ((1.0 - g) * after(them.saturating_sub(2))
+                        + g * after(them.saturating_sub(4)));
+            t.post[them] = take.max(t.post[them - 1]);
+        }
+        // The Crawford game: no cube.
+        t.crawford[1] = 0.5;
+        for them in 2..=MAX_AWAY as u32 {
+            let score = MatchScore {
+                me: 1,
+                them,
+                crawford: true,
+                post_crawford: false,
+            };
+            t.crawford[them as usize] = t.game_equity(score, &outcomes, 0.5, efficiency);
+        }
+        // Before it, by the total points to go: every score a game leads to comes first.
+        for total in 4..=2 * MAX_AWAY as u32 {
+            for me in 2..=(total - 2).min(MAX_AWAY as u32) {
+                let them = total - me;
+                if !(2..=MAX_AWAY as u32).contains(&them) {
+                    continue;
+                }
+                let score = MatchScore {
+                    me,
+                    them,
+                    crawford: false,
+                    post_crawford: false,
+                };
+                t.pre[me as usize][them as usize] =
+                    t.game_equity(score, &outcomes, 0.5, efficiency);
+            }
+        }
+        t
+    }
+
+    /// The match equity at the start of a game at `score`.
+    #[must_use]
+    pub fn at(&self, score: MatchScore) -> f32 {
+        let (me, them) = (score.me as usize, score.them as usize);
+        match (me, them) {
+            (1, 1) => 0.5,
+            (1, _) if score.crawford => self.crawford[them],
+            (1, _) => self.post[them],
+            (_, 1) => 1.0 - self.at(score.flip()),
+            _ => self.pre[me][them],
+        }
+    }
+
+    /// The side on roll's match equity after the game at `score`, when it wins `won` points or
+    /// loses `lost`.
+    #[must_use]
+    pub fn after(&self, score: MatchScore, won: u32, lost: u32) -> f32 {
+        let me = score.me.saturating_sub(won);
+        let them = score.them.saturating_sub(lost);
+        if me == 0 {
+            return 1.0;
+        }
+        if them == 0 {
+            return 0.0;
+        }
+        let at_one = me == 1 || them == 1;
+        let was_at_one = score.me == 1 || score.them == 1;
+        let next = MatchScore {
+            me: me.min(MAX_AWAY as u32),
+            them: them.min(MAX_AWAY as u32),
+            // The game that first finds a side 1-away is the Crawford game.
+            crawford: at_one && !was_at_one,
+            post_crawford: at_one && was_at_one,
+        };
+        self.at(next)
+    }
+
+    /// The match equity of a game at `score` started at winning chance `p` with the cube in
+    /// the middle (no cube in the Crawford game).
+    fn game_equity(&self, score: MatchScore, outcomes: &Outcomes, p: f32, efficiency: f32) -> f32 {
+        let game = Game::new(self, score, outcomes);
+        if score.cube_in_play() {
+            game.centred(p, 1, efficiency)
+        } else {
+            game.dead(p, 1)
+        }
+    }
+}
+
+/// A game's outcomes: of the wins and of the losses of the side on roll, the shares that are
+/// singles, gammons and backgammons (each triple sums to 1).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Outcomes {
+    pub win: [f32; 3],
+    pub lose: [f32; 3],
+}
+
+impl Outcomes {
+    /// The shares of a position's cubeless probabilities (all singles where a side cannot
+    /// win).
+    pub(crate) fn of(p: crate::Probabilities) -> Outcomes {
+        let shares = |all: f32, gammon: f32, backgammon: f32| {
+            if all <= 1e-6 {
+                return [1.0, 0.0, 0.0];
+            }
+            let bg = (backgammon / all).clamp(0.0, 1.0);
+            let g = (gammon / all).clamp(bg, 1.0) - bg;
+            [1.0 - g - bg, g, bg]
+        };
+        Outcomes {
+            win: shares(p.win, p.win_gammon, p.win_backgammon),
+            lose: shares(p.lose(), p.lose_gammon, p.lose_backgammon),
+        }
+    }
+}
+
+/// Janowski's model of one game at a match score, from the side on roll ("A"); `p` is A's
+/// chance of winning, equities are A's match winning chances.
+pub(crate) struct Game<'a> {
+    table: &'a MatchEquityTable,
+    score: MatchScore,
+    outcomes: Outcomes,
+    /// B's take points of A's doubles to `2^k` (index `k`).
+    b_takes: [f32; LEVELS + 1],
+    /// A's take points of B's doubles to `2^k`.
+    a_takes: [f32; LEVELS + 1],
+}
+
+/// Cube levels the model considers: up to `2^LEVELS`.
+const LEVELS: usize = 15;
+
+impl<'a> Game<'a> {
+    pub(crate) fn new(table: &'a MatchEquityTable, score: MatchScore, outcomes: &Outcomes) -> Self {
+        let mut game = Game {
+            table,
+            score,
+            outcomes: *outcomes,
+            b_takes: [1.0; LEVELS + 1],
+            a_takes: [0.0; LEVELS + 1],
+        };
+        // From the top down: a take point at 2^k needs those at 2^(k+1).
+        for k in (1..=LEVELS).rev() {
+            let u = 1u32 << k;
+            if game.dead_at(u) {
+                continue;
+            }
+            // B takes while owning the cube on `u` is worth no more to A than B's pass; A
+            // takes while owning it is worth no less to A than A's pass.
+            let b = solve_rising(|p| game.b_owns(p, u), game.a_cashes(u / 2));
+            let a = solve_rising(|p| game.a_owns(p, u), game.b_cashes(u / 2));
+            game.b_takes[k] = b;
+            game.a_takes[k] = a;
+        }
+        game
+    }
+
+    /// A's equity when it wins with the cube on `v`, over singles, gammons and backgammons.
+    fn win(&self, v: u32) -> f32 {
+        (1..=3u32)
+            .zip(self.outcomes.win)
+            .map(|(k, share)| share * self.table.after(self.score, k * v, 0))
+            .sum()
+    }
+
+    /// A's equity when it loses with the cube on `v`.
+    fn lose(&self, v: u32) -> f32 {
+        (1..=3u32)
+            .zip(self.outcomes.lose)
+            .map(|(k, share)| share * self.table.after(self.score, 0, k * v))
+            .sum()
+    }
+
+    /// A's equity when B passes A's double from `v`: A wins `v`.
+    pub(crate) fn a_cashes(&self, v: u32) -> f32 {
+        self.table.after(self.score, v, 0)
+    }
+
+    /// A's equity when A passes B's double from `v`.
+    fn b_cashes(&self, v: u32) -> f32 {
+        self.table.after(self.score, 0, v)
+    }
+
+    /// Whether doubling to `u` changes nothing any more: every win at the cube before it ends
+    /// the match, or the cube is at the model's limit.
+    fn dead_at(&self, u: u32) -> bool {
+        let half = u / 2;
+        (half >= self.score.me && half >= self.score.them) || u > 1 << LEVELS
+    }
+
+    /// The dead cube on `v`: the game played out.
+    pub(crate) fn dead(&self, p: f32, v: u32) -> f32 {
+        p * self.win(v) + (1.0 - p) * self.lose(v)
+    }
+
+    /// B's take point of A's double to `u`: the highest chance of A at which B still takes.
+    fn b_take_point(&self, u: u32) -> f32 {
+        self.b_takes[u.trailing_zeros() as usize]
+    }
+
+    /// A's take point of B's double to `u`: the lowest chance of A at which A still takes.
+    fn a_take_point(&self, u: u32) -> f32 {
+        self.a_takes[u.trailing_zeros() as usize]
+    }
+
+    /// Live cube on `v` owned by A: A redoubles at B's take point.
+    pub(crate) fn a_owns(&self, p: f32, v: u32) -> f32 {
+        if self.dead_at(2 * v) {
+            return self.dead(p, v);
+        }
+        let x = self.b_take_point(2 * v);
+        let cash = self.a_cashes(v);
+        if p <= x {
+            line(p, (0.0, self.lose(v)), (x, cash))
+        } else {
+            line(p, (x, cash), (1.0, self.win(v))).max(cash)
+        }
+    }
+
+    /// Live cube on `v` owned by B: B redoubles at A's take point.
+    pub(crate) fn b_owns(&self, p: f32, v: u32) -> f32 {
+        if self.dead_at(2 * v) {
+            return self.dead(p, v);
+        }
+        let y = self.a_take_point(2 * v);
+        let cash = self.b_cashes(v);
+        if p >= y {
+            line(p, (y, cash), (1.0, self.win(v)))
+        } else {
+            line(p, (0.0, self.lose(v)), (y, cash)).min(cash)
+        }
+    }
+
+    /// Live cube on `v` in the middle.
+    fn live_centre(&self, p: f32, v: u32) -> f32 {
+        if self.dead_at(2 * v) {
+            return self.dead(p, v);
+        }
+        let (y, x) = (self.a_take_point(2 * v), self.b_take_point(2 * v));
+        let (a_cash, b_cash) = (self.a_cashes(v), self.b_cashes(v));
+        if p < y {
+            line(p, (0.0, self.lose(v)), (y, b_cash)).min(b_cash)
+        } else if p > x {
+            line(p, (x, a_cash), (1.0, self.win(v))).max(a_cash)
+        } else {
+            line(p, (y, b_cash), (x, a_cash))
+        }
+    }
+
+    /// Janowski's mix for the cube on `v` in the middle.
+    pub(crate) fn centred(&self, p: f32, v: u32, efficiency: f32) -> f32 {
+        efficiency * self.live_centre(p, v) + (1.0 - efficiency) * self.dead(p, v)
+    }
+
+    /// Janowski's mix for the cube on `v` owned by A.
+    pub(crate) fn owned(&self, p: f32, v: u32, efficiency: f32) -> f32 {
+        efficiency * self.a_owns(p, v) + (1.0 - efficiency) * self.dead(p, v)
+    }
+
+    /// Janowski's mix for the cube on `v` owned by B.
+    pub(crate) fn theirs(&self, p: f32, v: u32, efficiency: f32) -> f32 {
+        efficiency * self.b_owns(p, v) + (1.0 - efficiency) * self.dead(p, v)
+    }
+}
+
+/// The point on the line through `(x0, y0)` and `(x1, y1)` at `x` (the mean of the ends when
+/// they share their `x`).
+fn line(x: f32, (x0, y0): (f32, f32), (x1, y1): (f32, f32)) -> f32 {
+    if (x1 - x0).abs() < 1e-9 {
+        return 0.5 * (y0 + y1);
+    }
+    y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+}
+
+/// The `p` in 0..=1 where the rising function `f` reaches `target` (0 or 1 when it stays above
+/// or below), by bisection.
+fn solve_rising(f: impl Fn(f32) -> f32, target: f32) -> f32 {
+    if f(0.0) >= target {
+        return 0.0;
+    }
+    if f(1.0) <= target {
+        return 1.0;
+    }
+    let (mut lo, mut hi) = (0.0f32, 1.0f32);
+    for _ in 0..30 {
+        let mid = 0.5 * (lo + hi);
+        if f(mid) < target {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pre(me: u32, them: u32) -> f32 {
+        MatchScore {
+            me,
+            them,
+            crawford: false,
+            post_crawford: false,
+        }
+        .equity()
+    }
+
+    #[test]
+    fn the_table_is_symmetric_and_rises_with_the_lead() {
+        for me in 2..=15 {
+            for them in 2..=15 {
+                let (a, b) = (pre(me, them), pre(them, me));
+                assert!((a + b - 1.0).abs() < 2e-3, "{me} {them}: {a} + {b}");
+                assert!(pre(me, them + 1) > a, "{me} {them}");
+                assert!(pre(me + 1, them) < a, "{me} {them}");
+            }
+            assert!((pre(me, me) - 0.5).abs() < 1e-3);
+        }
+    }
+
+    #[test]
+    fn crawford_and_post_crawford_scores() {
+        let t = MatchEquityTable::tavla();
+        // Double match point, and 1-away against 2-away after the Crawford game: the trailer
+        // doubles at once, so it is one game for the match either way (the leader's gammons
+        // do not count; the trailer's are not needed).
+        let post = |them| MatchScore {
+            me: 1,
+            them,
+            crawford: false,
+            post_crawford: true,
+        };
+        assert!((post(1).equity() - 0.5).abs() < 1e-6);
+        assert!((t.at(post(2)) - 0.5).abs() < 1e-3, "{}", t.at(post(2)));
+        // In the Crawford game against 2-away, the leader wins the match half the time at
+        // once, and otherwise, unless it lost a gammon, plays 1-away against 1-away.
+        let crawford = MatchScore {
+            me: 1,
+            them: 2,
+            crawford: true,
+            post_crawford: false,
+        };
+        let want = 0.5 + 0.5 * (1.0 - GAMMON_RATE) * 0.5;
+        assert!(
+            (crawford.equity() - want).abs() < 1e-3,
+            "{}",
+            crawford.equity()
+        );
+        // The leader's chances fall as the trailer needs less.
+        for them in 2..15 {
+            assert!(t.at(post(them + 1)) >= t.at(post(them)) - 1e-6, "{them}");
+        }
+    }
+
+    #[test]
+    fn scores_from_a_match() {
+        // 5-point match at 1-3: the side on roll needs 4, the opponent 2.
+        let s = MatchScore::new(5, 1, 3, false).unwrap();
+        assert_eq!(
+            (s.me, s.them, s.crawford, s.post_crawford),
+            (4, 2, false, false)
+        );
+        assert!(s.equity() < 0.5);
+        // 4-4 in a 5-point match with the Crawford flag: the Crawford game.
+        let c = MatchScore::new(5, 4, 2, true).unwrap();
+        assert!(c.crawford && !c.post_crawford);
+        let p = MatchScore::new(5, 4, 2, false).unwrap();
+        assert!(!p.crawford && p.post_crawford);
+        assert!(MatchScore::new(5, 5, 2, false).is_none());
+        // Winning 2 at 4-away against 2-away leaves 2-away all: 0.5.
+        assert!((s.after(2, 0) - 0.5).abs() < 1e-3);
+        assert_eq!(s.after(0, 2), 0.0);
+        assert_eq!(s.after(4, 0), 1.0);
+    }
+}
