@@ -284,6 +284,36 @@ impl CubeAnalysis {
         a
     }
 
+    /// The match equity, normalised as in [`CubeAnalysis::match_play`], of the position
+    /// `after` a play (seen from the mover, the opponent to roll) whose probabilities for the
+    /// mover are `p`, at `score` from the mover's side with the cube on `cube` held by `holder`
+    /// (from the mover's side): Janowski's cubeful value, or the dead cube's in the Crawford
+    /// game. What the player maximises over its plays in match play.
+    #[must_use]
+    pub fn play_value(
+        after: &Position,
+        p: Probabilities,
+        holder: CubeHolder,
+        cube: u32,
+        score: MatchScore,
+    ) -> f32 {
+        let x = cube_efficiency(&after.flip());
+        let outcomes = Outcomes::of(p);
+        let game = Game::new(MatchEquityTable::tavla(), score, &outcomes);
+        let (win, v) = (p.win.clamp(0.0, 1.0), cube.max(1));
+        let m = if !score.cube_in_play() {
+            game.dead(win, v)
+        } else {
+            match holder {
+                CubeHolder::Centre => game.centred(win, v, x),
+                CubeHolder::OnRoll => game.owned(win, v, x),
+                CubeHolder::Opponent => game.theirs(win, v, x),
+            }
+        };
+        let (pass, lose) = (game.a_cashes(v), score.after(0, v));
+        2.0 * (m - lose) / (pass - lose) - 1.0
+    }
+
     /// Whether a doubled opponent should take: taking loses no more than passing.
     #[must_use]
     pub fn opponent_takes(&self) -> bool {

@@ -216,6 +216,8 @@ pub struct Search {
     batch: Vec<Position>,
     batch_index: Vec<usize>,
     batch_values: Vec<Probabilities>,
+    /// Scratch: the value of each play at the root ([`Search::choose_by`]).
+    worth: Vec<f32>,
     /// Scratch of the pruned choice: the batch's inputs and the candidates' indices in `batch`.
     encoded: EncodedBatch,
     picked_index: Vec<usize>,
@@ -239,6 +241,7 @@ impl Search {
             batch: Vec::new(),
             batch_index: Vec::new(),
             batch_values: Vec::new(),
+            worth: Vec::new(),
             encoded: EncodedBatch::default(),
             picked_index: Vec::new(),
             pruned: Vec::new(),
@@ -569,17 +572,39 @@ impl Search {
     /// the survivors of each [`MoveFilter`] one ply deeper. The best play is always evaluated
     /// at `ply`.
     pub fn rank_plays(&mut self, plays: &PlayList, ply: u8, out: &mut Vec<RankedPlay>) {
-        self.rank(plays, ply, out, false);
+        self.rank(plays, ply, out, false, |_, p| p.equity());
     }
 
     /// Like [`Search::rank_plays`], but stops deepening as soon as a filter leaves a single
     /// play: enough to choose, cheaper than a full ranking.
     pub fn choose(&mut self, plays: &PlayList, ply: u8, out: &mut Vec<RankedPlay>) -> usize {
-        self.rank(plays, ply, out, true);
+        self.rank(plays, ply, out, true, |_, p| p.equity());
         out[0].index
     }
 
-    fn rank(&mut self, plays: &PlayList, ply: u8, out: &mut Vec<RankedPlay>, choose_only: bool) {
+    /// Like [`Search::choose`], but the plays are ranked and filtered by `value` (of the
+    /// position a play leaves, seen from the mover, and its probabilities for the mover)
+    /// instead of the money equity: in match play, a play's match equity. The search below
+    /// the root still chooses by money equity.
+    pub fn choose_by(
+        &mut self,
+        plays: &PlayList,
+        ply: u8,
+        out: &mut Vec<RankedPlay>,
+        value: impl Fn(&Position, Probabilities) -> f32,
+    ) -> usize {
+        self.rank(plays, ply, out, true, value);
+        out[0].index
+    }
+
+    fn rank(
+        &mut self,
+        plays: &PlayList,
+        ply: u8,
+        out: &mut Vec<RankedPlay>,
+        choose_only: bool,
+        value: impl Fn(&Position, Probabilities) -> f32,
+    ) {
         let ply = ply.min(MAX_PLY);
         out.clear();
         let mut evals = std::mem::take(&mut self.evals[0]);
@@ -599,41 +624,45 @@ impl Search {
             ply: 0,
         }));
         self.evals[0] = evals;
-        sort(out);
+        let positions = plays.positions();
+        // Each play's value, by play index, computed once per evaluation.
+        let mut worth = std::mem::take(&mut self.worth);
+        worth.clear();
+        worth.extend(out.iter().map(|r| value(&positions[r.index], r.probs)));
+        out.sort_by(|a, b| {
+            worth[b.index]
+                .total_cmp(&worth[a.index])
+                .then(a.index.cmp(&b.index))
+        });
         for p in 1..=ply {
             let filter = self.filters[usize::from(p - 1)];
-            let best = out[0].equity();
+            let best = worth[out[0].index];
             let n = out
                 .iter()
                 .take(filter.keep.max(1))
-                .take_while(|r| r.equity() >= best - filter.margin)
+                .take_while(|r| worth[r.index] >= best - filter.margin)
                 .count();
             if n <= 1 && choose_only {
                 break;
             }
             for r in out[..n.max(1)].iter_mut() {
-                let after = plays.positions()[r.index];
+                let after = positions[r.index];
                 r.probs = self.eval_after(&after, p);
                 r.ply = p;
+                worth[r.index] = value(&after, r.probs);
             }
-            out[..n.max(1)].sort_by(|a, b| b.equity().total_cmp(&a.equity()));
+            out[..n.max(1)].sort_by(|a, b| worth[b.index].total_cmp(&worth[a.index]));
         }
+        self.worth = worth;
     }
 }
 
 /// The most plays a [`Prune`] may keep.
 pub const MAX_KEEP: usize = 64;
 
-fn sort(out: &mut [RankedPlay]) {
-    out.sort_by(|a, b| {
-        b.equity()
-            .total_cmp(&a.equity())
-            .then(a.index.cmp(&b.index))
-    });
-}
-
-/// The neural engine as a [`Player`]: plays the best play found at a fixed ply (cubeless), and
-/// doubles and takes by [`Search::cube_decision`] at the same ply.
+/// The neural engine as a [`Player`]: plays the best play found at a fixed ply (by money
+/// equity, or in match play by match equity), and doubles and takes by
+/// [`Search::cube_decision`] at the same ply.
 #[derive(Clone)]
 pub struct NeuralPlayer {
     search: Search,
@@ -707,11 +736,22 @@ impl Player for NeuralPlayer {
         self.search.reset();
     }
 
-    fn choose_play(&mut self, _state: &GameState, _roll: Roll, plays: &PlayList) -> usize {
+    /// The best play by money equity, or in match play by match equity (the normalised
+    /// cubeful value of each play's probabilities at the score, [`CubeAnalysis::play_value`]).
+    fn choose_play(&mut self, state: &GameState, _roll: Roll, plays: &PlayList) -> usize {
         if plays.len() <= 1 {
             return 0;
         }
-        self.search.choose(plays, self.ply, &mut self.ranked)
+        match MatchScore::of(state, state.turn) {
+            None => self.search.choose(plays, self.ply, &mut self.ranked),
+            Some(score) => {
+                let (holder, cube) = (CubeHolder::of(state), state.cube.value());
+                self.search
+                    .choose_by(plays, self.ply, &mut self.ranked, |after, p| {
+                        CubeAnalysis::play_value(after, p, holder, cube, score)
+                    })
+            }
+        }
     }
 
     /// Doubles when [`Search::cube_decision`] at the player's own ply says so: in money play
@@ -789,6 +829,41 @@ mod tests {
             };
             assert!(!player.wants_to_double(&theirs), "ply {ply}");
         }
+    }
+
+    #[test]
+    fn in_match_play_plays_are_chosen_by_match_equity() {
+        // At double match point only winning counts: the play with the best chance to win,
+        // whatever its gammons. In money play, the best money equity.
+        let w = Weights::default_weights();
+        let mut player = NeuralPlayer::with_default_weights(0);
+        let mut plays = PlayList::new();
+        let mut differ = 0;
+        for (roll, _) in Roll::ALL_21 {
+            Position::START.legal_plays(roll, &mut plays);
+            let values: Vec<Probabilities> = plays
+                .positions()
+                .iter()
+                .map(|a| w.evaluate(&a.flip()).flip())
+                .collect();
+            let best = |f: &dyn Fn(&Probabilities) -> f32| {
+                (0..values.len())
+                    .max_by(|&a, &b| f(&values[a]).total_cmp(&f(&values[b])).then(b.cmp(&a)))
+                    .unwrap()
+            };
+            let money = GameState::money(Position::START);
+            let dmp = GameState {
+                match_length: 1,
+                ..money
+            };
+            let by_equity = player.choose_play(&money, roll, &plays);
+            let by_win = player.choose_play(&dmp, roll, &plays);
+            assert_eq!(by_equity, best(&|p| p.equity()), "{roll:?}");
+            assert_eq!(by_win, best(&|p| p.win), "{roll:?}");
+            differ += usize::from(by_equity != by_win);
+        }
+        // The two differ for some opening rolls (here, where gammons weigh).
+        assert!(differ > 0);
     }
 
     #[test]
