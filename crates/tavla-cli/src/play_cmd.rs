@@ -1,5 +1,6 @@
 //! `tavla play`: one money game in the terminal, a person against the engine, cubeless or
-//! (`--cube`) with the doubling cube.
+//! (`--cube`) with the doubling cube, or (`--match N`) a match with the cube and the Crawford
+//! rule.
 //!
 //! The person types moves in standard notation (`8/5 6/5`, `24/14`, `bar/22*`, `6/off(2)`) or
 //! one of the commands `hint`, `board`, `help`, `quit`. Unreadable or illegal moves print a
@@ -18,7 +19,7 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use tavla_core::{CubeOwner, Dice, GameState, PlayList, Position, Roll, Rules, Side};
+use tavla_core::{BySide, CubeOwner, Dice, GameState, PlayList, Position, Roll, Rules, Side};
 use tavla_nn::cube::CubeHolder;
 use tavla_nn::{RankedPlay, Search, Weights};
 use tavla_notation::mat::{Action, GameRecord, MatchRecord};
@@ -74,6 +75,37 @@ pub struct PlayArgs {
     /// passes by its own cube decisions.
     #[arg(long)]
     cube: bool,
+    /// Play a match to N points instead of one money game, with the cube and the Crawford
+    /// rule; the engine plays and doubles by match equity. Game g's dice come from seed S + g - 1.
+    #[arg(long = "match", value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=32))]
+    match_length: Option<u32>,
+}
+
+/// What a game is played for: money (with the cube or not), or a game of a match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Setting {
+    /// The doubling cube is in play.
+    pub cube: bool,
+    /// The match length; 0 for money.
+    pub match_length: u32,
+    /// Points won so far in the match.
+    pub score: BySide<u32>,
+    /// This is the Crawford game (no doubling).
+    pub crawford: bool,
+}
+
+impl Setting {
+    /// A money game, with the cube or not.
+    #[must_use]
+    pub fn money(cube: bool) -> Setting {
+        Setting {
+            cube,
+            match_length: 0,
+            score: BySide::default(),
+            crawford: false,
+        }
+    }
 }
 
 /// How a game run ended.
@@ -93,7 +125,7 @@ pub enum GameEnd {
     EndOfInput,
 }
 
-/// `tavla play`: one game against the engine, moves read from stdin.
+/// `tavla play`: one game or a match against the engine, moves read from stdin.
 pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
     let seed = args.seed.unwrap_or_else(|| {
         SystemTime::now()
@@ -108,27 +140,120 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
             args.name
         );
     }
-    let mut record = MatchRecord::new(0, [args.name.clone(), engine.name().replace(" : ", " ")]);
-    let mut game = GameRecord::new(1, [0, 0]);
+    let length = args.match_length.unwrap_or(0);
+    let mut record = MatchRecord::new(
+        length,
+        [args.name.clone(), engine.name().replace(" : ", " ")],
+    );
     let stdin = std::io::stdin();
-    run_game(
-        stdin.lock(),
-        &mut *out,
-        engine,
-        seed,
-        args.side.into(),
-        args.cube,
-        &mut game,
-    )?;
-    if let Some(path) = &args.save {
+    let mut input = stdin.lock();
+    let mut engine = engine;
+    if length == 0 {
+        let mut game = GameRecord::new(1, [0, 0]);
+        run_game(
+            &mut input,
+            &mut *out,
+            &mut *engine,
+            seed,
+            args.side.into(),
+            Setting::money(args.cube),
+            &mut game,
+        )?;
         record.games.push(game);
+    } else {
+        run_match(
+            &mut input,
+            &mut *out,
+            &mut *engine,
+            seed,
+            args.side.into(),
+            length,
+            &mut record,
+        )?;
+    }
+    if let Some(path) = &args.save {
         // A game played here has no set-up turn, which is all `to_mat` refuses.
         let text = record.to_mat().context("cannot write the game as .mat")?;
         std::fs::write(path, text)
             .with_context(|| format!("cannot write the game to {}", path.display()))?;
-        writeln!(out, "Game saved to {}.", path.display())?;
+        let what = if length == 0 { "Game" } else { "Match" };
+        writeln!(out, "{what} saved to {}.", path.display())?;
     }
     Ok(())
+}
+
+/// Plays a match to `length` points: games until a side has `length`, the Crawford game after
+/// the first side reaches `length - 1`; game `g`'s dice from `seed + g - 1`. Every game is added
+/// to `record`. Returns the final score, or `None` when the person quit or the input ended.
+///
+/// # Errors
+/// Only when writing to `out` or reading `input` fails.
+pub fn run_match<R: BufRead, W: Write>(
+    input: &mut R,
+    out: &mut W,
+    engine: &mut dyn Player,
+    seed: u64,
+    human: Side,
+    length: u32,
+    record: &mut MatchRecord,
+) -> Result<Option<BySide<u32>>> {
+    let mut score = BySide::<u32>::default();
+    let mut crawford_played = false;
+    for g in 1u32.. {
+        let leader_at =
+            |s: &BySide<u32>| *s.get(Side::X) + 1 == length || *s.get(Side::O) + 1 == length;
+        let crawford = !crawford_played && length > 1 && leader_at(&score);
+        writeln!(
+            out,
+            "\nGame {g} of a {length}-point match. Score: you {}, {} {}{}.",
+            score.get(human),
+            engine.name(),
+            score.get(!human),
+            if crawford {
+                " (the Crawford game: no doubling)"
+            } else {
+                ""
+            }
+        )?;
+        let setting = Setting {
+            cube: true,
+            match_length: length,
+            score,
+            crawford,
+        };
+        let mut game = GameRecord::new(g, [*score.get(human), *score.get(!human)]);
+        let end = run_game(
+            &mut *input,
+            &mut *out,
+            &mut *engine,
+            seed.wrapping_add(u64::from(g) - 1),
+            human,
+            setting,
+            &mut game,
+        )?;
+        record.games.push(game);
+        let GameEnd::Finished { winner, points } = end else {
+            return Ok(None);
+        };
+        crawford_played |= crawford;
+        *score.get_mut(winner) += points;
+        if *score.get(winner) >= length {
+            let who = if winner == human {
+                "You win".to_string()
+            } else {
+                format!("{} wins", engine.name())
+            };
+            writeln!(
+                out,
+                "\nMatch over: {who} the {length}-point match, {} to {}.",
+                score.get(winner),
+                score.get(!winner)
+            )?;
+            out.flush()?;
+            return Ok(Some(score));
+        }
+    }
+    unreachable!("a match ends within u32::MAX games")
 }
 
 /// What the person typed, read.
@@ -226,22 +351,23 @@ fn outcome_word(points: u8) -> &'static str {
     }
 }
 
-/// Plays one money game, with the doubling cube when `cube`: the person (`human`) reads moves
-/// from `input`, the engine plays the other side; dice from `seed`. Returns how it ended. Every
-/// roll played and every cube action is added to `record`, the person's as the left player's,
-/// the engine's as the right's, and the result.
+/// Plays one game for `setting` (money with or without the cube, or a game of a match): the
+/// person (`human`) reads moves from `input`, the engine plays the other side; dice from
+/// `seed`. Returns how it ended. Every roll played and every cube action is added to `record`,
+/// the person's as the left player's, the engine's as the right's, and the result.
 ///
 /// # Errors
 /// Only when writing to `out` or reading `input` fails.
 pub fn run_game<R: BufRead, W: Write>(
     mut input: R,
     mut out: W,
-    mut engine: Box<dyn Player>,
+    engine: &mut dyn Player,
     seed: u64,
     human: Side,
-    cube: bool,
+    setting: Setting,
     record: &mut GameRecord,
 ) -> Result<GameEnd> {
+    let cube = setting.cube;
     let mut dice = DiceRng(ChaCha8Rng::seed_from_u64(seed));
     let mut plays = PlayList::new();
     let mut search: Option<Search> = None;
@@ -250,10 +376,13 @@ pub fn run_game<R: BufRead, W: Write>(
     engine.new_game();
     writeln!(
         out,
-        "tavla play: you are {human} against {} ({} money game). Dice seed: {seed} \
-         (replay with --seed {seed}).",
+        "tavla play: you are {human} against {} ({}). Dice seed: {seed}.",
         engine.name(),
-        if cube { "a" } else { "a cubeless" }
+        match (setting.match_length, cube) {
+            (0, true) => "a money game".to_string(),
+            (0, false) => "a cubeless money game".to_string(),
+            (n, _) => format!("a game of a {n}-point match"),
+        }
     )?;
     writeln!(
         out,
@@ -280,6 +409,9 @@ pub fn run_game<R: BufRead, W: Write>(
         let first = if h > b { human } else { bot };
         let mut state = GameState::money(Position::START);
         state.turn = first;
+        state.match_length = setting.match_length;
+        state.score = setting.score;
+        state.crawford = setting.crawford;
         break (state, Roll::from_values(h, b));
     };
     loop {
@@ -400,10 +532,10 @@ pub fn run_game<R: BufRead, W: Write>(
             writeln!(
                 out,
                 "Game over: {} ({winner}) {}{cubed}.",
-                who_wins(winner, human, &*engine),
+                who_wins(winner, human, engine),
                 outcome_word(outcome.points)
             )?;
-            return finish(&mut out, &mut *engine, winner, points);
+            return finish(&mut out, engine, winner, points);
         }
         state.position = after.flip();
         state.turn = !state.turn;
@@ -447,14 +579,14 @@ fn finish(
     Ok(GameEnd::Finished { winner, points })
 }
 
-/// Whether the side on roll may double: the cube in the middle or its own, and not at its
-/// highest (2^15).
+/// Whether the side on roll may double: the cube in the middle or its own, not at its highest
+/// (2^15), and not in the Crawford game.
 fn may_double(state: &GameState) -> bool {
     let own = match state.cube.owner {
         CubeOwner::Centre => true,
         CubeOwner::Side(s) => s == state.turn,
     };
-    own && state.cube.log2 < 15
+    own && state.cube.log2 < 15 && !state.crawford
 }
 
 /// Depth of the engine's cube decision shown by `hint` before a roll or when doubled.
@@ -612,7 +744,10 @@ impl<R: BufRead, W: Write> CubeContext<'_, R, W> {
             .search
             .get_or_insert_with(|| Search::new(Weights::shared_default()));
         let holder = CubeHolder::of(state);
-        let a = search.cube_analysis(&state.position, CUBE_HINT_PLY, holder, false);
+        let Some(a) = search.cube_decision(state, CUBE_HINT_PLY) else {
+            writeln!(self.out, "No cube decision here.")?;
+            return Ok(());
+        };
         let verb = if holder == CubeHolder::OnRoll {
             "redouble"
         } else {
@@ -620,7 +755,12 @@ impl<R: BufRead, W: Write> CubeContext<'_, R, W> {
         };
         writeln!(
             self.out,
-            "The engine's cube analysis ({CUBE_HINT_PLY}-ply cubeful, equity per unit of the cube for {}):",
+            "The engine's cube analysis ({CUBE_HINT_PLY}-ply, {} for {}):",
+            if state.match_length == 0 {
+                "cubeful, equity per unit of the cube"
+            } else {
+                "normalised match equity"
+            },
             state.turn
         )?;
         for (label, e) in [
@@ -659,10 +799,10 @@ mod tests {
         let end = run_game(
             input.as_bytes(),
             &mut out,
-            Box::new(RandomPlayer::new(seed)),
+            &mut RandomPlayer::new(seed),
             seed,
             human,
-            false,
+            Setting::money(false),
             &mut GameRecord::new(1, [0, 0]),
         )
         .unwrap();
@@ -788,10 +928,10 @@ mod tests {
             let end = run_game(
                 input,
                 shared.clone(),
-                Box::new(RandomPlayer::new(seed)),
+                &mut RandomPlayer::new(seed),
                 seed,
                 human,
-                false,
+                Setting::money(false),
                 &mut game,
             )
             .unwrap();
@@ -860,10 +1000,10 @@ mod tests {
         let end = run_game(
             BufReader::with_capacity(64, person),
             shared.clone(),
-            Box::new(Doubler(RandomPlayer::new(seed))),
+            &mut Doubler(RandomPlayer::new(seed)),
             seed,
             Side::X,
-            true,
+            Setting::money(true),
             &mut game,
         )
         .unwrap();
@@ -929,17 +1069,17 @@ mod tests {
         let end = run_game(
             "hint\nboard\n24/20\nquit\n".as_bytes(),
             &mut out,
-            Box::new(RandomPlayer::new(seed)),
+            &mut RandomPlayer::new(seed),
             seed,
             Side::X,
-            true,
+            Setting::money(true),
             &mut GameRecord::new(1, [0, 0]),
         )
         .unwrap();
         let text = String::from_utf8(out).unwrap();
         assert_eq!(end, GameEnd::Quit, "{text}");
         assert!(
-            text.contains("The engine's cube analysis (2-ply cubeful"),
+            text.contains("The engine's cube analysis (2-ply, cubeful"),
             "{text}"
         );
         assert!(
@@ -955,5 +1095,51 @@ mod tests {
             4,
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_match_is_played_to_its_length_with_the_crawford_game() {
+        // The person (a hint follower, who never doubles and takes every double) against a
+        // random mover that doubles whenever it may and passes every double: 3-point matches.
+        for seed in [4, 5] {
+            let shared = Shared::default();
+            let mut person = HintFollower::new(shared.clone());
+            person.cube = "double";
+            let mut record = MatchRecord::new(3, ["player".into(), "doubler".into()]);
+            let end = run_match(
+                &mut BufReader::with_capacity(64, person),
+                &mut shared.clone(),
+                &mut Doubler(RandomPlayer::new(seed)),
+                seed,
+                Side::X,
+                3,
+                &mut record,
+            )
+            .unwrap();
+            let text = String::from_utf8(shared.0.borrow().clone()).unwrap();
+            let score = end.unwrap_or_else(|| panic!("{text}"));
+            assert!(score.x >= 3 || score.o >= 3, "{text}");
+            assert!(text.contains("Match over: "), "{text}");
+            // The record reads back, game by game, with the running score.
+            let back = MatchRecord::parse(&record.to_mat().unwrap()).unwrap();
+            assert_eq!(back.length, 3);
+            assert_eq!(back.games.len(), record.games.len());
+            let mut running = [0u32, 0];
+            for g in &back.games {
+                assert_eq!(g.scores, running, "{text}");
+                let (winner, points) = g.replay().unwrap().result.unwrap();
+                running[winner] += points;
+            }
+            assert_eq!(running, [score.x, score.o], "{text}");
+            // Once a side reached 2, the next game was the Crawford game, with no double.
+            if let Some(k) = back.games.iter().position(|g| g.scores.contains(&2)) {
+                let start = text.find(&format!("Game {} of a", k + 1)).unwrap();
+                let crawford = &text[start..];
+                let crawford = &crawford[..crawford.find("Game over").unwrap_or(crawford.len())];
+                assert!(crawford.contains("the Crawford game"), "{text}");
+                assert!(!crawford.contains("doubles to"), "{crawford}");
+                assert!(!crawford.contains("Cube at"), "{crawford}");
+            }
+        }
     }
 }
