@@ -10,10 +10,10 @@ use tavla_protocol::UbgiPlayer;
 
 const TAVLA: &str = env!("CARGO_BIN_EXE_tavla");
 
-#[test]
-fn a_scripted_session_through_the_binary() {
+/// Runs `tavla ARGS` with `script` on stdin; its stdout, once it has exited successfully.
+fn session(args: &[&str], script: &str) -> String {
     let mut child = Command::new(TAVLA)
-        .args(["ubgi", "--player", "random", "--seed", "3"])
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -22,11 +22,19 @@ fn a_scripted_session_through_the_binary() {
         .stdin
         .take()
         .unwrap()
-        .write_all(b"ubgi\nisready\nset engine.info false\nposition gnubgid 4HPwATDgc/ABMA\ndice 3 1\ngo chequer\nnonsense\nquit\n")
+        .write_all(script.as_bytes())
         .unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
-    let out = String::from_utf8(out.stdout).unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn a_scripted_session_through_the_binary() {
+    let out = session(
+        &["ubgi", "--player", "random", "--seed", "3"],
+        "ubgi\nisready\nset engine.info false\nposition gnubgid 4HPwATDgc/ABMA\ndice 3 1\ngo chequer\nnonsense\nquit\n",
+    );
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[0], "id name tavla random");
     assert!(lines.contains(&"ubgiok"));
@@ -48,21 +56,7 @@ fn the_neural_player_doubles_takes_and_passes_in_money_play() {
         position gnubgid /wMAABgAAAAAAA:cAkAAAAAAAAE\ngo cube\n\
         position xgid XGID=-b----E-C---eE---c-e----B-:0:0:1:D:0:0:0:0:10\ngo cube\n\
         position xgid XGID=-B----------------------j-:0:0:1:D:0:0:0:0:10\ngo cube\nquit\n";
-    let mut child = Command::new(TAVLA)
-        .args(["ubgi", "--player", "neural:ply=1,no-bearoff"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(script.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    let out = String::from_utf8(out.stdout).unwrap();
+    let out = session(&["ubgi", "--player", "neural:ply=1,no-bearoff"], script);
     let answers: Vec<&str> = out.lines().filter(|l| l.starts_with("bestcube")).collect();
     assert_eq!(
         answers,
