@@ -67,8 +67,8 @@ enum Command {
     /// Judge players' plays on a fixed set of positions against reference equities (gnubg
     /// 2-ply): mean equity lost per move, by class of position, and paired differences.
     Judge(judge_cmd::JudgeArgs),
-    /// Play a cubeless money game against the engine in the terminal: moves typed in standard
-    /// notation, `hint` for the engine's advice, seeded dice.
+    /// Play against the engine in the terminal: a money game (cubeless, or with the cube) or a
+    /// match; moves typed in standard notation, `hint` for the engine's advice, seeded dice.
     Play(play_cmd::PlayArgs),
     /// The luck of the dice in recorded games (.mat or SGF): each player's luck per game and per
     /// roll, and the results with the luck taken out (luck-adjusted points per game, 95%

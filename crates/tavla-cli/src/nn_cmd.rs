@@ -12,10 +12,11 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
-use tavla_core::{GameState, PlayList, Roll};
+use tavla_core::{GameState, PlayList, Position, Roll};
 use tavla_eval::heuristic::{HeuristicConfig, HeuristicEval};
 use tavla_nn::arena::{duel, DuelResult};
-use tavla_nn::cube::CubeHolder;
+use tavla_nn::cube::{CubeAnalysis, CubeHolder};
+use tavla_nn::met::MatchScore;
 use tavla_nn::search::{Prune, RankedPlay, Search, DEFAULT_KEEP, MAX_KEEP, MAX_PLY};
 use tavla_nn::td::{TdConfig, TdTrainer};
 use tavla_nn::{NeuralPlayer, Probabilities, Weights};
@@ -642,6 +643,9 @@ struct JsonHint {
     ply: u8,
     #[serde(flatten)]
     probs: JsonProbs,
+    /// Match play: the play's normalised match equity at the score, by which it is ranked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    match_equity: Option<f32>,
 }
 
 /// Runs `tavla hint`, writing to `out`.
@@ -671,8 +675,18 @@ pub fn hint(args: &HintArgs, out: &mut dyn Write) -> Result<()> {
     let mut plays = PlayList::new();
     pos.legal_plays(roll, &mut plays);
     let mut ranked: Vec<RankedPlay> = Vec::new();
-    search.rank_plays(&plays, args.engine.ply, &mut ranked);
-    let best = ranked[0].equity();
+    // In match play the plays are ranked by their match equity at the score (normalised), as
+    // the player chooses them; in money play by the cubeless equity.
+    let score = MatchScore::of(&state, state.turn);
+    let (holder, cube) = (CubeHolder::of(&state), state.cube.value());
+    let value = |after: &Position, p: Probabilities| match score {
+        None => p.equity(),
+        Some(s) => CubeAnalysis::play_value(after, p, holder, cube, s),
+    };
+    search.rank_plays_by(&plays, args.engine.ply, &mut ranked, value);
+    let worth = |r: &RankedPlay| value(&plays.positions()[r.index], r.probs);
+    let best = worth(&ranked[0]);
+    let label = if score.is_some() { "match eq" } else { "eq" };
     let shown = ranked.iter().take(args.top.max(1));
     if args.engine.json {
         let rows: Vec<JsonHint> = shown
@@ -682,6 +696,7 @@ pub fn hint(args: &HintArgs, out: &mut dyn Write) -> Result<()> {
                 play: tavla_notation::format_pretty(&pos, &plays.play(r.index)),
                 ply: r.ply,
                 probs: r.probs.into(),
+                match_equity: score.map(|_| worth(r)),
             })
             .collect();
         writeln!(out, "{}", serde_json::to_string_pretty(&rows)?)?;
@@ -692,15 +707,15 @@ pub fn hint(args: &HintArgs, out: &mut dyn Write) -> Result<()> {
             let diff = if i == 0 {
                 String::new()
             } else {
-                format!("({:+.3})", r.equity() - best)
+                format!("({:+.3})", worth(r) - best)
             };
             writeln!(
                 out,
-                "{:>2}. {:<28} {}-ply  eq {:+.3} {:>8}  win {:5.1}% {:5.1}% {:5.1}%  lose {:5.1}% {:5.1}% {:5.1}%",
+                "{:>2}. {:<28} {}-ply  {label} {:+.3} {:>8}  win {:5.1}% {:5.1}% {:5.1}%  lose {:5.1}% {:5.1}% {:5.1}%",
                 i + 1,
                 text,
                 r.ply,
-                r.equity(),
+                worth(r),
                 diff,
                 100.0 * p.win,
                 100.0 * p.win_gammon,
@@ -792,8 +807,10 @@ pub fn eval(args: &EvalArgs, out: &mut dyn Write) -> Result<()> {
         }
         let why = if state.crawford {
             "the Crawford game, no doubling"
+        } else if state.cube.log2 >= 15 {
+            "the cube is at its highest"
         } else {
-            "no decision at this match score (beyond the match equity table)"
+            "no decision at this match score (beyond the match equity table, 32-away)"
         };
         writeln!(out, "Cube: {why}.")?;
         return Ok(());
@@ -815,9 +832,14 @@ pub fn eval(args: &EvalArgs, out: &mut dyn Write) -> Result<()> {
         )
     };
     if holder == CubeHolder::Opponent {
+        let what = if a.match_winning_chances.is_some() {
+            "normalised match equity"
+        } else {
+            "cubeful equity"
+        };
         writeln!(
             out,
-            "Cube ({how}): the opponent owns it; cubeful equity {:+.4}",
+            "Cube ({how}): the opponent owns it; {what} {:+.4}",
             a.no_double
         )?;
         return Ok(());
@@ -828,6 +850,15 @@ pub fn eval(args: &EvalArgs, out: &mut dyn Write) -> Result<()> {
         "equity per unit of the cube"
     };
     writeln!(out, "Cube ({how}), {unit}:")?;
+    write_cube_rows(out, &a, redouble)
+}
+
+/// The equities of no double, double/take and double/pass of a cube decision (with the match
+/// winning chances in match play), and the proper action, one line each.
+///
+/// # Errors
+/// When `out` fails.
+pub fn write_cube_rows(out: &mut dyn Write, a: &CubeAnalysis, redouble: bool) -> Result<()> {
     let verb = if redouble { "redouble" } else { "double" };
     let mwc = a.match_winning_chances.map_or([None; 3], |m| m.map(Some));
     for ((label, e), m) in [
@@ -1052,6 +1083,25 @@ mod tests {
     }
 
     #[test]
+    fn hint_ranks_by_match_equity_in_match_play() {
+        // A 1-point match (match ID for gnubg's player 1 on roll): only winning counts.
+        let dmp = "4HPwATDgc/ABMA:cAkgAAAAAAAE";
+        let v: serde_json::Value =
+            serde_json::from_str(&run_hint(dmp, Some("64"), 0, true).unwrap()).unwrap();
+        let rows = v.as_array().unwrap();
+        let wins: Vec<f64> = rows.iter().map(|r| r["win"].as_f64().unwrap()).collect();
+        for (r, w) in rows.iter().zip(&wins) {
+            let m = r["match_equity"].as_f64().unwrap();
+            assert!((m - (2.0 * w - 1.0)).abs() < 1e-4, "{v}");
+        }
+        assert!(wins.windows(2).all(|w| w[0] >= w[1]), "{wins:?}");
+        // Money play has no match equity.
+        let money: serde_json::Value =
+            serde_json::from_str(&run_hint(START, Some("64"), 0, true).unwrap()).unwrap();
+        assert!(money[0].get("match_equity").is_none(), "{money}");
+    }
+
+    #[test]
     fn pruned_search_gives_the_same_opening_play() {
         let rank = |prune: PruneArgs| {
             let mut engine = engine(2, true);
@@ -1113,7 +1163,6 @@ mod tests {
             let cube = &v["cube"];
             assert_eq!(cube["holder"], "centre");
             assert_eq!(cube["action"], "No double, take", "{v}");
-            assert_eq!(cube["double_pass"], 1.0);
             let (nd, dt) = (
                 cube["no_double"].as_f64().unwrap(),
                 cube["double_take"].as_f64().unwrap(),
@@ -1141,12 +1190,22 @@ mod tests {
         );
         let v: serde_json::Value =
             serde_json::from_str(&run_eval("4HPwATDgc/ABMA:cAmgAAAAAAAE", 0, true)).unwrap();
-        let mwc = v["cube"]["match_winning_chances"].as_array().unwrap();
-        assert_eq!(mwc.len(), 3, "{v}");
-        assert!(
-            (v["cube"]["double_pass"].as_f64().unwrap() - 1.0).abs() < 1e-5,
-            "{v}"
+        // Near even at the start: no double worth about half the match, a pass of a double
+        // (the opponent then 4-away against 5) more.
+        let mwc: Vec<f64> = v["cube"]["match_winning_chances"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_f64().unwrap())
+            .collect();
+        assert!((mwc[0] - 0.5).abs() < 0.05 && mwc[2] > mwc[0], "{v}");
+        // The cube at its highest, 2^15: no double.
+        let top = run_eval(
+            "XGID=---bBDC-BB---Ba--b-bcbab--:15:0:1:00:0:0:0:0:10",
+            0,
+            false,
         );
+        assert!(top.contains("Cube: the cube is at its highest."), "{top}");
         // The Crawford game: no cube decision (X needs 1 at 4-2 in a 5-point match).
         let mut state = tavla_notation::parse_position("4HPwATDgc/ABMA:cAmgAAAAAAAE").unwrap();
         state.score = tavla_core::BySide { x: 4, o: 2 };

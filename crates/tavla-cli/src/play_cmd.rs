@@ -197,6 +197,11 @@ pub fn run_match<R: BufRead, W: Write>(
     length: u32,
     record: &mut MatchRecord,
 ) -> Result<Option<BySide<u32>>> {
+    writeln!(
+        out,
+        "A {length}-point match against {}; replay it with --seed {seed}.",
+        engine.name()
+    )?;
     let mut score = BySide::<u32>::default();
     let mut crawford_played = false;
     for g in 1u32.. {
@@ -238,14 +243,10 @@ pub fn run_match<R: BufRead, W: Write>(
         crawford_played |= crawford;
         *score.get_mut(winner) += points;
         if *score.get(winner) >= length {
-            let who = if winner == human {
-                "You win".to_string()
-            } else {
-                format!("{} wins", engine.name())
-            };
             writeln!(
                 out,
-                "\nMatch over: {who} the {length}-point match, {} to {}.",
+                "\nMatch over: {} the {length}-point match, {} to {}.",
+                who_wins(winner, human, engine),
                 score.get(winner),
                 score.get(!winner)
             )?;
@@ -376,12 +377,17 @@ pub fn run_game<R: BufRead, W: Write>(
     engine.new_game();
     writeln!(
         out,
-        "tavla play: you are {human} against {} ({}). Dice seed: {seed}.",
+        "tavla play: you are {human} against {} ({}). Dice seed: {seed}{}.",
         engine.name(),
         match (setting.match_length, cube) {
             (0, true) => "a money game".to_string(),
             (0, false) => "a cubeless money game".to_string(),
             (n, _) => format!("a game of a {n}-point match"),
+        },
+        if setting.match_length == 0 {
+            format!(" (replay with --seed {seed})")
+        } else {
+            String::new()
         }
     )?;
     writeln!(
@@ -540,7 +546,7 @@ pub fn run_game<R: BufRead, W: Write>(
         state.position = after.flip();
         state.turn = !state.turn;
         state.dice = Dice::NotRolled;
-        if cube && may_double(&state) {
+        if cube && state.may_double() {
             let mut ctx = CubeContext {
                 input: &mut input,
                 out: &mut out,
@@ -577,16 +583,6 @@ fn finish(
     }
     out.flush()?;
     Ok(GameEnd::Finished { winner, points })
-}
-
-/// Whether the side on roll may double: the cube in the middle or its own, not at its highest
-/// (2^15), and not in the Crawford game.
-fn may_double(state: &GameState) -> bool {
-    let own = match state.cube.owner {
-        CubeOwner::Centre => true,
-        CubeOwner::Side(s) => s == state.turn,
-    };
-    own && state.cube.log2 < 15 && !state.crawford
 }
 
 /// Depth of the engine's cube decision shown by `hint` before a roll or when doubled.
@@ -748,11 +744,6 @@ impl<R: BufRead, W: Write> CubeContext<'_, R, W> {
             writeln!(self.out, "No cube decision here.")?;
             return Ok(());
         };
-        let verb = if holder == CubeHolder::OnRoll {
-            "redouble"
-        } else {
-            "double"
-        };
         writeln!(
             self.out,
             "The engine's cube analysis ({CUBE_HINT_PLY}-ply, {} for {}):",
@@ -763,23 +754,11 @@ impl<R: BufRead, W: Write> CubeContext<'_, R, W> {
             },
             state.turn
         )?;
-        for (label, e) in [
-            (format!("no {verb}"), a.no_double),
-            (format!("{verb}, take"), a.double_take),
-            (format!("{verb}, pass"), a.double_pass),
-        ] {
-            writeln!(self.out, "  {label:<16} {e:+.3}")?;
-        }
         if state.dice == Dice::DoubleOffered {
             let answer = if a.opponent_takes() { "take" } else { "pass" };
             writeln!(self.out, "  the engine would {answer}")?;
-        } else {
-            writeln!(
-                self.out,
-                "  proper cube action: {}",
-                a.action.describe(verb == "redouble")
-            )?;
         }
+        crate::nn_cmd::write_cube_rows(self.out, &a, holder == CubeHolder::OnRoll)?;
         Ok(())
     }
 }
@@ -1099,9 +1078,11 @@ mod tests {
 
     #[test]
     fn a_match_is_played_to_its_length_with_the_crawford_game() {
-        // The person (a hint follower, who never doubles and takes every double) against a
-        // random mover that doubles whenever it may and passes every double: 3-point matches.
-        for seed in [4, 5] {
+        // The person (a hint follower, who doubles whenever asked and takes every double)
+        // against a random mover that doubles whenever it may and passes every double:
+        // 3-point matches.
+        let mut crawford_games = 0;
+        for seed in 0..8 {
             let shared = Shared::default();
             let mut person = HintFollower::new(shared.clone());
             person.cube = "double";
@@ -1133,6 +1114,7 @@ mod tests {
             assert_eq!(running, [score.x, score.o], "{text}");
             // Once a side reached 2, the next game was the Crawford game, with no double.
             if let Some(k) = back.games.iter().position(|g| g.scores.contains(&2)) {
+                crawford_games += 1;
                 let start = text.find(&format!("Game {} of a", k + 1)).unwrap();
                 let crawford = &text[start..];
                 let crawford = &crawford[..crawford.find("Game over").unwrap_or(crawford.len())];
@@ -1141,5 +1123,7 @@ mod tests {
                 assert!(!crawford.contains("Cube at"), "{crawford}");
             }
         }
+        // Some of the matches had a Crawford game (the others jumped past 2).
+        assert!(crawford_games > 0);
     }
 }

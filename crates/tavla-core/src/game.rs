@@ -77,6 +77,17 @@ pub struct GameState {
 }
 
 impl GameState {
+    /// Whether the side on roll may double now: the cube is in the middle or its own, it is
+    /// not the Crawford game, and the cube is below its highest value (2^15).
+    #[must_use]
+    pub fn may_double(&self) -> bool {
+        let own = match self.cube.owner {
+            CubeOwner::Centre => true,
+            CubeOwner::Side(s) => s == self.turn,
+        };
+        own && !self.crawford && self.cube.log2 < 15
+    }
+
     /// A money game at `position`, X on roll, dice not rolled, centred 1-cube, no Jacoby.
     #[must_use]
     pub fn money(position: Position) -> GameState {

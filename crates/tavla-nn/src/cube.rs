@@ -70,11 +70,9 @@ impl CubeHolder {
 /// The right cube action for the side on roll, with the opponent's answer to a double.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CubeAction {
-    /// Not good enough to double; a double would be taken.
+    /// Not good enough to double; a double would be taken. (When a double would be passed,
+    /// the side either cashes or is too good.)
     NoDoubleTake,
-    /// Not good enough to double, though a double would be passed (a rare case of big gammon
-    /// chances on both sides).
-    NoDoublePass,
     /// Double, and the opponent should take.
     DoubleTake,
     /// Double, and the opponent should pass.
@@ -101,8 +99,6 @@ impl CubeAction {
         match (self, redouble) {
             (CubeAction::NoDoubleTake, false) => "No double, take",
             (CubeAction::NoDoubleTake, true) => "No redouble, take",
-            (CubeAction::NoDoublePass, false) => "No double, pass",
-            (CubeAction::NoDoublePass, true) => "No redouble, pass",
             (CubeAction::DoubleTake, false) => "Double, take",
             (CubeAction::DoubleTake, true) => "Redouble, take",
             (CubeAction::DoublePass, false) => "Double, pass",
@@ -218,6 +214,8 @@ impl CubeAnalysis {
             CubeAction::NotAvailable
         } else {
             let passes = double_take > double_pass;
+            // A double that would be passed is made unless playing on is worth more (too
+            // good), so "no double" comes with a take only.
             match (
                 should_double(no_double, double_take),
                 passes,
@@ -226,9 +224,8 @@ impl CubeAnalysis {
                 (true, false, _) => CubeAction::DoubleTake,
                 (true, true, _) => CubeAction::DoublePass,
                 (false, false, true) => CubeAction::TooGoodTake,
-                (false, true, true) => CubeAction::TooGoodPass,
+                (false, true, _) => CubeAction::TooGoodPass,
                 (false, false, false) => CubeAction::NoDoubleTake,
-                (false, true, false) => CubeAction::NoDoublePass,
             }
         };
         CubeAnalysis {
@@ -256,30 +253,21 @@ impl CubeAnalysis {
         cube: u32,
         score: MatchScore,
     ) -> CubeAnalysis {
-        let x = cube_efficiency(pos);
-        let outcomes = Outcomes::of(p);
-        let game = Game::new(MatchEquityTable::tavla(), score, &outcomes);
-        let win = p.win.clamp(0.0, 1.0);
-        let v = cube.max(1);
-        let no_double = if !score.cube_in_play() {
-            game.dead(win, v)
-        } else {
-            match holder {
-                CubeHolder::Centre => game.centred(win, v, x),
-                CubeHolder::OnRoll => game.owned(win, v, x),
-                CubeHolder::Opponent => game.theirs(win, v, x),
-            }
-        };
-        let double_take = game.theirs(win, 2 * v, x);
-        let double_pass = game.a_cashes(v);
-        let lose = score.after(0, v);
-        let normal = |m: f32| 2.0 * (m - lose) / (double_pass - lose) - 1.0;
+        let m = MatchValues::new(pos, p, cube, score);
+        let no_double = m.value(holder);
+        let double_take = m.game.theirs(m.win, 2 * m.cube, m.efficiency);
+        let double_pass = m.game.a_cashes(m.cube);
         let holder = if score.cube_in_play() {
             holder
         } else {
             CubeHolder::Opponent
         };
-        let mut a = CubeAnalysis::from_equities(x, holder, normal(no_double), normal(double_take));
+        let mut a = CubeAnalysis::from_equities(
+            m.efficiency,
+            holder,
+            m.normalise(no_double),
+            m.normalise(double_take),
+        );
         a.match_winning_chances = Some([no_double, double_take, double_pass]);
         a
     }
@@ -297,21 +285,8 @@ impl CubeAnalysis {
         cube: u32,
         score: MatchScore,
     ) -> f32 {
-        let x = cube_efficiency(&after.flip());
-        let outcomes = Outcomes::of(p);
-        let game = Game::new(MatchEquityTable::tavla(), score, &outcomes);
-        let (win, v) = (p.win.clamp(0.0, 1.0), cube.max(1));
-        let m = if !score.cube_in_play() {
-            game.dead(win, v)
-        } else {
-            match holder {
-                CubeHolder::Centre => game.centred(win, v, x),
-                CubeHolder::OnRoll => game.owned(win, v, x),
-                CubeHolder::Opponent => game.theirs(win, v, x),
-            }
-        };
-        let (pass, lose) = (game.a_cashes(v), score.after(0, v));
-        2.0 * (m - lose) / (pass - lose) - 1.0
+        let m = MatchValues::new(&after.flip(), p, cube, score);
+        m.normalise(m.value(holder))
     }
 
     /// Whether a doubled opponent should take: taking loses no more than passing.
@@ -323,11 +298,57 @@ impl CubeAnalysis {
     /// The cubeful equity with the right action, per unit of the current cube.
     #[must_use]
     pub fn equity(&self) -> f32 {
-        if self.action.doubles() {
-            self.double_take.min(self.double_pass)
-        } else {
-            self.no_double
+        match self.action {
+            CubeAction::NotAvailable => self.no_double,
+            _ => best_cube_action(self.no_double, self.double_take),
         }
+    }
+}
+
+/// Janowski's model of one position in match play: the game at the score, with the position's
+/// outcomes, efficiency and chance of winning.
+struct MatchValues {
+    game: Game<'static>,
+    efficiency: f32,
+    win: f32,
+    /// The cube's value, 1 to 2^15.
+    cube: u32,
+    score: MatchScore,
+}
+
+impl MatchValues {
+    /// `pos` is the position whose efficiency counts (seen from the side on roll).
+    fn new(pos: &Position, p: Probabilities, cube: u32, score: MatchScore) -> MatchValues {
+        let outcomes = Outcomes::of(p);
+        MatchValues {
+            game: Game::new(MatchEquityTable::tavla(), score, &outcomes),
+            efficiency: cube_efficiency(pos),
+            win: p.win.clamp(0.0, 1.0),
+            cube: cube.clamp(1, 1 << 15),
+            score,
+        }
+    }
+
+    /// The match equity with the cube where it is (dead in the Crawford game).
+    fn value(&self, holder: CubeHolder) -> f32 {
+        let (g, p, v, x) = (&self.game, self.win, self.cube, self.efficiency);
+        if !self.score.cube_in_play() {
+            return g.dead(p, v);
+        }
+        match holder {
+            CubeHolder::Centre => g.centred(p, v, x),
+            CubeHolder::OnRoll => g.owned(p, v, x),
+            CubeHolder::Opponent => g.theirs(p, v, x),
+        }
+    }
+
+    /// `m` normalised: the side's pass of a double 1, its loss of a single game -1.
+    fn normalise(&self, m: f32) -> f32 {
+        let (pass, lose) = (
+            self.game.a_cashes(self.cube),
+            self.score.after(0, self.cube),
+        );
+        2.0 * (m - lose) / (pass - lose) - 1.0
     }
 }
 

@@ -393,13 +393,14 @@ impl Search {
     /// The cube decision of the side on roll in `state` (its position seen from `state.turn`,
     /// dice not rolled) at `ply`: in money play by [`Search::cube_analysis`]; in match play by
     /// [`CubeAnalysis::match_play`] on the cubeless probabilities at `ply`. `None` when the game
-    /// is over, in the Crawford game, or at a match score beyond the match equity table.
+    /// is over, in the Crawford game, when the side's cube is at its highest (2^15), or at a
+    /// match score beyond the match equity table.
     pub fn cube_decision(&mut self, state: &GameState, ply: u8) -> Option<CubeAnalysis> {
         let pos = &state.position;
-        if pos.is_game_over() {
+        let holder = CubeHolder::of(state);
+        if pos.is_game_over() || (holder != CubeHolder::Opponent && !state.may_double()) {
             return None;
         }
-        let holder = CubeHolder::of(state);
         if state.match_length == 0 {
             return Some(self.cube_analysis(pos, ply, holder, state.jacoby));
         }
@@ -430,16 +431,17 @@ impl Search {
             let (best, _) = self.best_play0(list.positions(), &mut evals);
             let next = list.positions()[best].flip();
             let child = self.cubeful(&next, ply - 1, jacoby);
-            // The opponent's best cube action there, with the cube where it is for him: in the
-            // middle, his (ours owned), ours (his owned).
+            // The opponent's value there, with his best cube action where he may double: the
+            // cube in the middle; owned by him (when the opponent owns it here); owned by us
+            // (he cannot double).
             let take = 2.0 * child[CubeHolder::Opponent as usize];
             let centre = best_cube_action(child[CubeHolder::Centre as usize], take);
-            let his = best_cube_action(child[CubeHolder::OnRoll as usize], take);
-            let ours = child[CubeHolder::Opponent as usize];
+            let opponent_owns = best_cube_action(child[CubeHolder::OnRoll as usize], take);
+            let we_own = child[CubeHolder::Opponent as usize];
             let w = f32::from(weight) / 36.0;
             nd[CubeHolder::Centre as usize] -= w * centre;
-            nd[CubeHolder::OnRoll as usize] -= w * ours;
-            nd[CubeHolder::Opponent as usize] -= w * his;
+            nd[CubeHolder::OnRoll as usize] -= w * we_own;
+            nd[CubeHolder::Opponent as usize] -= w * opponent_owns;
         }
         self.lists[depth] = list;
         self.evals[depth] = evals;
@@ -582,10 +584,22 @@ impl Search {
         out[0].index
     }
 
-    /// Like [`Search::choose`], but the plays are ranked and filtered by `value` (of the
+    /// Like [`Search::rank_plays`], but the plays are ranked and filtered by `value` (of the
     /// position a play leaves, seen from the mover, and its probabilities for the mover)
-    /// instead of the money equity: in match play, a play's match equity. The search below
-    /// the root still chooses by money equity.
+    /// instead of the money equity: in match play, a play's normalised match equity, whose
+    /// units the filters' margins are taken in as they are in money equity (as gnubg does).
+    /// The search below the root still chooses by money equity.
+    pub fn rank_plays_by(
+        &mut self,
+        plays: &PlayList,
+        ply: u8,
+        out: &mut Vec<RankedPlay>,
+        value: impl Fn(&Position, Probabilities) -> f32,
+    ) {
+        self.rank(plays, ply, out, false, value);
+    }
+
+    /// Like [`Search::choose`], ranked by `value` as in [`Search::rank_plays_by`].
     pub fn choose_by(
         &mut self,
         plays: &PlayList,
@@ -757,7 +771,8 @@ impl Player for NeuralPlayer {
     /// Doubles when [`Search::cube_decision`] at the player's own ply says so: in money play
     /// by a cubeful search, in match play by Janowski's model over tavla's match equity table.
     fn wants_to_double(&mut self, state: &GameState) -> bool {
-        if CubeHolder::of(state) == CubeHolder::Opponent {
+        // Not searched when it cannot double (the answer would be "not available").
+        if !state.may_double() {
             return false;
         }
         self.search
