@@ -290,4 +290,3 @@ fn tavla_match_play_agrees_with_gnubgs_decisions() {
         assert!(dc < limit && tc < limit, "{mine} {theirs}: {a:?}");
     }
 }
-

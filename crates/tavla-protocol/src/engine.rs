@@ -4,7 +4,7 @@
 use std::io::{self, BufRead, Write};
 use std::time::Instant;
 
-use tavla_core::{BySide, Cube, CubeOwner, Dice, GameState, Play, PlayList, Position, Roll, Side};
+use tavla_core::{BySide, Cube, Dice, GameState, Play, PlayList, Position, Roll, Side};
 use tavla_notation::Xgid;
 use tavla_player::Player;
 
@@ -459,22 +459,13 @@ impl Engine {
         Ok((self.plays.play(index), self.plays.positions()[index], count))
     }
 
-    /// Whether the side on roll may double now.
-    fn may_double(&self) -> bool {
-        let c = &self.ctx;
-        let owner_ok = match c.cube.owner {
-            CubeOwner::Centre => true,
-            CubeOwner::Side(s) => s == c.turn,
-        };
-        owner_ok && !c.crawford() && c.cube.log2 < c.max_cube_log2.min(15)
-    }
-
-    /// Double or not, before rolling (never asked when doubling is not allowed).
+    /// Double or not, before rolling (never asked when doubling is not allowed: by the game,
+    /// `GameState::may_double`, or by the cube limit of the session or XGID).
     fn double_decision(&mut self, position: Position) -> CubeAction {
-        if !self.may_double() {
+        let state = self.ctx.state(position, Dice::NotRolled);
+        if !state.may_double() || self.ctx.cube.log2 >= self.ctx.max_cube_log2 {
             return CubeAction::NoDouble;
         }
-        let state = self.ctx.state(position, Dice::NotRolled);
         if self.player.wants_to_double(&state) {
             CubeAction::Double
         } else {
