@@ -799,14 +799,19 @@ impl Player for NeuralPlayer {
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_player_doubles_and_takes_in_money_play() {
-        // The side on roll bears off its last two checkers next roll; the opponent has ten on
-        // its 1-point and five off: a sure single win, cashed.
+    /// The side on roll bears off its last two checkers next roll; the opponent has ten on its
+    /// 1-point and five off: a sure single win.
+    fn sure_single_win() -> Position {
         let mut b = [0i8; 26];
         b[1] = 2;
         b[24] = -10;
-        let sure = Position::try_from(b).unwrap();
+        Position::try_from(b).unwrap()
+    }
+
+    #[test]
+    fn the_player_doubles_and_takes_in_money_play() {
+        // A sure single win is cashed.
+        let sure = sure_single_win();
         for ply in [0, 1, 2] {
             let mut player = NeuralPlayer::with_default_weights(ply);
             let start = GameState::money(Position::START);
@@ -883,10 +888,7 @@ mod tests {
 
     #[test]
     fn cubeful_search_values_a_sure_win_exactly() {
-        let mut b = [0i8; 26];
-        b[1] = 2;
-        b[24] = -10;
-        let sure = Position::try_from(b).unwrap();
+        let sure = sure_single_win();
         let mut s = Search::new(Arc::new(Weights::default_weights()));
         for ply in 0..=2 {
             for holder in CubeHolder::ALL {
