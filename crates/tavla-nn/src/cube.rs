@@ -256,20 +256,24 @@ impl CubeAnalysis {
         let m = MatchValues::new(pos, p, cube, score);
         let no_double = m.value(holder);
         let double_take = m.game.theirs(m.win, 2 * m.cube, m.efficiency);
-        let double_pass = m.game.a_cashes(m.cube);
-        let holder = if score.cube_in_play() {
-            holder
-        } else {
-            CubeHolder::Opponent
-        };
-        let mut a = CubeAnalysis::from_equities(
-            m.efficiency,
-            holder,
-            m.normalise(no_double),
-            m.normalise(double_take),
-        );
-        a.match_winning_chances = Some([no_double, double_take, double_pass]);
-        a
+        m.analysis(holder, no_double, double_take)
+    }
+
+    /// The match play decision of the side on roll of `pos` with the cube on `cube` held by
+    /// `holder` at `score`, from its match winning chances without doubling (`no_double`) and
+    /// after a double and a take (`double_take`), as found by any method (Janowski's model,
+    /// or a cubeful search, `Search::cube_decision`).
+    #[must_use]
+    pub fn from_match_chances(
+        pos: &Position,
+        holder: CubeHolder,
+        cube: u32,
+        score: MatchScore,
+        no_double: f32,
+        double_take: f32,
+    ) -> CubeAnalysis {
+        let m = MatchValues::new(pos, Probabilities::default(), cube, score);
+        m.analysis(holder, no_double, double_take)
     }
 
     /// The match equity, normalised as in [`CubeAnalysis::match_play`], of the position
@@ -305,6 +309,28 @@ impl CubeAnalysis {
     }
 }
 
+/// Janowski's match values of a position whose side on roll has the cubeless probabilities `p`
+/// (before it rolls) at `score`: `out[k][h]` is the side's match winning chance with the cube
+/// on `cube << k` held by the [`CubeHolder`] of index `h` (the leaves of a match cubeful
+/// search). In the Crawford game every entry is the dead cube's.
+pub(crate) fn match_values<const N: usize>(
+    pos: &Position,
+    p: Probabilities,
+    cube: u32,
+    score: MatchScore,
+) -> [[f32; 3]; N] {
+    let mut m = MatchValues::new(pos, p, cube, score);
+    let mut out = [[0.0; 3]; N];
+    for row in &mut out {
+        *row = CubeHolder::ALL.map(|h| m.value(h));
+        m.cube = (2 * m.cube).min(MAX_CUBE);
+    }
+    out
+}
+
+/// The highest cube value: 2^15.
+pub(crate) const MAX_CUBE: u32 = 1 << 15;
+
 /// Janowski's model of one position in match play: the game at the score, with the position's
 /// outcomes, efficiency and chance of winning.
 struct MatchValues {
@@ -324,7 +350,7 @@ impl MatchValues {
             game: Game::new(MatchEquityTable::tavla(), score, &outcomes),
             efficiency: cube_efficiency(pos),
             win: p.win.clamp(0.0, 1.0),
-            cube: cube.clamp(1, 1 << 15),
+            cube: cube.clamp(1, MAX_CUBE),
             score,
         }
     }
@@ -340,6 +366,24 @@ impl MatchValues {
             CubeHolder::OnRoll => g.owned(p, v, x),
             CubeHolder::Opponent => g.theirs(p, v, x),
         }
+    }
+
+    /// The decision from the match winning chances of no double and double/take.
+    fn analysis(&self, holder: CubeHolder, no_double: f32, double_take: f32) -> CubeAnalysis {
+        let double_pass = self.game.a_cashes(self.cube);
+        let holder = if self.score.cube_in_play() {
+            holder
+        } else {
+            CubeHolder::Opponent
+        };
+        let mut a = CubeAnalysis::from_equities(
+            self.efficiency,
+            holder,
+            self.normalise(no_double),
+            self.normalise(double_take),
+        );
+        a.match_winning_chances = Some([no_double, double_take, double_pass]);
+        a
     }
 
     /// `m` normalised: the side's pass of a double 1, its loss of a single game -1.

@@ -14,7 +14,7 @@ use tavla_core::{GameState, PlayList, Position, Roll, Rules};
 use tavla_player::Player;
 
 use crate::bearoff::BearoffRace;
-use crate::cube::{best_cube_action, cube_efficiency, CubeAnalysis, CubeHolder};
+use crate::cube::{self, best_cube_action, cube_efficiency, CubeAnalysis, CubeHolder};
 use crate::evaluator::{EncodedBatch, Evaluator};
 use crate::met::MatchScore;
 use crate::probs::Probabilities;
@@ -22,6 +22,10 @@ use crate::weights::{Weights, WeightsError};
 
 /// Deepest supported search.
 pub const MAX_PLY: u8 = 3;
+
+/// Cube values a match cubeful search keeps per node: the cube's own and one more for each
+/// double a search of [`MAX_PLY`] can see below it.
+const MATCH_LEVELS: usize = MAX_PLY as usize + 2;
 
 /// Which root plays go on to the next ply: at most `keep`, and only those within `margin` of
 /// the best equity.
@@ -405,14 +409,96 @@ impl Search {
             return Some(self.cube_analysis(pos, ply, holder, state.jacoby));
         }
         let score = MatchScore::of(state, state.turn).filter(|s| s.cube_in_play())?;
-        let p = self.evaluate(pos, ply);
-        Some(CubeAnalysis::match_play(
+        Some(self.match_cube_analysis(pos, ply, holder, state.cube.value(), score))
+    }
+
+    /// The match play cube decision of the side on roll of `pos`, before it rolls, with the
+    /// cube on `cube` held by `holder` at `score` (the side on roll's), by a cubeful search
+    /// `ply` deep over tavla's match equity table.
+    ///
+    /// At 0-ply this is [`CubeAnalysis::match_play`] on the 0-ply probabilities. Deeper it is
+    /// the money search of [`Search::cube_analysis`] in match winning chances: each node keeps
+    /// the chances of its side on roll for the cube at its value and each higher value a
+    /// double below it can reach, with each holder; a side's double is taken or passed by
+    /// the chances at the score, and the leaves are Janowski's model at the score. So the
+    /// search sees the market losers, and the value of the redoubles it can see (the recube
+    /// vig), which a model at the root cannot.
+    pub fn match_cube_analysis(
+        &mut self,
+        pos: &Position,
+        ply: u8,
+        holder: CubeHolder,
+        cube: u32,
+        score: MatchScore,
+    ) -> CubeAnalysis {
+        let ply = ply.min(MAX_PLY);
+        if ply == 0 || pos.is_game_over() {
+            let p = self.eval0(pos);
+            return CubeAnalysis::match_play(pos, p, holder, cube, score);
+        }
+        let chances = self.cubeful_match(pos, ply, cube, score);
+        CubeAnalysis::from_match_chances(
             pos,
-            p,
             holder,
-            state.cube.value(),
+            cube,
             score,
-        ))
+            chances[0][holder as usize],
+            chances[1][CubeHolder::Opponent as usize],
+        )
+    }
+
+    /// The match winning chances of `pos` for the side on roll at `score` before its cube
+    /// decision, `[k][h]` with the cube on `cube << k` held by the holder of index `h`, at
+    /// `ply`. The decisions below the root are the side's best: not doubling, or doubling into
+    /// the opponent's better answer, take or pass.
+    fn cubeful_match(
+        &mut self,
+        pos: &Position,
+        ply: u8,
+        cube: u32,
+        score: MatchScore,
+    ) -> [[f32; 3]; MATCH_LEVELS] {
+        if ply == 0 || pos.is_game_over() {
+            let p = self.eval0(pos);
+            return cube::match_values(pos, p, cube, score);
+        }
+        let depth = usize::from(ply);
+        let mut list = std::mem::take(&mut self.lists[depth]);
+        let mut evals = std::mem::take(&mut self.evals[depth]);
+        let them = score.flip();
+        let mut out = [[0.0f32; 3]; MATCH_LEVELS];
+        let (centre, on_roll, opponent) = (
+            CubeHolder::Centre as usize,
+            CubeHolder::OnRoll as usize,
+            CubeHolder::Opponent as usize,
+        );
+        for (roll, weight) in Roll::ALL_21 {
+            pos.legal_plays(roll, &mut list);
+            let (best, _) = self.best_play0(list.positions(), &mut evals);
+            let next = list.positions()[best].flip();
+            let child = self.cubeful_match(&next, ply - 1, cube, them);
+            let w = f32::from(weight) / 36.0;
+            for (k, values) in out.iter_mut().enumerate() {
+                let v = (cube << k).min(cube::MAX_CUBE);
+                // The opponent's chances there with his best cube action, where he may
+                // double from `v`: into our take (we then own the cube on 2v) or our pass.
+                let may_double = k + 1 < MATCH_LEVELS && v < cube::MAX_CUBE;
+                let best = |no_double: f32| {
+                    if may_double {
+                        let taken = child[k + 1][opponent];
+                        no_double.max(taken.min(them.after(v, 0)))
+                    } else {
+                        no_double
+                    }
+                };
+                values[centre] += w * (1.0 - best(child[k][centre]));
+                values[on_roll] += w * (1.0 - child[k][opponent]);
+                values[opponent] += w * (1.0 - best(child[k][on_roll]));
+            }
+        }
+        self.lists[depth] = list;
+        self.evals[depth] = evals;
+        out
     }
 
     /// The cubeful equities of `pos` for the side on roll before its cube decision, one per
@@ -798,6 +884,7 @@ impl Player for NeuralPlayer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cube::CubeAction;
 
     /// The side on roll bears off its last two checkers next roll; the opponent has ten on its
     /// 1-point and five off: a sure single win.
@@ -899,6 +986,45 @@ mod tests {
             let a = s.cube_analysis(&sure.flip(), ply, CubeHolder::Centre, false);
             assert!(a.no_double < -0.99, "{ply} {a:?}");
             assert!(!a.action.doubles());
+        }
+    }
+
+    #[test]
+    fn match_cubeful_search_values_a_sure_win_exactly() {
+        // 3-away 4-away in a 7-point match: a single win at the cube on 1 or 2.
+        let sure = sure_single_win();
+        let score = MatchScore::new(7, 4, 3, false).unwrap();
+        let mut s = Search::new(Arc::new(Weights::default_weights()));
+        for ply in 0..=2 {
+            for (holder, cube) in [(CubeHolder::Centre, 1), (CubeHolder::OnRoll, 2)] {
+                let a = s.match_cube_analysis(&sure, ply, holder, cube, score);
+                let [no_double, _, pass] = a.match_winning_chances.unwrap();
+                assert!(
+                    (no_double - score.after(cube, 0)).abs() < 1e-5,
+                    "{ply} {a:?}"
+                );
+                assert!((pass - no_double).abs() < 1e-5, "{ply} {a:?}");
+                assert!((a.no_double - 1.0).abs() < 1e-4, "{ply} {a:?}");
+                assert_eq!(a.action, CubeAction::DoublePass, "{ply} {holder:?}");
+            }
+            // The losing side loses a single game whatever it does.
+            let a = s.match_cube_analysis(&sure.flip(), ply, CubeHolder::Centre, 1, score.flip());
+            assert!(a.no_double < -0.99, "{ply} {a:?}");
+            assert!(!a.action.doubles());
+        }
+    }
+
+    #[test]
+    fn after_the_crawford_game_the_trailer_doubles_at_once() {
+        // 3-away against 1-away after the Crawford game: the leader's gammons count for
+        // nothing, so the trailer loses nothing by doubling at once.
+        let score = MatchScore::new(7, 4, 6, false).unwrap();
+        assert!(score.post_crawford);
+        let mut s = Search::new(Arc::new(Weights::default_weights()));
+        for ply in 0..=1 {
+            let a = s.match_cube_analysis(&Position::START, ply, CubeHolder::Centre, 1, score);
+            assert!(a.action.doubles(), "{ply} {a:?}");
+            assert!(a.opponent_takes(), "{ply} {a:?}");
         }
     }
 
