@@ -1,4 +1,5 @@
-//! `tavla arena`: one player against another, cubeless money games with duplicate dice.
+//! `tavla arena`: one player against another with duplicate dice: cubeless money games (the
+//! default), money games with the cube (`--cube`) or matches (`--match N`).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -8,7 +9,10 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use tavla_core::Rules;
-use tavla_match::arena::{run_arena_recorded, ArenaConfig, ArenaResult, LuckJudge, RecordedGame};
+use tavla_match::arena::{
+    run_arena_recorded, ArenaConfig, ArenaResult, LuckJudge, RecordedGame, Stakes,
+};
+use tavla_nn::met::MAX_AWAY;
 use tavla_notation::mat::{Action, GameRecord, MatchRecord};
 
 use crate::input::InputError;
@@ -65,6 +69,15 @@ pub struct ArenaArgs {
     /// With --luck: value the rolls with the networks of FILE instead of the embedded ones.
     #[arg(long, value_name = "FILE", requires = "luck")]
     luck_weights: Option<PathBuf>,
+    /// Money games with the doubling cube (no Jacoby rule, no beavers): the players double,
+    /// take and pass by their own cube decisions. Raw points per game; with --luck each roll's
+    /// luck counts at the cube's value when it is thrown.
+    #[arg(long, conflicts_with = "match_length")]
+    cube: bool,
+    /// Matches to N points with the cube and the Crawford rule instead of money games: --games
+    /// counts matches (in pairs on the same dice), and A's "wins" are matches won.
+    #[arg(long = "match", value_name = "N", conflicts_with_all = ["luck", "mat"])]
+    match_length: Option<u32>,
     /// Print one JSON object instead of the table.
     #[arg(long)]
     json: bool,
@@ -74,6 +87,9 @@ pub struct ArenaArgs {
     #[arg(long, value_name = "FILE")]
     mat: Option<PathBuf>,
 }
+
+/// The longest match: tavla's match equity table reaches [`MAX_AWAY`] points.
+const MAX_MATCH_LENGTH: u32 = MAX_AWAY as u32;
 
 /// The games as a `.mat` money session, A the left player.
 fn session(result: &ArenaResult, games: &[RecordedGame]) -> MatchRecord {
@@ -114,16 +130,41 @@ pub fn arena(args: &ArenaArgs, out: &mut impl Write) -> Result<()> {
         )
         .into());
     }
+    let stakes = match args.match_length {
+        Some(0) => {
+            return Err(
+                InputError("invalid --match 0: a match is of 1 point or more".into()).into(),
+            )
+        }
+        Some(n) if n > MAX_MATCH_LENGTH => {
+            return Err(InputError(format!(
+                "invalid --match {n}: at most {MAX_MATCH_LENGTH} points (the match equity table)"
+            ))
+            .into())
+        }
+        Some(n) => Stakes::Match(n),
+        None if args.cube => Stakes::Cube,
+        None => Stakes::Cubeless,
+    };
+    if args.cube && args.mat.is_some() {
+        return Err(InputError(
+            "--mat: games with the cube are not recorded yet; leave out --mat or --cube".into(),
+        )
+        .into());
+    }
     let config = ArenaConfig {
         games: args.games,
         seed: args.seed,
         rules,
         threads: args.threads,
+        stakes,
     };
     let progress = ProgressBar::new(args.games).with_style(
-        ProgressStyle::with_template(
-            "{elapsed_precise} {wide_bar} {pos}/{len} games ({per_sec}, {eta} left)",
-        )
+        ProgressStyle::with_template(if matches!(stakes, Stakes::Match(_)) {
+            "{elapsed_precise} {wide_bar} {pos}/{len} matches ({per_sec}, {eta} left)"
+        } else {
+            "{elapsed_precise} {wide_bar} {pos}/{len} games ({per_sec}, {eta} left)"
+        })
         .expect("a valid template"),
     );
     let judge = if args.luck {
@@ -166,11 +207,15 @@ fn write_table(out: &mut impl Write, r: &ArenaResult, seconds: f64) -> Result<()
     let pct = |n: u64| 100.0 * n as f64 / r.games as f64;
     writeln!(out, "A: {}", r.a)?;
     writeln!(out, "B: {}", r.b)?;
+    if let Stakes::Match(length) = r.stakes {
+        return write_matches(out, r, length, seconds);
+    }
     writeln!(
         out,
-        "{} games ({} duplicate pairs), {}, seed {}, {:.1} s ({:.0} games/s)",
+        "{} games ({} duplicate pairs), {}, {}, seed {}, {:.1} s ({:.0} games/s)",
         r.games,
         r.pairs,
+        r.stakes,
         r.variant,
         r.seed,
         seconds,
@@ -222,5 +267,40 @@ fn write_table(out: &mut impl Write, r: &ArenaResult, seconds: f64) -> Result<()
     }
     writeln!(out, "A's win rate: {:.2}%{win_ci}", 100.0 * r.win_rate_a)?;
     writeln!(out, "plies per game: {:.1}", r.plies_avg)?;
+    Ok(())
+}
+
+/// The table of a match arena: matches won, with the interval.
+fn write_matches(out: &mut impl Write, r: &ArenaResult, length: u32, seconds: f64) -> Result<()> {
+    writeln!(
+        out,
+        "{} {length}-point matches ({} duplicate pairs), {}, seed {}, {:.1} s ({:.1} matches/s)",
+        r.games,
+        r.pairs,
+        r.variant,
+        r.seed,
+        seconds,
+        r.games as f64 / seconds
+    )?;
+    writeln!(out, "A won {} matches, B {}", r.wins_a, r.wins_b)?;
+    if r.unfinished > 0 {
+        writeln!(
+            out,
+            "unfinished: {} matches stopped after {} games",
+            r.unfinished,
+            tavla_match::arena::MAX_MATCH_GAMES
+        )?;
+    }
+    let ci = r
+        .win_rate_ci95
+        .map_or(" (no interval from one pair)".to_string(), |c| {
+            format!(" ± {:.2}% (95% CI)", 100.0 * c)
+        });
+    writeln!(
+        out,
+        "A's match winning rate: {:.2}%{ci}",
+        100.0 * r.win_rate_a
+    )?;
+    writeln!(out, "plies per match: {:.1}", r.plies_avg)?;
     Ok(())
 }

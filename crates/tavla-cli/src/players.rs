@@ -5,8 +5,9 @@
 //!   (TOML) or the article's. With `bearoff = true` under `[race]` in FILE, races use the
 //!   one-sided bearoff database (built on first use into the cache, see `tavla bearoff`).
 //! * `heuristic-1ply[:FILE]`: the same evaluation with the article's 1-ply probability score.
-//! * `neural[:ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M][,no-prune|,prune=FILE][,keep=K]`: the neural engine
-//!   searching N plies (0 to 3, default 0) with the embedded default weights or those of FILE.
+//! * `neural[:ply=N][,cube-ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M][,no-prune|,prune=FILE][,keep=K]`: the neural engine
+//!   searching N plies (0 to 3, default 0) with the embedded default weights or those of FILE;
+//!   its cube decisions search `cube-ply` plies (default: N).
 //!   Races with every checker home are valued by the bearoff databases (exact two-sided 6 × 8,
 //!   one-sided 6 × 15; built on first use into the cache) unless `no-bearoff` is given
 //!   (`bearoff`, the default, is accepted). The candidates of the search's inner move choices
@@ -32,7 +33,7 @@ use crate::input::InputError;
 
 /// The forms PLAYER takes, for messages.
 pub const FORMS: &str = "random, heuristic[:FILE], heuristic-1ply[:FILE], \
-                         neural[:ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M][,no-prune|,prune=FILE][,keep=K] \
+                         neural[:ply=N][,cube-ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M][,no-prune|,prune=FILE][,keep=K] \
                          or ubgi:COMMAND";
 
 /// A player named on the command line, its files already read.
@@ -58,10 +59,12 @@ pub enum PlayerSpec {
         /// The bearoff database, when the configuration asks for it.
         race: Option<Arc<OneSidedRace>>,
     },
-    /// `neural[:ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M][,no-prune|,prune=FILE][,keep=K]`.
+    /// `neural[:ply=N][,cube-ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M][,no-prune|,prune=FILE][,keep=K]`.
     Neural {
         /// Search depth in plies.
         ply: u8,
+        /// The depth of its cube decisions, when not `ply`.
+        cube_ply: Option<u8>,
         /// The networks.
         weights: Arc<Weights>,
         /// Where they came from, if not the embedded default.
@@ -154,6 +157,7 @@ impl PlayerSpec {
             PlayerSpec::HeuristicLookahead { file, .. } => with_file("heuristic-1ply", file),
             PlayerSpec::Neural {
                 ply,
+                cube_ply,
                 file,
                 bearoff,
                 filters,
@@ -161,6 +165,9 @@ impl PlayerSpec {
                 ..
             } => {
                 let mut name = format!("neural:ply={ply}");
+                if let Some(c) = cube_ply {
+                    name += &format!(",cube-ply={c}");
+                }
                 if let Some(f) = file {
                     name += &format!(",weights={}", f.display());
                 }
@@ -210,13 +217,16 @@ impl PlayerSpec {
             }
             PlayerSpec::Neural {
                 ply,
+                cube_ply,
                 weights,
                 bearoff,
                 filters,
                 prune,
                 ..
             } => {
-                let mut player = NeuralPlayer::new(weights.clone(), *ply).with_name(self.name());
+                let mut player = NeuralPlayer::new(weights.clone(), *ply)
+                    .with_cube_ply(cube_ply.unwrap_or(*ply))
+                    .with_name(self.name());
                 if let Some((prune, _)) = prune {
                     player = player.with_prune(prune.clone());
                 }
@@ -236,10 +246,11 @@ impl PlayerSpec {
     }
 }
 
-/// Reads the options of `neural[:ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M][,no-prune|,prune=FILE][,keep=K]`.
+/// Reads the options of `neural[:ply=N][,cube-ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M][,no-prune|,prune=FILE][,keep=K]`.
 fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
     let bad = |why: String| InputError(format!("invalid player `{text}`: {why}"));
     let mut ply = 0u8;
+    let mut cube_ply = None;
     let mut file = None;
     let mut use_bearoff = true;
     let mut filters = None;
@@ -276,6 +287,19 @@ fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
                         ))
                     })?;
             }
+            Some(("cube-ply", n)) => {
+                cube_ply = Some(
+                    n.parse()
+                        .ok()
+                        .filter(|&p| p <= tavla_nn::search::MAX_PLY)
+                        .ok_or_else(|| {
+                            bad(format!(
+                                "cube-ply `{n}` is not 0 to {}",
+                                tavla_nn::search::MAX_PLY
+                            ))
+                        })?,
+                );
+            }
             Some(("weights", f)) if !f.is_empty() => file = Some(PathBuf::from(f)),
             Some(("filters", f)) => filters = Some(parse_filters(f).map_err(bad)?),
             Some(("prune", f)) if !f.is_empty() => prune_file = Some(PathBuf::from(f)),
@@ -287,13 +311,11 @@ fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
                         .ok_or_else(|| bad(format!("keep `{k}` is not 1 to {MAX_KEEP}")))?,
                 );
             }
-            _ => {
-                return Err(bad(format!(
-                    "unknown option `{option}` (ply=N, weights=FILE, bearoff, no-bearoff, \
+            _ => return Err(bad(format!(
+                "unknown option `{option}` (ply=N, cube-ply=N, weights=FILE, bearoff, no-bearoff, \
                      filters=K:M/K:M/K:M, no-prune, prune=FILE or keep=K)"
-                ))
-                .into())
-            }
+            ))
+            .into()),
         }
     }
     let weights = match &file {
@@ -317,6 +339,7 @@ fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
     };
     Ok(PlayerSpec::Neural {
         ply,
+        cube_ply: cube_ply.filter(|&c| c != ply),
         weights,
         file,
         bearoff,
@@ -388,6 +411,14 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(PlayerSpec::parse("neural").unwrap().name(), "neural:ply=0");
+        assert_eq!(
+            PlayerSpec::parse("neural:cube-ply=2").unwrap().name(),
+            "neural:ply=0,cube-ply=2"
+        );
+        assert_eq!(
+            PlayerSpec::parse("neural:ply=1,cube-ply=1").unwrap().name(),
+            "neural:ply=1"
+        );
         assert_eq!(
             PlayerSpec::parse("neural:ply=1,bearoff").unwrap().name(),
             "neural:ply=1"
@@ -501,6 +532,7 @@ mod tests {
             ("ubgi:", "give the engine's command"),
             ("neural:ply=7", "ply `7` is not 0 to 3"),
             ("neural:depth=2", "unknown option `depth=2`"),
+            ("neural:cube-ply=4", "cube-ply `4` is not 0 to 3"),
             ("neural:weights=/no/such.tnn", "/no/such.tnn"),
             ("neural:filters=8:0.16", "give 3 filters"),
             ("neural:filters=8:0.16/0:1/2:0.04", "filter `0:1`"),

@@ -101,11 +101,51 @@ fn arena_table_names_players_and_interval() {
     assert!(out.contains(&format!("A: heuristic:{UNTRAINED}")), "{out}");
     assert!(out.contains("B: heuristic\n"), "{out}");
     assert!(
-        out.contains("40 games (20 duplicate pairs), no-quad-doubles, seed 1"),
+        out.contains(
+            "40 games (20 duplicate pairs), cubeless money games, no-quad-doubles, seed 1"
+        ),
         "{out}"
     );
     assert!(out.contains("A's points per game: "), "{out}");
     assert!(out.contains("(95% CI)"), "{out}");
+}
+
+#[test]
+fn arena_plays_with_the_cube_and_matches() {
+    // Money games with the cube: the neural players double, take and pass; identical
+    // players break even pair by pair.
+    let r = json(&tavla(&[
+        "arena", "--a", "neural", "--b", "neural", "--games", "20", "--cube", "--json",
+    ]));
+    assert_eq!(r["stakes"], "cube");
+    assert_eq!(r["points_a"], 0);
+    assert_eq!(r["games"], 20);
+    // Matches: A searches its cube decisions one ply deep, B decides at the root.
+    let o = tavla(&[
+        "arena",
+        "--a",
+        "neural:cube-ply=1",
+        "--b",
+        "neural",
+        "--games",
+        "4",
+        "--match",
+        "3",
+        "--seed",
+        "2",
+    ]);
+    let out = stdout(&o);
+    assert!(out.contains("A: neural:ply=0,cube-ply=1"), "{out}");
+    assert!(
+        out.contains("4 3-point matches (2 duplicate pairs), standard, seed 2"),
+        "{out}"
+    );
+    assert!(out.contains("A's match winning rate: "), "{out}");
+    let r = json(&tavla(&[
+        "arena", "--a", "neural", "--b", "random", "--games", "4", "--match", "3", "--json",
+    ]));
+    assert_eq!(r["stakes"]["match"], 3);
+    assert_eq!(r["wins_a"], 4);
 }
 
 #[test]
@@ -118,6 +158,30 @@ fn arena_refuses_bad_input_with_exit_code_2() {
         (
             vec!["--a", "random", "--b", "random", "--games", "3"],
             "invalid --games 3: must be even",
+        ),
+        (
+            vec![
+                "--a", "random", "--b", "random", "--games", "2", "--match", "0",
+            ],
+            "invalid --match 0: a match is of 1 point or more",
+        ),
+        (
+            vec![
+                "--a", "random", "--b", "random", "--games", "2", "--match", "33",
+            ],
+            "invalid --match 33: at most 32 points",
+        ),
+        (
+            vec![
+                "--a", "random", "--b", "random", "--games", "2", "--cube", "--mat", "x.mat",
+            ],
+            "--mat: games with the cube are not recorded yet",
+        ),
+        (
+            vec![
+                "--a", "random", "--b", "random", "--games", "2", "--cube", "--match", "3",
+            ],
+            "cannot be used with",
         ),
         (
             vec![

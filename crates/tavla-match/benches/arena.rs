@@ -20,6 +20,7 @@ fn bench_arena(c: &mut Criterion) {
         seed: 1,
         rules: Rules::Standard,
         threads,
+        stakes: tavla_match::arena::Stakes::Cubeless,
     };
     let hidden = ProgressBar::hidden();
     // The work: the plies played are fixed by the seed.

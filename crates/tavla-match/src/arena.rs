@@ -53,7 +53,10 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::Serialize;
-use tavla_core::{Dice, GameState, Play, PlayList, Position, PositionId, Roll, Rules, Side};
+use tavla_core::{
+    BySide, Cube, CubeOwner, Dice, GameState, Play, PlayList, Position, PositionId, Roll, Rules,
+    Side,
+};
 use tavla_player::Player;
 
 /// Game pairs per block: each block makes its own two players (see the module docs).
@@ -144,11 +147,51 @@ pub fn roll_luck(
 pub struct GameResult {
     /// The winner; `None` when the game was stopped unfinished after [`MAX_PLIES`].
     pub winner: Option<Side>,
-    /// 1 single, 2 gammon, 3 backgammon; 0 unfinished.
+    /// 1 single (or a double passed), 2 gammon, 3 backgammon; 0 unfinished.
     pub points: u8,
+    /// The cube's value at the end (the value before a double that was passed); 1 without
+    /// the cube. The winner scores `points * cube`.
+    pub cube: u32,
     /// Plies played, passes included.
     pub plies: u32,
 }
+
+impl GameResult {
+    /// The points the winner scores.
+    #[must_use]
+    pub fn score(&self) -> u32 {
+        u32::from(self.points) * self.cube
+    }
+}
+
+/// What the games are played for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Stakes {
+    /// Money games without the cube.
+    #[default]
+    Cubeless,
+    /// Money games with the doubling cube (no Jacoby rule, no beavers): the side on roll may
+    /// double before it rolls ([`Player::wants_to_double`]), the other takes or passes
+    /// ([`Player::accepts_double`]).
+    Cube,
+    /// Matches to this many points with the cube and the Crawford rule. Each game of the
+    /// arena is then a whole match, worth 1 to its winner.
+    Match(u32),
+}
+
+impl fmt::Display for Stakes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Stakes::Cubeless => write!(f, "cubeless money games"),
+            Stakes::Cube => write!(f, "money games with the cube"),
+            Stakes::Match(n) => write!(f, "{n}-point matches"),
+        }
+    }
+}
+
+/// The most games of one match: a match still going after them is stopped, unfinished.
+pub const MAX_MATCH_GAMES: u64 = 1_000;
 
 /// One roll of a recorded game: the position it was thrown in (seen from the roller), the
 /// roll and the play chosen. The rollers alternate, `X` first.
@@ -208,14 +251,95 @@ pub fn play_game_judged(
     judge: Option<&mut dyn LuckJudge>,
     record: Option<&mut Vec<RecordedRoll>>,
 ) -> Result<(GameResult, f64), ArenaError> {
+    let start = GameState::money(Position::START);
+    play_game_from(x, o, dice, rules, plays, &start, false, judge, record)
+}
+
+/// [`play_game_judged`] from the start of a game whose cube, score and match are those of
+/// `start` (its position is ignored), with the cube in play when `cube`: before each roll
+/// but the opening one, the side on roll may double where [`GameState::may_double`] allows
+/// it, and a passed double ends the game. The luck of a roll counts at the cube's value when
+/// it is thrown (still an unbiased adjustment: the value is known before the roll).
+///
+/// # Errors
+/// As [`play_game`].
+#[allow(clippy::too_many_arguments)]
+pub fn play_game_from(
+    x: &mut dyn Player,
+    o: &mut dyn Player,
+    dice: &mut DiceStream,
+    rules: Rules,
+    plays: &mut PlayList,
+    start: &GameState,
+    cube: bool,
+    judge: Option<&mut dyn LuckJudge>,
+    record: Option<&mut Vec<RecordedRoll>>,
+) -> Result<(GameResult, f64), ArenaError> {
     x.new_game();
     o.new_game();
-    let result = play_moves(x, o, dice, rules, plays, judge, record)?;
+    let mut state = *start;
+    state.position = Position::START;
+    state.turn = Side::X;
+    state.dice = Dice::NotRolled;
+    let result = play_moves(x, o, dice, rules, plays, state, cube, judge, record)?;
     // A player that failed (an external engine that died or answered nonsense) played some
     // moves by its fallback: the game is not a fair result.
     check_failure(x)?;
     check_failure(o)?;
     Ok(result)
+}
+
+/// Plays one match of `length` points with the cube and the Crawford rule, `X` starting every
+/// game; game `g` draws its rolls from stream `first_stream + g` of `seed`. The result is the
+/// match's: its winner, `points` 1 and `cube` 1, the plies of all its games; unfinished (no
+/// winner) after [`MAX_MATCH_GAMES`] games.
+///
+/// # Errors
+/// As [`play_game`].
+pub fn play_match(
+    x: &mut dyn Player,
+    o: &mut dyn Player,
+    seed: u64,
+    first_stream: u64,
+    length: u32,
+    rules: Rules,
+    plays: &mut PlayList,
+) -> Result<GameResult, ArenaError> {
+    let mut score = BySide { x: 0u32, o: 0u32 };
+    let mut crawford_played = false;
+    let mut plies = 0;
+    for g in 0..MAX_MATCH_GAMES {
+        let mut dice = DiceStream::new(seed, first_stream.wrapping_add(g));
+        // The first game in which a side stands 1-away is the Crawford game.
+        let crawford = !crawford_played && (score.x + 1 >= length || score.o + 1 >= length);
+        crawford_played |= crawford;
+        let start = GameState {
+            match_length: length,
+            score,
+            crawford,
+            ..GameState::money(Position::START)
+        };
+        let (game, _) = play_game_from(x, o, &mut dice, rules, plays, &start, true, None, None)?;
+        plies += game.plies;
+        if let Some(winner) = game.winner {
+            let points = score.get_mut(winner);
+            *points += game.score();
+            if *points >= length {
+                return Ok(GameResult {
+                    winner: Some(winner),
+                    points: 1,
+                    cube: 1,
+                    plies,
+                });
+            }
+        }
+    }
+    Ok(GameResult {
+        winner: None,
+        points: 0,
+        cube: 1,
+        plies,
+    })
 }
 
 fn check_failure(player: &mut dyn Player) -> Result<(), ArenaError> {
@@ -228,22 +352,54 @@ fn check_failure(player: &mut dyn Player) -> Result<(), ArenaError> {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn play_moves(
     x: &mut dyn Player,
     o: &mut dyn Player,
     dice: &mut DiceStream,
     rules: Rules,
     plays: &mut PlayList,
+    mut state: GameState,
+    cube: bool,
     mut judge: Option<&mut dyn LuckJudge>,
     mut record: Option<&mut Vec<RecordedRoll>>,
 ) -> Result<(GameResult, f64), ArenaError> {
-    let mut state = GameState::money(Position::START);
     let mut roll = dice.opening_roll();
     let mut luck_x = 0.0;
     let mut values = [0.0; 21];
     for plies in 1..=MAX_PLIES {
+        if cube && plies > 1 && state.may_double() {
+            state.dice = Dice::NotRolled;
+            let (doubler, answerer): (&mut dyn Player, &mut dyn Player) = if state.turn == Side::X {
+                (&mut *x, &mut *o)
+            } else {
+                (&mut *o, &mut *x)
+            };
+            if doubler.wants_to_double(&state) {
+                let asked = GameState {
+                    position: state.position.flip(),
+                    turn: !state.turn,
+                    dice: Dice::DoubleOffered,
+                    ..state
+                };
+                if !answerer.accepts_double(&asked) {
+                    let result = GameResult {
+                        winner: Some(state.turn),
+                        points: 1,
+                        cube: state.cube.value(),
+                        plies: plies - 1,
+                    };
+                    return Ok((result, luck_x));
+                }
+                state.cube = Cube {
+                    log2: state.cube.log2 + 1,
+                    owner: CubeOwner::Side(!state.turn),
+                };
+            }
+        }
         if let Some(judge) = judge.as_deref_mut() {
             let l = roll_luck(judge, &state.position, roll, rules, plies == 1, &mut values);
+            let l = l * f64::from(state.cube.value());
             luck_x += if state.turn == Side::X { l } else { -l };
         }
         state.dice = Dice::Rolled(roll);
@@ -281,6 +437,7 @@ fn play_moves(
             let result = GameResult {
                 winner: Some(state.turn),
                 points: outcome.points,
+                cube: state.cube.value(),
                 plies,
             };
             return Ok((result, luck_x));
@@ -292,6 +449,7 @@ fn play_moves(
     let result = GameResult {
         winner: None,
         points: 0,
+        cube: state.cube.value(),
         plies: MAX_PLIES,
     };
     Ok((result, luck_x))
@@ -308,6 +466,8 @@ pub struct ArenaConfig {
     pub rules: Rules,
     /// Worker threads; 0 for one per available core.
     pub threads: usize,
+    /// What the games are played for.
+    pub stakes: Stakes,
 }
 
 /// The result of an arena run. Serialises (serde) to the JSON object of `tavla arena --json`.
@@ -319,6 +479,9 @@ pub struct ArenaResult {
     pub b: String,
     /// The rules: `standard` or `no-quad-doubles`.
     pub variant: &'static str,
+    /// What the games were played for (`"cubeless"`, `"cube"` or `{"match": N}`); with
+    /// [`Stakes::Match`] each game below is a whole match.
+    pub stakes: Stakes,
     /// The seed.
     pub seed: u64,
     /// Games played.
@@ -410,6 +573,13 @@ pub enum ArenaError {
         /// Its failure.
         source: BoxError,
     },
+    /// The stakes cannot be played with the options asked for.
+    Stakes {
+        /// The stakes.
+        stakes: Stakes,
+        /// Why not.
+        why: &'static str,
+    },
     /// A player chose a play that is not in the list.
     IllegalChoice {
         /// The player's name.
@@ -434,6 +604,7 @@ impl fmt::Display for ArenaError {
                  must be even and at least 2"
             ),
             ArenaError::Threads(_) => write!(f, "cannot start the arena's threads"),
+            ArenaError::Stakes { stakes, why } => write!(f, "{stakes}: {why}"),
             ArenaError::CreatePlayer { slot, .. } => write!(f, "cannot create player {slot}"),
             ArenaError::PlayerFailed { player, .. } => {
                 write!(f, "player {player} failed during a game")
@@ -499,7 +670,7 @@ impl Tally {
             3 => self.backgammons[winner] += 1,
             _ => {}
         }
-        let points = i64::from(result.points);
+        let points = i64::from(result.score());
         if winner == 0 {
             (points, 1)
         } else {
@@ -637,6 +808,26 @@ where
             games: config.games,
         });
     }
+    if let Stakes::Match(length) = config.stakes {
+        if length == 0 || make_judge.is_some() || record {
+            return Err(ArenaError::Stakes {
+                stakes: config.stakes,
+                why: if length == 0 {
+                    "a match is of 1 point or more"
+                } else if record {
+                    "matches are not recorded"
+                } else {
+                    "matches have no luck-adjusted result"
+                },
+            });
+        }
+    }
+    if config.stakes == Stakes::Cube && record {
+        return Err(ArenaError::Stakes {
+            stakes: config.stakes,
+            why: "games with the cube are not recorded",
+        });
+    }
     let pairs = config.games / 2;
     let blocks = pairs.div_ceil(BLOCK_PAIRS);
     let names = (
@@ -663,27 +854,43 @@ where
         let mut games = Vec::new();
         let (mut rolls1, mut rolls2) = (Vec::new(), Vec::new());
         let first = block * BLOCK_PAIRS;
+        let start = GameState::money(Position::START);
         for pair in first..(first + BLOCK_PAIRS).min(pairs) {
-            let mut dice = DiceStream::new(config.seed, pair);
-            let (g1, luck1) = play_game_judged(
-                &mut a,
-                &mut b,
-                &mut dice,
-                config.rules,
-                &mut plays,
-                judge.as_mut().map(|j| &mut **j as &mut dyn LuckJudge),
-                record.then_some(&mut rolls1),
-            )?;
-            let mut dice = DiceStream::new(config.seed, pair);
-            let (g2, luck2) = play_game_judged(
-                &mut b,
-                &mut a,
-                &mut dice,
-                config.rules,
-                &mut plays,
-                judge.as_mut().map(|j| &mut **j as &mut dyn LuckJudge),
-                record.then_some(&mut rolls2),
-            )?;
+            let ((g1, luck1), (g2, luck2)) = if let Stakes::Match(length) = config.stakes {
+                // A pair of matches on the same dice, game by game.
+                let streams = pair.wrapping_mul(MAX_MATCH_GAMES);
+                let (a, b) = (&mut a as &mut dyn Player, &mut b as &mut dyn Player);
+                let m1 = play_match(a, b, config.seed, streams, length, config.rules, &mut plays)?;
+                let m2 = play_match(b, a, config.seed, streams, length, config.rules, &mut plays)?;
+                ((m1, 0.0), (m2, 0.0))
+            } else {
+                let cube = config.stakes == Stakes::Cube;
+                let mut dice = DiceStream::new(config.seed, pair);
+                let g1 = play_game_from(
+                    &mut a,
+                    &mut b,
+                    &mut dice,
+                    config.rules,
+                    &mut plays,
+                    &start,
+                    cube,
+                    judge.as_mut().map(|j| &mut **j as &mut dyn LuckJudge),
+                    record.then_some(&mut rolls1),
+                )?;
+                let mut dice = DiceStream::new(config.seed, pair);
+                let g2 = play_game_from(
+                    &mut b,
+                    &mut a,
+                    &mut dice,
+                    config.rules,
+                    &mut plays,
+                    &start,
+                    cube,
+                    judge.as_mut().map(|j| &mut **j as &mut dyn LuckJudge),
+                    record.then_some(&mut rolls2),
+                )?;
+                (g1, g2)
+            };
             if record {
                 games.push(RecordedGame {
                     a_is_x: true,
@@ -732,6 +939,7 @@ where
         a: names.0,
         b: names.1,
         variant: variant_name(config.rules),
+        stakes: config.stakes,
         seed: config.seed,
         games,
         pairs: t.pairs,
@@ -775,6 +983,7 @@ mod tests {
             seed,
             rules: Rules::Standard,
             threads,
+            stakes: Stakes::Cubeless,
         }
     }
 
@@ -906,6 +1115,122 @@ mod tests {
             + 3 * one.backgammons_b;
         assert_eq!(one.points_a, won_a as i64 - won_b as i64);
         assert!((one.ppg_a - one.points_a as f64 / 200.0).abs() < 1e-12);
+    }
+
+    /// The heuristic player with a fixed cube policy: doubles whenever it may (or never),
+    /// takes always (or never); it records any question asked in the Crawford game or when
+    /// it may not double.
+    struct Cubing {
+        player: HeuristicPlayer,
+        doubles: bool,
+        takes: bool,
+        asked_wrongly: bool,
+    }
+
+    impl Player for Cubing {
+        fn name(&self) -> String {
+            format!("cubing {} {}", self.doubles, self.takes)
+        }
+        fn choose_play(&mut self, s: &GameState, r: Roll, plays: &PlayList) -> usize {
+            self.player.choose_play(s, r, plays)
+        }
+        fn wants_to_double(&mut self, state: &GameState) -> bool {
+            self.asked_wrongly |= !state.may_double() || state.dice != Dice::NotRolled;
+            self.doubles
+        }
+        fn accepts_double(&mut self, state: &GameState) -> bool {
+            self.asked_wrongly |= state.crawford || state.dice != Dice::DoubleOffered;
+            self.takes
+        }
+    }
+
+    fn cubing(doubles: bool, takes: bool) -> Cubing {
+        Cubing {
+            player: HeuristicPlayer::new(HeuristicEval::new(HeuristicConfig::article())),
+            doubles,
+            takes,
+            asked_wrongly: false,
+        }
+    }
+
+    #[test]
+    fn with_the_cube_doubles_are_taken_or_passed() {
+        let hidden = ProgressBar::hidden();
+        let cube = |games, seed| ArenaConfig {
+            stakes: Stakes::Cube,
+            ..config(games, seed, 2)
+        };
+        // A passer against a doubler: every game ends at the doubler's first turn after the
+        // opening, for one point.
+        let r = run_arena(
+            &cube(20, 5),
+            |_| Ok::<_, Infallible>(cubing(true, false)),
+            |_| Ok::<_, Infallible>(cubing(false, false)),
+            &hidden,
+        )
+        .unwrap();
+        assert_eq!(r.stakes, Stakes::Cube);
+        assert_eq!((r.wins_a, r.wins_b, r.points_a), (20, 0, 20));
+        assert!(r.plies_avg <= 2.0, "{r:?}");
+        // Two players that double whenever they may and always take: the cube grows, and a
+        // duplicate pair of identical players still breaks even.
+        let always = |_| Ok::<_, Infallible>(cubing(true, true));
+        let r = run_arena(&cube(40, 6), always, always, &hidden).unwrap();
+        assert_eq!(r.points_a, 0);
+        let mut plays = PlayList::new();
+        let (mut x, mut o) = (cubing(true, true), cubing(true, true));
+        let mut dice = DiceStream::new(6, 0);
+        let start = GameState::money(Position::START);
+        let (game, _) = play_game_from(
+            &mut x,
+            &mut o,
+            &mut dice,
+            Rules::Standard,
+            &mut plays,
+            &start,
+            true,
+            None,
+            None,
+        )
+        .unwrap();
+        // A double before every roll but the opening one.
+        assert_eq!(game.cube, 1 << (game.plies - 1).min(15), "{game:?}");
+        assert!(game.score() >= 2);
+        assert!(!x.asked_wrongly && !o.asked_wrongly);
+        // Cubeless, the same players are never asked.
+        let r = run_arena(&config(20, 6, 2), always, always, &hidden).unwrap();
+        assert!(r.plies_avg > 20.0, "{r:?}");
+    }
+
+    #[test]
+    fn matches_are_played_to_their_length_with_the_crawford_rule() {
+        let mut plays = PlayList::new();
+        for seed in 0..20 {
+            // A doubler that always takes, against a side that passes every double: the
+            // match still ends, and nobody is asked in the Crawford game.
+            let (mut x, mut o) = (cubing(true, true), cubing(seed % 2 == 0, false));
+            let m = play_match(&mut x, &mut o, seed, 0, 5, Rules::Standard, &mut plays).unwrap();
+            assert!(m.winner.is_some(), "{m:?}");
+            assert_eq!((m.points, m.cube), (1, 1));
+            assert!(!x.asked_wrongly && !o.asked_wrongly, "seed {seed}");
+        }
+        let hidden = ProgressBar::hidden();
+        let matches = |games, seed, length| ArenaConfig {
+            stakes: Stakes::Match(length),
+            ..config(games, seed, 2)
+        };
+        // Identical players break even pair by pair; the better player wins more matches.
+        let r = run_arena(&matches(20, 7, 5), heuristic, heuristic, &hidden).unwrap();
+        assert_eq!((r.wins_a, r.wins_b, r.points_a), (10, 10, 0));
+        let r = run_arena(&matches(20, 7, 3), heuristic, random, &hidden).unwrap();
+        assert!(r.wins_a >= 18, "{r:?}");
+        assert_eq!(r.gammons_a + r.backgammons_a, 0);
+        // Matches are neither recorded nor luck-adjusted.
+        let e = run_arena_recorded(&matches(2, 1, 3), heuristic, random, None, &hidden, true)
+            .unwrap_err();
+        assert!(e.to_string().contains("not recorded"), "{e}");
+        let e = run_arena(&matches(2, 1, 0), heuristic, random, &hidden).unwrap_err();
+        assert!(e.to_string().contains("1 point or more"), "{e}");
     }
 
     #[test]
@@ -1119,6 +1444,7 @@ mod tests {
             "backgammons_a",
             "backgammons_b",
             "plies_avg",
+            "stakes",
         ] {
             assert!(v.get(key).is_some(), "{key} missing in {v}");
         }

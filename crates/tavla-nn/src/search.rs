@@ -767,6 +767,8 @@ pub const MAX_KEEP: usize = 64;
 pub struct NeuralPlayer {
     search: Search,
     ply: u8,
+    /// The ply of its cube decisions.
+    cube_ply: u8,
     ranked: Vec<RankedPlay>,
     name: Option<String>,
 }
@@ -778,6 +780,7 @@ impl NeuralPlayer {
         NeuralPlayer {
             search: Search::new(weights),
             ply: ply.min(MAX_PLY),
+            cube_ply: ply.min(MAX_PLY),
             ranked: Vec::new(),
             name: None,
         }
@@ -807,6 +810,13 @@ impl NeuralPlayer {
     #[must_use]
     pub fn with_prune(mut self, prune: Prune) -> NeuralPlayer {
         self.search = self.search.with_prune(prune);
+        self
+    }
+
+    /// Makes its cube decisions at `ply` (capped at [`MAX_PLY`]) instead of its own ply.
+    #[must_use]
+    pub fn with_cube_ply(mut self, ply: u8) -> NeuralPlayer {
+        self.cube_ply = ply.min(MAX_PLY);
         self
     }
 
@@ -854,20 +864,21 @@ impl Player for NeuralPlayer {
         }
     }
 
-    /// Doubles when [`Search::cube_decision`] at the player's own ply says so: in money play
-    /// by a cubeful search, in match play by Janowski's model over tavla's match equity table.
+    /// Doubles when [`Search::cube_decision`] at the player's cube ply (its own ply unless
+    /// [`NeuralPlayer::with_cube_ply`] says otherwise) says so: a cubeful search, in money
+    /// play or over tavla's match equity table.
     fn wants_to_double(&mut self, state: &GameState) -> bool {
         // Not searched when it cannot double (the answer would be "not available").
         if !state.may_double() {
             return false;
         }
         self.search
-            .cube_decision(state, self.ply)
+            .cube_decision(state, self.cube_ply)
             .is_some_and(|a| a.action.doubles())
     }
 
     /// Takes when taking loses no more than passing, by [`Search::cube_decision`] from the
-    /// doubler's side at the player's own ply.
+    /// doubler's side at the player's cube ply.
     fn accepts_double(&mut self, state: &GameState) -> bool {
         // `state.position` is seen from the answering side; the doubler is on roll.
         let doubler = GameState {
@@ -876,7 +887,7 @@ impl Player for NeuralPlayer {
             ..*state
         };
         self.search
-            .cube_decision(&doubler, self.ply)
+            .cube_decision(&doubler, self.cube_ply)
             .is_none_or(|a| a.opponent_takes())
     }
 }

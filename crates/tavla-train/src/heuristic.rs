@@ -501,6 +501,7 @@ impl Trainer {
             seed: step_seed(self.settings.seed, step),
             rules: self.settings.rules,
             threads: self.settings.threads,
+            stakes: tavla_match::arena::Stakes::Cubeless,
         };
         let make = |config: HeuristicConfig| {
             let eval = HeuristicEval::new(config);
