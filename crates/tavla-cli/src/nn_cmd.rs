@@ -823,7 +823,7 @@ pub fn eval(args: &EvalArgs, out: &mut dyn Write) -> Result<()> {
     } else {
         let side = state.turn;
         format!(
-            "{}-point match, {side} needs {}, {} needs {}; Janowski at efficiency {:.2} over tavla's match equity table, {ply}-ply probabilities",
+            "{}-point match, {side} needs {}, {} needs {}; {ply}-ply cubeful over tavla's match equity table, Janowski leaves at efficiency {:.2}",
             state.match_length,
             state.match_length - state.score.get(side),
             side.other(),
@@ -878,7 +878,8 @@ pub fn write_cube_rows(out: &mut dyn Write, a: &CubeAnalysis, redouble: bool) ->
     Ok(())
 }
 
-/// `tavla rollout POSITION --games N [--ply N]`: cubeless rollout by the networks.
+/// `tavla rollout POSITION --games N [--ply N] [--cube]`: rollout by the networks, cubeless or
+/// (`--cube`) cubeful money.
 #[derive(Debug, Clone, Args)]
 pub struct RolloutArgs {
     /// The position, in any notation `tavla` reads; the side on roll is to roll.
@@ -903,6 +904,11 @@ pub struct RolloutArgs {
     /// play and the last mover's advantage in the value reached cancels.
     #[arg(long)]
     pub balance_parity: bool,
+    /// A cubeful money rollout: no double and double/take, each line played out on the same
+    /// dice with the cube where the position puts it, both sides doubling, taking and passing
+    /// by their 0-ply cube decisions; equities per unit of the cube and the cube action.
+    #[arg(long)]
+    pub cube: bool,
     /// Both sides' players: their depth (`--ply`, 0 to 3: 1 and deeper are slower and play
     /// better), weights, bearoff databases and pruning.
     #[command(flatten)]
@@ -930,6 +936,13 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
         )
         .into());
     }
+    if args.cube && state.match_length > 0 {
+        return Err(InputError(
+            "--cube: cubeful rollouts are of money play only, and this position is in a match"
+                .into(),
+        )
+        .into());
+    }
     let search = args.engine.search()?;
     let threads = crate::input::threads(args.threads);
     let config = RolloutConfig {
@@ -941,6 +954,9 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
         balance_parity: args.balance_parity,
         ply: args.engine.ply,
     };
+    if args.cube {
+        return cubeful_rollout(args, &state, &search, config, out);
+    }
     let progress = AtomicU64::new(0);
     let bar = ProgressBar::new(u64::from(args.games));
     bar.set_style(
@@ -1012,6 +1028,126 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
             hi
         )?;
     }
+    Ok(())
+}
+
+/// `tavla rollout --cube`: both cube lines rolled out, as text or JSON.
+fn cubeful_rollout(
+    args: &RolloutArgs,
+    state: &tavla_core::GameState,
+    search: &tavla_nn::Search,
+    config: tavla_nn::rollout::RolloutConfig,
+    out: &mut dyn Write,
+) -> Result<()> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let holder = CubeHolder::of(state);
+    let progress = AtomicU64::new(0);
+    let bar = ProgressBar::new(2 * u64::from(args.games));
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{wide_bar}] {pos}/{len} games, both lines ({per_sec}, eta {eta})",
+        )
+        .expect("valid template"),
+    );
+    let r = std::thread::scope(|s| {
+        let job = s.spawn(|| {
+            tavla_nn::rollout::cubeful_rollout(search, state.position, holder, config, &progress)
+        });
+        while !job.is_finished() {
+            bar.set_position(progress.load(Ordering::Relaxed));
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        job.join().expect("the rollout thread does not panic")
+    });
+    bar.finish_and_clear();
+    let ci = |se: f64| 1.96 * se;
+    let redouble = holder == CubeHolder::OnRoll;
+    if args.engine.json {
+        #[derive(Serialize)]
+        struct JsonCubeful {
+            games: u32,
+            seed: u64,
+            luck_adjust: bool,
+            truncate: u32,
+            balance_parity: bool,
+            ply: u8,
+            cube_value: u32,
+            holder: &'static str,
+            no_double: f64,
+            no_double_ci95: f64,
+            double_take: f64,
+            double_take_ci95: f64,
+            double_pass: f64,
+            double_take_minus_no_double_ci95: f64,
+            action: String,
+        }
+        let j = JsonCubeful {
+            games: r.games,
+            seed: args.seed,
+            luck_adjust: config.luck_adjust,
+            truncate: config.truncate,
+            balance_parity: config.balance_parity,
+            ply: config.ply,
+            cube_value: state.cube.value(),
+            holder: match holder {
+                CubeHolder::Centre => "centre",
+                CubeHolder::OnRoll => "on-roll",
+                CubeHolder::Opponent => "opponent",
+            },
+            no_double: r.no_double,
+            no_double_ci95: ci(r.no_double_stderr),
+            double_take: r.double_take,
+            double_take_ci95: ci(r.double_take_stderr),
+            double_pass: 1.0,
+            double_take_minus_no_double_ci95: ci(r.difference_stderr),
+            action: r.analysis.action.describe(redouble).to_string(),
+        };
+        writeln!(out, "{}", serde_json::to_string_pretty(&j)?)?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{} games a line (seed {}, {}-ply players, 0-ply cube decisions, {}luck-adjusted{}), side \
+         on roll, money with the cube on {} ({}), per unit of the cube:",
+        r.games,
+        args.seed,
+        config.ply,
+        if config.luck_adjust { "" } else { "not " },
+        if config.truncate > 0 {
+            format!(", truncated after {} plays", config.truncation_words())
+        } else {
+            String::new()
+        },
+        state.cube.value(),
+        match holder {
+            CubeHolder::Centre => "in the middle",
+            CubeHolder::OnRoll => "owned by the side on roll",
+            CubeHolder::Opponent => "owned by the opponent",
+        }
+    )?;
+    let verb = if redouble { "redouble" } else { "double" };
+    writeln!(
+        out,
+        "  {:<16} {:+.4} ± {:.4}",
+        format!("no {verb}"),
+        r.no_double,
+        ci(r.no_double_stderr)
+    )?;
+    writeln!(
+        out,
+        "  {:<16} {:+.4} ± {:.4}  (minus no {verb}: {:+.4} ± {:.4})",
+        format!("{verb}, take"),
+        r.double_take,
+        ci(r.double_take_stderr),
+        r.double_take - r.no_double,
+        ci(r.difference_stderr)
+    )?;
+    writeln!(out, "  {:<16} {:+.4}", format!("{verb}, pass"), 1.0)?;
+    writeln!(
+        out,
+        "  proper cube action: {}",
+        r.analysis.action.describe(redouble)
+    )?;
     Ok(())
 }
 

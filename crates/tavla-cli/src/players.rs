@@ -5,9 +5,10 @@
 //!   (TOML) or the article's. With `bearoff = true` under `[race]` in FILE, races use the
 //!   one-sided bearoff database (built on first use into the cache, see `tavla bearoff`).
 //! * `heuristic-1ply[:FILE]`: the same evaluation with the article's 1-ply probability score.
-//! * `neural[:ply=N][,cube-ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M][,no-prune|,prune=FILE][,keep=K]`: the neural engine
+//! * `neural[:ply=N][,cube-ply=N][,cubeless-plays][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M][,no-prune|,prune=FILE][,keep=K]`: the neural engine
 //!   searching N plies (0 to 3, default 0) with the embedded default weights or those of FILE;
-//!   its cube decisions search `cube-ply` plies (default: N).
+//!   its cube decisions search `cube-ply` plies (default: N); `cubeless-plays` chooses money
+//!   plays by cubeless equity even once the cube has been turned.
 //!   Races with every checker home are valued by the bearoff databases (exact two-sided 6 × 8,
 //!   one-sided 6 × 15; built on first use into the cache) unless `no-bearoff` is given
 //!   (`bearoff`, the default, is accepted). The candidates of the search's inner move choices
@@ -33,7 +34,7 @@ use crate::input::InputError;
 
 /// The forms PLAYER takes, for messages.
 pub const FORMS: &str = "random, heuristic[:FILE], heuristic-1ply[:FILE], \
-                         neural[:ply=N][,cube-ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M][,no-prune|,prune=FILE][,keep=K] \
+                         neural[:ply=N][,cube-ply=N][,cubeless-plays][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M][,no-prune|,prune=FILE][,keep=K] \
                          or ubgi:COMMAND";
 
 /// A player named on the command line, its files already read.
@@ -59,12 +60,14 @@ pub enum PlayerSpec {
         /// The bearoff database, when the configuration asks for it.
         race: Option<Arc<OneSidedRace>>,
     },
-    /// `neural[:ply=N][,cube-ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M][,no-prune|,prune=FILE][,keep=K]`.
+    /// `neural[:ply=N][,cube-ply=N][,cubeless-plays][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M][,no-prune|,prune=FILE][,keep=K]`.
     Neural {
         /// Search depth in plies.
         ply: u8,
         /// The depth of its cube decisions, when not `ply`.
         cube_ply: Option<u8>,
+        /// Money plays chosen cubeless even once the cube has been turned.
+        cubeless_plays: bool,
         /// The networks.
         weights: Arc<Weights>,
         /// Where they came from, if not the embedded default.
@@ -158,6 +161,7 @@ impl PlayerSpec {
             PlayerSpec::Neural {
                 ply,
                 cube_ply,
+                cubeless_plays,
                 file,
                 bearoff,
                 filters,
@@ -167,6 +171,9 @@ impl PlayerSpec {
                 let mut name = format!("neural:ply={ply}");
                 if let Some(c) = cube_ply {
                     name += &format!(",cube-ply={c}");
+                }
+                if *cubeless_plays {
+                    name += ",cubeless-plays";
                 }
                 if let Some(f) = file {
                     name += &format!(",weights={}", f.display());
@@ -218,6 +225,7 @@ impl PlayerSpec {
             PlayerSpec::Neural {
                 ply,
                 cube_ply,
+                cubeless_plays,
                 weights,
                 bearoff,
                 filters,
@@ -226,6 +234,7 @@ impl PlayerSpec {
             } => {
                 let mut player = NeuralPlayer::new(weights.clone(), *ply)
                     .with_cube_ply(cube_ply.unwrap_or(*ply))
+                    .with_cubeless_plays(*cubeless_plays)
                     .with_name(self.name());
                 if let Some((prune, _)) = prune {
                     player = player.with_prune(prune.clone());
@@ -246,11 +255,12 @@ impl PlayerSpec {
     }
 }
 
-/// Reads the options of `neural[:ply=N][,cube-ply=N][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M][,no-prune|,prune=FILE][,keep=K]`.
+/// Reads the options of `neural[:ply=N][,cube-ply=N][,cubeless-plays][,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M][,no-prune|,prune=FILE][,keep=K]`.
 fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
     let bad = |why: String| InputError(format!("invalid player `{text}`: {why}"));
     let mut ply = 0u8;
     let mut cube_ply = None;
+    let mut cubeless_plays = false;
     let mut file = None;
     let mut use_bearoff = true;
     let mut filters = None;
@@ -270,6 +280,10 @@ fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
             "prune" => continue,
             "no-prune" => {
                 no_prune = true;
+                continue;
+            }
+            "cubeless-plays" => {
+                cubeless_plays = true;
                 continue;
             }
             _ => {}
@@ -311,11 +325,13 @@ fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
                         .ok_or_else(|| bad(format!("keep `{k}` is not 1 to {MAX_KEEP}")))?,
                 );
             }
-            _ => return Err(bad(format!(
-                "unknown option `{option}` (ply=N, cube-ply=N, weights=FILE, bearoff, no-bearoff, \
-                     filters=K:M/K:M/K:M, no-prune, prune=FILE or keep=K)"
-            ))
-            .into()),
+            _ => {
+                return Err(bad(format!(
+                    "unknown option `{option}` (ply=N, cube-ply=N, cubeless-plays, weights=FILE, \
+                     bearoff, no-bearoff, filters=K:M/K:M/K:M, no-prune, prune=FILE or keep=K)"
+                ))
+                .into())
+            }
         }
     }
     let weights = match &file {
@@ -340,6 +356,7 @@ fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
     Ok(PlayerSpec::Neural {
         ply,
         cube_ply: cube_ply.filter(|&c| c != ply),
+        cubeless_plays,
         weights,
         file,
         bearoff,

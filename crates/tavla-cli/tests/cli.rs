@@ -346,3 +346,52 @@ fn pruning_is_the_default_and_no_prune_turns_it_off() {
         assert!(err.contains("cannot be used with"), "{err}");
     }
 }
+
+#[test]
+fn cubeful_rollouts_give_both_lines_and_the_action() {
+    // The start, the cube on 2 owned by the side on roll: a redouble decision.
+    let mut state = tavla_notation::parse_position(START).unwrap();
+    state.cube = tavla_core::Cube {
+        log2: 1,
+        owner: tavla_core::CubeOwner::Side(state.turn),
+    };
+    let xgid = tavla_notation::Xgid::new(state).to_string();
+    let args = [
+        "rollout",
+        &xgid,
+        "--cube",
+        "--games",
+        "36",
+        "--truncate",
+        "6",
+    ];
+    let mut with_json = args.to_vec();
+    with_json.push("--json");
+    let v: serde_json::Value = serde_json::from_str(&stdout(&tavla(&with_json))).unwrap();
+    assert_eq!(v["holder"], "on-roll", "{v}");
+    assert_eq!(v["cube_value"], 2, "{v}");
+    assert_eq!(v["games"], 36, "{v}");
+    assert_eq!(v["double_pass"], 1.0, "{v}");
+    let (nd, dt) = (
+        v["no_double"].as_f64().unwrap(),
+        v["double_take"].as_f64().unwrap(),
+    );
+    // Near even at the start: no redouble, and a redouble would be taken.
+    assert!(nd.abs() < 0.5 && dt < nd && dt > -1.5, "{v}");
+    assert_eq!(v["action"], "No redouble, take", "{v}");
+    let text = stdout(&tavla(&args));
+    assert!(text.contains("owned by the side on roll"), "{text}");
+    assert!(text.contains("redouble, take"), "{text}");
+    assert!(
+        text.contains("proper cube action: No redouble, take"),
+        "{text}"
+    );
+    // Money play only.
+    let o = tavla(&["rollout", "4HPwATDgc/ABMA:cAmgAAAAAAAE", "--cube"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        err.contains("cubeful rollouts are of money play only"),
+        "{err}"
+    );
+}

@@ -293,6 +293,15 @@ impl CubeAnalysis {
         m.normalise(m.value(holder))
     }
 
+    /// The money equity, per unit of the cube, of the position `after` a play (seen from the
+    /// mover, the opponent to roll) whose probabilities for the mover are `p`, with the cube
+    /// held by `holder` (from the mover's side): Janowski's cubeful value. What the player
+    /// maximises over its plays in money play once the cube has been turned.
+    #[must_use]
+    pub fn money_play_value(after: &Position, p: Probabilities, holder: CubeHolder) -> f32 {
+        CubeAnalysis::money(&after.flip(), p, holder, false).no_double
+    }
+
     /// Whether a doubled opponent should take: taking loses no more than passing.
     #[must_use]
     pub fn opponent_takes(&self) -> bool {

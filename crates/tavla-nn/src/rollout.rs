@@ -1,5 +1,6 @@
-//! Cubeless rollouts: games played out from a position by the networks, with seeded dice,
-//! over several threads, with variance reduction.
+//! Rollouts: games played out from a position by the networks, with seeded dice, over several
+//! threads, with variance reduction; cubeless ([`rollout`]), or with the cube in money play
+//! ([`cubeful_rollout`]: no double and double/take played on the same dice).
 //!
 //! The players choose their plays at [`RolloutConfig::ply`]: 0 (the networks' best play, the
 //! fast default) or deeper, through a [`Search`] per thread with its move filters and cache.
@@ -50,6 +51,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tavla_core::{PlayList, Position, Roll};
 
+use crate::cube::{cube_efficiency, CubeAnalysis, CubeHolder, MAX_CUBE};
 use crate::evaluator::Evaluator;
 use crate::probs::Probabilities;
 use crate::search::{RankedPlay, Search, MAX_PLY};
@@ -319,6 +321,237 @@ pub fn rollout(
     }
 }
 
+/// What a cubeful rollout found for the side on roll at the root, in money play, per unit of
+/// the current cube.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CubefulRolloutResult {
+    /// Games played on each line.
+    pub games: u32,
+    /// Mean equity of the games played without doubling now.
+    pub no_double: f64,
+    /// Its standard error.
+    pub no_double_stderr: f64,
+    /// Mean equity of the games played after a double and a take (the opponent then owns the
+    /// cube at twice its value), per unit of the current cube.
+    pub double_take: f64,
+    /// Its standard error.
+    pub double_take_stderr: f64,
+    /// Standard error of `double_take - no_double`: the two lines share their dice, so this is
+    /// smaller than either line's.
+    pub difference_stderr: f64,
+    /// The decision the two equities make for the root's cube ([`CubeAnalysis::from_equities`]).
+    pub analysis: CubeAnalysis,
+}
+
+/// Who holds the cube, from the side on roll, given who holds it (`None`: the middle; `Some(true)`:
+/// the root side) and whether the root side is on roll.
+fn holder_of(owner: Option<bool>, root_to_move: bool) -> CubeHolder {
+    match owner {
+        None => CubeHolder::Centre,
+        Some(o) if o == root_to_move => CubeHolder::OnRoll,
+        Some(_) => CubeHolder::Opponent,
+    }
+}
+
+/// One money game with the cube from `root`, the root side to roll with the cube on `cube`
+/// held by `owner` (as in [`holder_of`]); the root side's points (luck-adjusted when asked).
+/// Before every roll but the root's, the side on roll may double by the 0-ply cube decision
+/// ([`Search::cube_analysis`]), and the other takes or passes by the same.
+#[allow(clippy::too_many_arguments)]
+fn play_out_cubeful(
+    search: &mut Search,
+    root: Position,
+    game: u32,
+    config: &RolloutConfig,
+    mut cube: u32,
+    mut owner: Option<bool>,
+    plays: &mut PlayList,
+    evals: &mut Vec<Probabilities>,
+) -> f64 {
+    let weights = Arc::clone(search.weights());
+    let bearoff = search.bearoff().cloned();
+    let ply = config.ply.min(MAX_PLY);
+    let mut ranked: Vec<RankedPlay> = Vec::new();
+    let truncate = if config.balance_parity && config.truncate > 0 && game % 2 == 1 {
+        config.truncate + 1
+    } else {
+        config.truncate
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
+    rng.set_stream(u64::from(game));
+    let mut pos = root;
+    let mut luck = 0.0f64;
+    let mut root_to_move = true;
+    let mut t = 0u32;
+    let sign = |root_to_move: bool| if root_to_move { 1.0 } else { -1.0 };
+    let best_of =
+        |pos: &Position, roll: Roll, plays: &mut PlayList, evals: &mut Vec<Probabilities>| {
+            pos.legal_plays(roll, plays);
+            evals.resize(plays.len(), Probabilities::default());
+            weights.evaluate_plays(plays.positions(), evals);
+            if let Some(b) = &bearoff {
+                for (e, after) in evals.iter_mut().zip(plays.positions()) {
+                    if let Some(p) = b.probe(&after.flip()) {
+                        *e = p.flip();
+                    }
+                }
+            }
+            let i = crate::td::best_index(evals);
+            (i, evals[i])
+        };
+    loop {
+        let roll = if t == 0 {
+            first_roll(game)
+        } else {
+            Roll::from_values(rng.gen_range(1..=6), rng.gen_range(1..=6))
+        };
+        let holder = holder_of(owner, root_to_move);
+        if t > 0 && holder != CubeHolder::Opponent && cube < MAX_CUBE {
+            let a = search.cube_analysis(&pos, 0, holder, false);
+            if a.action.doubles() {
+                if !a.opponent_takes() {
+                    return sign(root_to_move) * f64::from(cube) - luck;
+                }
+                cube *= 2;
+                owner = Some(!root_to_move);
+            }
+        }
+        let mut chosen = None;
+        if config.luck_adjust {
+            let mut mean = 0.0f64;
+            for (r, w) in Roll::ALL_21 {
+                let (i, v) = best_of(&pos, r, plays, evals);
+                mean += f64::from(w) / 36.0 * f64::from(v.equity());
+                if r == roll {
+                    chosen = Some((plays.positions()[i], v));
+                }
+            }
+            let (_, got) = chosen.expect("the roll that came is one of the 21");
+            // The roll's cubeless luck at the cube's value when it is thrown: still of mean
+            // zero given the game so far, so the adjustment stays unbiased.
+            luck += sign(root_to_move) * f64::from(cube) * (f64::from(got.equity()) - mean);
+        }
+        let after = if ply > 0 {
+            pos.legal_plays(roll, plays);
+            let i = search.choose(plays, ply, &mut ranked);
+            plays.positions()[i]
+        } else {
+            chosen.map_or_else(
+                || {
+                    let (i, _) = best_of(&pos, roll, plays, evals);
+                    plays.positions()[i]
+                },
+                |(after, _)| after,
+            )
+        };
+        if let Some(o) = after.outcome() {
+            let points = f64::from(o.points) * f64::from(cube);
+            return sign(root_to_move) * points - luck;
+        }
+        if t + 1 == truncate {
+            // The position reached, valued for the side to roll there by Janowski's model on
+            // the 0-ply probabilities, with its best cube action.
+            let next = after.flip();
+            let p = search.evaluate(&next, 0);
+            let held = holder_of(owner, !root_to_move);
+            let e = f64::from(CubeAnalysis::money(&next, p, held, false).equity());
+            return sign(!root_to_move) * e * f64::from(cube) - luck;
+        }
+        pos = after.flip();
+        root_to_move = !root_to_move;
+        t += 1;
+    }
+}
+
+/// Rolls `root` out with the cube in money play (no Jacoby rule, no beavers): the side on roll
+/// at the root, before rolling, with the cube held by `holder`, on two lines played on the same
+/// dice: without doubling now, and after a double and a take. Below the root both sides
+/// double, take and pass by their 0-ply cube decisions ([`Search::cube_analysis`] at 0-ply)
+/// and choose their plays cubeless at `config.ply`; games are played to the end (bearoff
+/// databases value positions but do not stop the games), or truncated and valued by
+/// Janowski's model at 0-ply. Equities are per unit of the current cube. `progress` counts
+/// finished games (two a game, one per line).
+///
+/// # Panics
+/// When `config.games` is 0 or `root` is a finished game.
+pub fn cubeful_rollout(
+    search: &Search,
+    root: Position,
+    holder: CubeHolder,
+    config: RolloutConfig,
+    progress: &AtomicU64,
+) -> CubefulRolloutResult {
+    assert!(config.games > 0, "a rollout needs at least one game");
+    assert!(!root.is_game_over(), "the game is over at the root");
+    let threads = config.threads.max(1);
+    let owner = match holder {
+        CubeHolder::Centre => None,
+        CubeHolder::OnRoll => Some(true),
+        CubeHolder::Opponent => Some(false),
+    };
+    let mut per_game = vec![[0.0f64; 2]; config.games as usize];
+    let chunk_len = config.games.div_ceil(threads as u32) as usize;
+    std::thread::scope(|s| {
+        for (k, chunk) in per_game.chunks_mut(chunk_len).enumerate() {
+            let mut search = search.clone();
+            search.reset();
+            let start = k * chunk_len;
+            s.spawn(move || {
+                let mut plays = PlayList::new();
+                let mut evals = Vec::new();
+                for (j, out) in chunk.iter_mut().enumerate() {
+                    let game = (start + j) as u32;
+                    let mut line = |cube, owner| {
+                        let v = play_out_cubeful(
+                            &mut search,
+                            root,
+                            game,
+                            &config,
+                            cube,
+                            owner,
+                            &mut plays,
+                            &mut evals,
+                        );
+                        progress.fetch_add(1, Ordering::Relaxed);
+                        v
+                    };
+                    // In units of the current cube: the double/take line plays on with the
+                    // cube on 2, owned by the opponent.
+                    *out = [line(1, owner), line(2, Some(false))];
+                }
+            });
+        }
+    });
+    let n = f64::from(config.games);
+    let stats = |f: &dyn Fn(&[f64; 2]) -> f64| {
+        let mean = per_game.iter().map(f).sum::<f64>() / n;
+        let var = if config.games > 1 {
+            per_game.iter().map(|g| (f(g) - mean).powi(2)).sum::<f64>() / (n - 1.0)
+        } else {
+            0.0
+        };
+        (mean, (var / n).sqrt())
+    };
+    let (no_double, no_double_stderr) = stats(&|g| g[0]);
+    let (double_take, double_take_stderr) = stats(&|g| g[1]);
+    let (_, difference_stderr) = stats(&|g| g[1] - g[0]);
+    let analysis = CubeAnalysis::from_equities(
+        cube_efficiency(&root),
+        holder,
+        no_double as f32,
+        double_take as f32,
+    );
+    CubefulRolloutResult {
+        games: config.games,
+        no_double,
+        no_double_stderr,
+        double_take,
+        double_take_stderr,
+        difference_stderr,
+        analysis,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -341,6 +574,61 @@ mod tests {
             cfg,
             &AtomicU64::new(0),
         )
+    }
+
+    fn cubeful(
+        pos: Position,
+        holder: CubeHolder,
+        threads: usize,
+        games: u32,
+    ) -> CubefulRolloutResult {
+        let cfg = RolloutConfig {
+            games,
+            seed: 7,
+            threads,
+            luck_adjust: true,
+            truncate: 0,
+            balance_parity: false,
+            ply: 0,
+        };
+        let search = Search::new(Arc::new(Weights::default_weights()));
+        cubeful_rollout(&search, pos, holder, cfg, &AtomicU64::new(0))
+    }
+
+    /// A short race: the side on roll has one checker on its 6-point, the opponent three on
+    /// its 5-, 4- and 3-points and twelve off.
+    fn short_race() -> Position {
+        let mut b = [0i8; 26];
+        b[6] = 1;
+        b[20] = -1;
+        b[21] = -1;
+        b[22] = -1;
+        Position::try_from(b).unwrap()
+    }
+
+    #[test]
+    fn cubeful_rollouts_are_reproducible_and_find_the_cash() {
+        let a = cubeful(Position::START, CubeHolder::Centre, 1, 6);
+        assert_eq!(a, cubeful(Position::START, CubeHolder::Centre, 3, 6));
+        // The side on roll bears off at once unless its roll is short, and the opponent
+        // needs a double then: a double is passed (taking would lose about 1.9).
+        let r = cubeful(short_race(), CubeHolder::Centre, 2, 144);
+        assert_eq!(
+            r.analysis.action,
+            crate::cube::CubeAction::DoublePass,
+            "{r:?}"
+        );
+        assert!(r.no_double > 0.9 && r.no_double < 1.0, "{r:?}");
+        assert!(r.double_take > 1.8, "{r:?}");
+        // No gammons: a game the opponent does not win scores the cube, on both lines.
+        assert!((r.double_take - 2.0 * r.no_double).abs() < 1e-9, "{r:?}");
+        // The opponent owns the cube: no decision, the same games.
+        let theirs = cubeful(short_race(), CubeHolder::Opponent, 2, 144);
+        assert_eq!(
+            theirs.analysis.action,
+            crate::cube::CubeAction::NotAvailable
+        );
+        assert!((theirs.no_double - r.no_double).abs() < 1e-9, "{theirs:?}");
     }
 
     #[test]

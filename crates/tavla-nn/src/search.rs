@@ -769,6 +769,8 @@ pub struct NeuralPlayer {
     ply: u8,
     /// The ply of its cube decisions.
     cube_ply: u8,
+    /// Whether its money plays are chosen cubeless even once the cube has been turned.
+    cubeless_plays: bool,
     ranked: Vec<RankedPlay>,
     name: Option<String>,
 }
@@ -781,6 +783,7 @@ impl NeuralPlayer {
             search: Search::new(weights),
             ply: ply.min(MAX_PLY),
             cube_ply: ply.min(MAX_PLY),
+            cubeless_plays: false,
             ranked: Vec::new(),
             name: None,
         }
@@ -820,6 +823,14 @@ impl NeuralPlayer {
         self
     }
 
+    /// Chooses its money plays by cubeless equity even once the cube has been turned
+    /// (see [`Player::choose_play`] below).
+    #[must_use]
+    pub fn with_cubeless_plays(mut self, cubeless: bool) -> NeuralPlayer {
+        self.cubeless_plays = cubeless;
+        self
+    }
+
     /// Reports `name` instead of `neural:ply=N` (say, the command line's PLAYER).
     #[must_use]
     pub fn with_name(mut self, name: String) -> NeuralPlayer {
@@ -848,11 +859,22 @@ impl Player for NeuralPlayer {
 
     /// The best play by money equity, or in match play by match equity (the normalised
     /// cubeful value of each play's probabilities at the score, [`CubeAnalysis::play_value`]).
+    /// In money play, once the cube has been turned (so the game is surely played with the
+    /// cube), by the cubeful money equity ([`CubeAnalysis::money_play_value`]) unless
+    /// [`NeuralPlayer::with_cubeless_plays`]; before that, cubeless, since a money game with a
+    /// centred 1-cube may be a cubeless one.
     fn choose_play(&mut self, state: &GameState, _roll: Roll, plays: &PlayList) -> usize {
         if plays.len() <= 1 {
             return 0;
         }
         match MatchScore::of(state, state.turn) {
+            None if state.cube.log2 > 0 && !self.cubeless_plays => {
+                let holder = CubeHolder::of(state);
+                self.search
+                    .choose_by(plays, self.ply, &mut self.ranked, |after, p| {
+                        CubeAnalysis::money_play_value(after, p, holder)
+                    })
+            }
             None => self.search.choose(plays, self.ply, &mut self.ranked),
             Some(score) => {
                 let (holder, cube) = (CubeHolder::of(state), state.cube.value());
@@ -981,6 +1003,56 @@ mod tests {
             differ += usize::from(by_equity != by_win);
         }
         // The two differ for some opening rolls (here, where gammons weigh).
+        assert!(differ > 0);
+    }
+
+    #[test]
+    fn once_the_cube_is_turned_money_plays_are_chosen_cubeful() {
+        // The cube on 2: owned by the mover, or by its opponent. The player's plays are the
+        // best by Janowski's cubeful money value; with `cubeless-plays`, by cubeless equity;
+        // with the cube still in the middle (maybe a cubeless game), by cubeless equity.
+        let w = Weights::default_weights();
+        let mut cubeful = NeuralPlayer::with_default_weights(0);
+        let mut cubeless = NeuralPlayer::with_default_weights(0).with_cubeless_plays(true);
+        let mut plays = PlayList::new();
+        let mut differ = 0;
+        for owner in [tavla_core::Side::X, tavla_core::Side::O] {
+            let state = GameState {
+                cube: tavla_core::Cube {
+                    log2: 1,
+                    owner: tavla_core::CubeOwner::Side(owner),
+                },
+                ..GameState::money(Position::START)
+            };
+            let holder = CubeHolder::of(&state);
+            for (roll, _) in Roll::ALL_21 {
+                Position::START.legal_plays(roll, &mut plays);
+                let values: Vec<(f32, f32)> = plays
+                    .positions()
+                    .iter()
+                    .map(|a| {
+                        let p = w.evaluate(&a.flip()).flip();
+                        (p.equity(), CubeAnalysis::money_play_value(a, p, holder))
+                    })
+                    .collect();
+                let best = |f: &dyn Fn(&(f32, f32)) -> f32| {
+                    (0..values.len())
+                        .max_by(|&a, &b| f(&values[a]).total_cmp(&f(&values[b])).then(b.cmp(&a)))
+                        .unwrap()
+                };
+                let by_cube = cubeful.choose_play(&state, roll, &plays);
+                assert_eq!(by_cube, best(&|v| v.1), "{owner:?} {roll:?}");
+                assert_eq!(
+                    cubeless.choose_play(&state, roll, &plays),
+                    best(&|v| v.0),
+                    "{roll:?}"
+                );
+                let centred = GameState::money(Position::START);
+                assert_eq!(cubeful.choose_play(&centred, roll, &plays), best(&|v| v.0));
+                differ += usize::from(by_cube != best(&|v| v.0));
+            }
+        }
+        // Some choices differ (2 of the 42 here).
         assert!(differ > 0);
     }
 
