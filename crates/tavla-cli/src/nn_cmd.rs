@@ -646,6 +646,10 @@ struct JsonHint {
     /// Match play: the play's normalised match equity at the score, by which it is ranked.
     #[serde(skip_serializing_if = "Option::is_none")]
     match_equity: Option<f32>,
+    /// Money play once the cube has been turned: the play's cubeful equity per unit of the
+    /// cube (Janowski's model on its probabilities), by which it is ranked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cubeful_equity: Option<f32>,
 }
 
 /// Runs `tavla hint`, writing to `out`.
@@ -675,18 +679,27 @@ pub fn hint(args: &HintArgs, out: &mut dyn Write) -> Result<()> {
     let mut plays = PlayList::new();
     pos.legal_plays(roll, &mut plays);
     let mut ranked: Vec<RankedPlay> = Vec::new();
-    // In match play the plays are ranked by their match equity at the score (normalised), as
-    // the player chooses them; in money play by the cubeless equity.
+    // As the player chooses them: in match play by their match equity at the score
+    // (normalised); in money play by the cubeless equity, or once the cube has been turned by
+    // the cubeful equity per unit of the cube.
     let score = MatchScore::of(&state, state.turn);
     let (holder, cube) = (CubeHolder::of(&state), state.cube.value());
+    let cubeful = score.is_none() && state.cube.log2 > 0;
     let value = |after: &Position, p: Probabilities| match score {
+        None if cubeful => CubeAnalysis::money_play_value(after, p, holder),
         None => p.equity(),
         Some(s) => CubeAnalysis::play_value(after, p, holder, cube, s),
     };
     search.rank_plays_by(&plays, args.engine.ply, &mut ranked, value);
     let worth = |r: &RankedPlay| value(&plays.positions()[r.index], r.probs);
     let best = worth(&ranked[0]);
-    let label = if score.is_some() { "match eq" } else { "eq" };
+    let label = if score.is_some() {
+        "match eq"
+    } else if cubeful {
+        "cubeful eq"
+    } else {
+        "eq"
+    };
     let shown = ranked.iter().take(args.top.max(1));
     if args.engine.json {
         let rows: Vec<JsonHint> = shown
@@ -697,6 +710,7 @@ pub fn hint(args: &HintArgs, out: &mut dyn Write) -> Result<()> {
                 ply: r.ply,
                 probs: r.probs.into(),
                 match_equity: score.map(|_| worth(r)),
+                cubeful_equity: cubeful.then(|| worth(r)),
             })
             .collect();
         writeln!(out, "{}", serde_json::to_string_pretty(&rows)?)?;
@@ -1235,6 +1249,25 @@ mod tests {
         let money: serde_json::Value =
             serde_json::from_str(&run_hint(START, Some("64"), 0, true).unwrap()).unwrap();
         assert!(money[0].get("match_equity").is_none(), "{money}");
+        assert!(money[0].get("cubeful_equity").is_none(), "{money}");
+        // Money play with the cube turned (on 2, the opponent's): ranked by cubeful equity.
+        let mut state = tavla_notation::parse_position(START).unwrap();
+        state.cube = tavla_core::Cube {
+            log2: 1,
+            owner: tavla_core::CubeOwner::Side(!state.turn),
+        };
+        let xgid = tavla_notation::Xgid::new(state).to_string();
+        let v: serde_json::Value =
+            serde_json::from_str(&run_hint(&xgid, Some("64"), 0, true).unwrap()).unwrap();
+        let worth: Vec<f64> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["cubeful_equity"].as_f64().unwrap())
+            .collect();
+        assert!(worth.windows(2).all(|w| w[0] >= w[1]), "{v}");
+        let text = run_hint(&xgid, Some("64"), 0, false).unwrap();
+        assert!(text.contains("cubeful eq"), "{text}");
     }
 
     #[test]
