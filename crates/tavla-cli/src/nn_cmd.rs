@@ -992,12 +992,8 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
     if args.engine.json {
         #[derive(Serialize)]
         struct JsonRollout {
-            games: u32,
-            seed: u64,
-            luck_adjust: bool,
-            truncate: u32,
-            balance_parity: bool,
-            ply: u8,
+            #[serde(flatten)]
+            settings: JsonRolloutSettings,
             #[serde(flatten)]
             probs: JsonProbs,
             equity_stderr: f64,
@@ -1006,12 +1002,7 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
         let mut probs = JsonProbs::from(r.probs);
         probs.equity = r.equity as f32;
         let j = JsonRollout {
-            games: r.games,
-            seed: args.seed,
-            luck_adjust: config.luck_adjust,
-            truncate: config.truncate,
-            balance_parity: config.balance_parity,
-            ply: config.ply,
+            settings: JsonRolloutSettings::new(r.games, args.seed, &config),
             probs,
             equity_stderr: r.equity_stderr,
             equity_ci95: [lo, hi],
@@ -1021,16 +1012,9 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
         let p = r.probs;
         writeln!(
             out,
-            "{} games (seed {}, {}-ply players, {}luck-adjusted{}), side on roll, cubeless:",
+            "{} games ({}), side on roll, cubeless:",
             r.games,
-            args.seed,
-            config.ply,
-            if config.luck_adjust { "" } else { "not " },
-            if config.truncate > 0 {
-                format!(", truncated after {} plays", config.truncation_words())
-            } else {
-                String::new()
-            }
+            rollout_settings(args.seed, &config)
         )?;
         write_probabilities(out, &p)?;
         writeln!(
@@ -1043,6 +1027,44 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// A rollout's settings in `tavla rollout --json`.
+#[derive(Serialize)]
+struct JsonRolloutSettings {
+    games: u32,
+    seed: u64,
+    luck_adjust: bool,
+    truncate: u32,
+    balance_parity: bool,
+    ply: u8,
+}
+
+impl JsonRolloutSettings {
+    fn new(games: u32, seed: u64, config: &tavla_nn::rollout::RolloutConfig) -> Self {
+        JsonRolloutSettings {
+            games,
+            seed,
+            luck_adjust: config.luck_adjust,
+            truncate: config.truncate,
+            balance_parity: config.balance_parity,
+            ply: config.ply,
+        }
+    }
+}
+
+/// A rollout's settings in words: seed, players, luck adjustment, truncation.
+fn rollout_settings(seed: u64, config: &tavla_nn::rollout::RolloutConfig) -> String {
+    format!(
+        "seed {seed}, {}-ply players, {}luck-adjusted{}",
+        config.ply,
+        if config.luck_adjust { "" } else { "not " },
+        if config.truncate > 0 {
+            format!(", truncated after {} plays", config.truncation_words())
+        } else {
+            String::new()
+        }
+    )
 }
 
 /// `tavla rollout --cube`: both cube lines rolled out, as text or JSON.
@@ -1079,12 +1101,8 @@ fn cubeful_rollout(
     if args.engine.json {
         #[derive(Serialize)]
         struct JsonCubeful {
-            games: u32,
-            seed: u64,
-            luck_adjust: bool,
-            truncate: u32,
-            balance_parity: bool,
-            ply: u8,
+            #[serde(flatten)]
+            settings: JsonRolloutSettings,
             cube_value: u32,
             holder: &'static str,
             no_double: f64,
@@ -1096,12 +1114,7 @@ fn cubeful_rollout(
             action: String,
         }
         let j = JsonCubeful {
-            games: r.games,
-            seed: args.seed,
-            luck_adjust: config.luck_adjust,
-            truncate: config.truncate,
-            balance_parity: config.balance_parity,
-            ply: config.ply,
+            settings: JsonRolloutSettings::new(r.games, args.seed, &config),
             cube_value: state.cube.value(),
             holder: match holder {
                 CubeHolder::Centre => "centre",
@@ -1121,17 +1134,10 @@ fn cubeful_rollout(
     }
     writeln!(
         out,
-        "{} games a line (seed {}, {}-ply players, 0-ply cube decisions, {}luck-adjusted{}), side \
-         on roll, money with the cube on {} ({}), per unit of the cube:",
+        "{} games a line ({}, 0-ply cube decisions), side on roll, money with the cube on {} \
+         ({}), per unit of the cube:",
         r.games,
-        args.seed,
-        config.ply,
-        if config.luck_adjust { "" } else { "not " },
-        if config.truncate > 0 {
-            format!(", truncated after {} plays", config.truncation_words())
-        } else {
-            String::new()
-        },
+        rollout_settings(args.seed, &config),
         state.cube.value(),
         match holder {
             CubeHolder::Centre => "in the middle",

@@ -865,30 +865,23 @@ where
                 ((m1, 0.0), (m2, 0.0))
             } else {
                 let cube = config.stakes == Stakes::Cube;
-                let mut dice = DiceStream::new(config.seed, pair);
-                let g1 = play_game_from(
-                    &mut a,
-                    &mut b,
-                    &mut dice,
-                    config.rules,
-                    &mut plays,
-                    &start,
-                    cube,
-                    judge.as_mut().map(|j| &mut **j as &mut dyn LuckJudge),
-                    record.then_some(&mut rolls1),
-                )?;
-                let mut dice = DiceStream::new(config.seed, pair);
-                let g2 = play_game_from(
-                    &mut b,
-                    &mut a,
-                    &mut dice,
-                    config.rules,
-                    &mut plays,
-                    &start,
-                    cube,
-                    judge.as_mut().map(|j| &mut **j as &mut dyn LuckJudge),
-                    record.then_some(&mut rolls2),
-                )?;
+                // One game of the pair, on the pair's dice.
+                let mut game = |x: &mut dyn Player, o: &mut dyn Player, rolls| {
+                    let mut dice = DiceStream::new(config.seed, pair);
+                    play_game_from(
+                        x,
+                        o,
+                        &mut dice,
+                        config.rules,
+                        &mut plays,
+                        &start,
+                        cube,
+                        judge.as_mut().map(|j| &mut **j as &mut dyn LuckJudge),
+                        record.then_some(rolls),
+                    )
+                };
+                let g1 = game(&mut a, &mut b, &mut rolls1)?;
+                let g2 = game(&mut b, &mut a, &mut rolls2)?;
                 (g1, g2)
             };
             if record {

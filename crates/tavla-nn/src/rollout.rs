@@ -51,10 +51,12 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tavla_core::{PlayList, Position, Roll};
 
+use crate::bearoff::BearoffRace;
 use crate::cube::{cube_efficiency, CubeAnalysis, CubeHolder, MAX_CUBE};
 use crate::evaluator::Evaluator;
 use crate::probs::Probabilities;
 use crate::search::{RankedPlay, Search, MAX_PLY};
+use crate::weights::Weights;
 
 /// Settings of a rollout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,6 +119,54 @@ fn first_roll(i: u32) -> Roll {
     Roll::from_values(k / 6 + 1, k % 6 + 1)
 }
 
+/// The dice of rollout game `game`: the enumerated first roll ([`first_roll`]), then ChaCha8
+/// seeded with the rollout's seed on stream `game`.
+struct GameDice {
+    rng: ChaCha8Rng,
+    first: Option<Roll>,
+}
+
+impl GameDice {
+    fn new(seed: u64, game: u32) -> GameDice {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        rng.set_stream(u64::from(game));
+        GameDice {
+            rng,
+            first: Some(first_roll(game)),
+        }
+    }
+
+    fn next(&mut self) -> Roll {
+        self.first.take().unwrap_or_else(|| {
+            Roll::from_values(self.rng.gen_range(1..=6), self.rng.gen_range(1..=6))
+        })
+    }
+}
+
+/// The best play of `pos` for `roll` at 0-ply, the bearoff databases valuing what they cover:
+/// its index in `plays` (filled with the legal plays) and its probabilities for the mover.
+fn best_play0(
+    weights: &Weights,
+    bearoff: Option<&BearoffRace>,
+    pos: &Position,
+    roll: Roll,
+    plays: &mut PlayList,
+    evals: &mut Vec<Probabilities>,
+) -> (usize, Probabilities) {
+    pos.legal_plays(roll, plays);
+    evals.resize(plays.len(), Probabilities::default());
+    weights.evaluate_plays(plays.positions(), evals);
+    if let Some(b) = bearoff {
+        for (e, after) in evals.iter_mut().zip(plays.positions()) {
+            if let Some(p) = b.probe(&after.flip()) {
+                *e = p.flip();
+            }
+        }
+    }
+    let i = crate::td::best_index(evals);
+    (i, evals[i])
+}
+
 /// One game from `root` (side on roll to move); returns the (adjusted) probabilities from the
 /// root side. `search` chooses the plays when `config.ply > 0`; its networks are the players'.
 fn play_out(
@@ -137,33 +187,17 @@ fn play_out(
     } else {
         config.truncate
     };
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    rng.set_stream(u64::from(game));
+    let mut dice = GameDice::new(seed, game);
     let mut pos = root;
     let mut luck = [0.0f64; 5];
     let mut root_to_move = true;
     let mut t = 0u32;
     let best_of =
         |pos: &Position, roll: Roll, plays: &mut PlayList, evals: &mut Vec<Probabilities>| {
-            pos.legal_plays(roll, plays);
-            evals.resize(plays.len(), Probabilities::default());
-            weights.evaluate_plays(plays.positions(), evals);
-            if let Some(b) = &bearoff {
-                for (e, after) in evals.iter_mut().zip(plays.positions()) {
-                    if let Some(p) = b.probe(&after.flip()) {
-                        *e = p.flip();
-                    }
-                }
-            }
-            let i = crate::td::best_index(evals);
-            (i, evals[i])
+            best_play0(&weights, bearoff.as_deref(), pos, roll, plays, evals)
         };
     loop {
-        let roll = if t == 0 {
-            first_roll(game)
-        } else {
-            Roll::from_values(rng.gen_range(1..=6), rng.gen_range(1..=6))
-        };
+        let roll = dice.next();
         // The play chosen for the roll that came, and its value for the mover.
         let mut chosen = None;
         if luck_adjust {
@@ -377,8 +411,7 @@ fn play_out_cubeful(
     } else {
         config.truncate
     };
-    let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
-    rng.set_stream(u64::from(game));
+    let mut dice = GameDice::new(config.seed, game);
     let mut pos = root;
     let mut luck = 0.0f64;
     let mut root_to_move = true;
@@ -386,25 +419,10 @@ fn play_out_cubeful(
     let sign = |root_to_move: bool| if root_to_move { 1.0 } else { -1.0 };
     let best_of =
         |pos: &Position, roll: Roll, plays: &mut PlayList, evals: &mut Vec<Probabilities>| {
-            pos.legal_plays(roll, plays);
-            evals.resize(plays.len(), Probabilities::default());
-            weights.evaluate_plays(plays.positions(), evals);
-            if let Some(b) = &bearoff {
-                for (e, after) in evals.iter_mut().zip(plays.positions()) {
-                    if let Some(p) = b.probe(&after.flip()) {
-                        *e = p.flip();
-                    }
-                }
-            }
-            let i = crate::td::best_index(evals);
-            (i, evals[i])
+            best_play0(&weights, bearoff.as_deref(), pos, roll, plays, evals)
         };
     loop {
-        let roll = if t == 0 {
-            first_roll(game)
-        } else {
-            Roll::from_values(rng.gen_range(1..=6), rng.gen_range(1..=6))
-        };
+        let roll = dice.next();
         let holder = holder_of(owner, root_to_move);
         if t > 0 && holder != CubeHolder::Opponent && cube < MAX_CUBE {
             let a = search.cube_analysis(&pos, 0, holder, false);
