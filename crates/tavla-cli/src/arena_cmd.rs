@@ -76,14 +76,15 @@ pub struct ArenaArgs {
     cube: bool,
     /// Matches to N points with the cube and the Crawford rule instead of money games: --games
     /// counts matches (in pairs on the same dice), and A's "wins" are matches won.
-    #[arg(long = "match", value_name = "N", conflicts_with_all = ["luck", "mat"])]
+    #[arg(long = "match", value_name = "N", conflicts_with = "luck")]
     match_length: Option<u32>,
     /// Print one JSON object instead of the table.
     #[arg(long)]
     json: bool,
     /// Also write every game to FILE as a `.mat` money session (A the left player; the games
-    /// in pairs, A moving first in the first of each), for `tavla luck --pairs` or gnubg's
-    /// analysis. Standard rules only.
+    /// in pairs, A moving first in the first of each; with --cube, the doubles and their
+    /// answers too), for `tavla luck --pairs` or gnubg's analysis. With --match, FILE is a
+    /// directory that gets one `.mat` file per match, `match-00001.mat` on. Standard rules only.
     #[arg(long, value_name = "FILE")]
     mat: Option<PathBuf>,
 }
@@ -95,19 +96,58 @@ const MAX_MATCH_LENGTH: u32 = MAX_AWAY as u32;
 fn session(result: &ArenaResult, games: &[RecordedGame]) -> MatchRecord {
     let mut record = MatchRecord::new(0, [result.a.clone(), result.b.clone()]);
     for (number, game) in (1..).zip(games) {
-        let mut g = GameRecord::new(number, [0, 0]);
-        // X rolls first; A is X in the first game of each pair.
-        let first = usize::from(!game.a_is_x);
-        for (k, r) in game.rolls.iter().enumerate() {
-            g.push_play((first + k) % 2, &r.position, r.roll, &r.play);
-        }
-        if let Some(winner) = game.result.winner {
-            let column = usize::from((winner == tavla_core::Side::X) != game.a_is_x);
-            g.push(column, Action::Wins(u32::from(game.result.points)));
-        }
-        record.games.push(g);
+        record.games.push(game_record(number, game));
     }
     record
+}
+
+/// The games of a match arena as one `.mat` match each, A the left player, in order.
+fn matches(result: &ArenaResult, length: u32, games: &[RecordedGame]) -> Vec<MatchRecord> {
+    let mut out: Vec<MatchRecord> = Vec::new();
+    for game in games {
+        if game.game_in_match == 0 {
+            out.push(MatchRecord::new(
+                length,
+                [result.a.clone(), result.b.clone()],
+            ));
+        }
+        let record = out.last_mut().expect("a match starts with its game 0");
+        record.games.push(game_record(game.game_in_match + 1, game));
+    }
+    out
+}
+
+/// One game as a `.mat` game, A the left player (column 0): its rolls, its doubles with their
+/// answers, and its result.
+fn game_record(number: u32, game: &RecordedGame) -> GameRecord {
+    // Column of a side; X rolls first.
+    let column = |x: bool| usize::from(x != game.a_is_x);
+    let [x_score, o_score] = game.score;
+    let scores = if game.a_is_x {
+        [x_score, o_score]
+    } else {
+        [o_score, x_score]
+    };
+    let mut g = GameRecord::new(number, scores);
+    let mut doubles = game.doubles.iter().peekable();
+    for k in 0..=game.rolls.len() {
+        while let Some(d) = doubles.next_if(|d| d.before == k) {
+            let doubler = column(k % 2 == 0);
+            g.push(doubler, Action::Double(d.value));
+            g.push(
+                1 - doubler,
+                if d.taken { Action::Take } else { Action::Drop },
+            );
+        }
+        if let Some(r) = game.rolls.get(k) {
+            g.push_play(column(k % 2 == 0), &r.position, r.roll, &r.play);
+        }
+    }
+    if let Some(winner) = game.result.winner {
+        let won = column(winner == tavla_core::Side::X);
+        g.push(won, Action::Wins(game.result.score()));
+    }
+    g
 }
 
 /// Runs `tavla arena`.
@@ -146,12 +186,6 @@ pub fn arena(args: &ArenaArgs, out: &mut impl Write) -> Result<()> {
         None if args.cube => Stakes::Cube,
         None => Stakes::Cubeless,
     };
-    if args.cube && args.mat.is_some() {
-        return Err(InputError(
-            "--mat: games with the cube are not recorded yet; leave out --mat or --cube".into(),
-        )
-        .into());
-    }
     let config = ArenaConfig {
         games: args.games,
         seed: args.seed,
@@ -185,12 +219,25 @@ pub fn arena(args: &ArenaArgs, out: &mut impl Write) -> Result<()> {
         args.mat.is_some(),
     )
     .context("arena failed")?;
-    if let Some(path) = &args.mat {
-        let text = session(&result, &games)
-            .to_mat()
-            .context("cannot write the games as .mat")?;
-        std::fs::write(path, text)
-            .with_context(|| format!("cannot write the games to {}", path.display()))?;
+    match (&args.mat, stakes) {
+        (Some(dir), Stakes::Match(length)) => {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create the directory {}", dir.display()))?;
+            for (k, m) in (1..).zip(matches(&result, length, &games)) {
+                let path = dir.join(format!("match-{k:05}.mat"));
+                let text = m.to_mat().context("cannot write a match as .mat")?;
+                std::fs::write(&path, text)
+                    .with_context(|| format!("cannot write the match to {}", path.display()))?;
+            }
+        }
+        (Some(path), _) => {
+            let text = session(&result, &games)
+                .to_mat()
+                .context("cannot write the games as .mat")?;
+            std::fs::write(path, text)
+                .with_context(|| format!("cannot write the games to {}", path.display()))?;
+        }
+        (None, _) => {}
     }
     let seconds = start.elapsed().as_secs_f64();
     progress.finish_and_clear();

@@ -146,6 +146,66 @@ fn arena_plays_with_the_cube_and_matches() {
     ]));
     assert_eq!(r["stakes"]["match"], 3);
     assert_eq!(r["wins_a"], 4);
+    // Recorded: money games with their doubles in one session, matches one file each.
+    let dir = temp_dir("cube-records");
+    let session = dir.join("cube.mat");
+    let matches = dir.join("matches");
+    for args in [
+        vec![
+            "--cube",
+            "--games",
+            "10",
+            "--mat",
+            session.to_str().unwrap(),
+        ],
+        vec![
+            "--match",
+            "3",
+            "--games",
+            "4",
+            "--mat",
+            matches.to_str().unwrap(),
+        ],
+    ] {
+        let mut all = vec![
+            "arena",
+            "--a",
+            "neural",
+            "--b",
+            "neural:cube-ply=1",
+            "--seed",
+            "3",
+        ];
+        all.extend(args);
+        stdout(&tavla(&all));
+    }
+    let text = std::fs::read_to_string(&session).unwrap();
+    assert!(text.contains("Doubles => 2"), "{text}");
+    let record = tavla_notation::mat::MatchRecord::parse(&text).unwrap();
+    assert_eq!(record.games.len(), 10);
+    // Names as gnubg's reader can take them: no colon.
+    assert_eq!(record.players, ["neural-ply=0", "neural-ply=0,cube-ply=1"]);
+    let mut files: Vec<_> = std::fs::read_dir(&matches)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            "match-00001.mat",
+            "match-00002.mat",
+            "match-00003.mat",
+            "match-00004.mat"
+        ]
+    );
+    for f in files {
+        let text = std::fs::read_to_string(matches.join(&f)).unwrap();
+        let record = tavla_notation::mat::MatchRecord::parse(&text).unwrap();
+        assert_eq!(record.length, 3, "{f}");
+        assert!(!record.games.is_empty(), "{f}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -170,12 +230,6 @@ fn arena_refuses_bad_input_with_exit_code_2() {
                 "--a", "random", "--b", "random", "--games", "2", "--match", "33",
             ],
             "invalid --match 33: at most 32 points",
-        ),
-        (
-            vec![
-                "--a", "random", "--b", "random", "--games", "2", "--cube", "--mat", "x.mat",
-            ],
-            "--mat: games with the cube are not recorded yet",
         ),
         (
             vec![

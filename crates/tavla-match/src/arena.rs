@@ -205,15 +205,56 @@ pub struct RecordedRoll {
     pub play: Play,
 }
 
+/// A double of a recorded game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordedDouble {
+    /// The rolls played before it: the doubler is the side of roll `before`, `X` when it is
+    /// even.
+    pub before: usize,
+    /// The cube's value after the double.
+    pub value: u32,
+    /// Whether it was taken; a pass ends the game.
+    pub taken: bool,
+}
+
+/// What a game logs as it is played, when asked ([`play_game_from`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GameLog {
+    /// Every roll, `X`'s first.
+    pub rolls: Vec<RecordedRoll>,
+    /// Every double, in order.
+    pub doubles: Vec<RecordedDouble>,
+}
+
 /// A game of an arena run, recorded ([`run_arena_recorded`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordedGame {
-    /// Whether A played `X` (and moved first): the first game of each pair.
+    /// Whether A played `X` (and moved first): the first game of each pair (of money games),
+    /// every game of the first match of each pair (of matches).
     pub a_is_x: bool,
     /// Every roll, `X`'s first.
     pub rolls: Vec<RecordedRoll>,
+    /// Every double (none without the cube).
+    pub doubles: Vec<RecordedDouble>,
     /// How it ended.
     pub result: GameResult,
+    /// In a match, `X`'s and `O`'s points before the game; 0 and 0 in money play.
+    pub score: [u32; 2],
+    /// In a match, the game's number in it from 0; 0 in money play.
+    pub game_in_match: u32,
+}
+
+impl RecordedGame {
+    fn new(a_is_x: bool, log: GameLog, result: GameResult) -> RecordedGame {
+        RecordedGame {
+            a_is_x,
+            rolls: log.rolls,
+            doubles: log.doubles,
+            result,
+            score: [0, 0],
+            game_in_match: 0,
+        }
+    }
 }
 
 /// Plays one cubeless money game from the start, `X` first with the opening roll of `dice`.
@@ -249,7 +290,7 @@ pub fn play_game_judged(
     rules: Rules,
     plays: &mut PlayList,
     judge: Option<&mut dyn LuckJudge>,
-    record: Option<&mut Vec<RecordedRoll>>,
+    record: Option<&mut GameLog>,
 ) -> Result<(GameResult, f64), ArenaError> {
     let start = GameState::money(Position::START);
     play_game_from(x, o, dice, rules, plays, &start, false, judge, record)
@@ -273,7 +314,7 @@ pub fn play_game_from(
     start: &GameState,
     cube: bool,
     judge: Option<&mut dyn LuckJudge>,
-    record: Option<&mut Vec<RecordedRoll>>,
+    record: Option<&mut GameLog>,
 ) -> Result<(GameResult, f64), ArenaError> {
     x.new_game();
     o.new_game();
@@ -292,10 +333,12 @@ pub fn play_game_from(
 /// Plays one match of `length` points with the cube and the Crawford rule, `X` starting every
 /// game; game `g` draws its rolls from stream `first_stream + g` of `seed`. The result is the
 /// match's: its winner, `points` 1 and `cube` 1, the plies of all its games; unfinished (no
-/// winner) after [`MAX_MATCH_GAMES`] games.
+/// winner) after [`MAX_MATCH_GAMES`] games. With `record`, every game is added to it (with
+/// `a_is_x` true: the caller says who A is).
 ///
 /// # Errors
 /// As [`play_game`].
+#[allow(clippy::too_many_arguments)]
 pub fn play_match(
     x: &mut dyn Player,
     o: &mut dyn Player,
@@ -304,6 +347,7 @@ pub fn play_match(
     length: u32,
     rules: Rules,
     plays: &mut PlayList,
+    mut record: Option<&mut Vec<RecordedGame>>,
 ) -> Result<GameResult, ArenaError> {
     let mut score = BySide { x: 0u32, o: 0u32 };
     let mut crawford_played = false;
@@ -319,7 +363,25 @@ pub fn play_match(
             crawford,
             ..GameState::money(Position::START)
         };
-        let (game, _) = play_game_from(x, o, &mut dice, rules, plays, &start, true, None, None)?;
+        let mut log = GameLog::default();
+        let (game, _) = play_game_from(
+            x,
+            o,
+            &mut dice,
+            rules,
+            plays,
+            &start,
+            true,
+            None,
+            record.is_some().then_some(&mut log),
+        )?;
+        if let Some(record) = record.as_deref_mut() {
+            record.push(RecordedGame {
+                score: [score.x, score.o],
+                game_in_match: g as u32,
+                ..RecordedGame::new(true, log, game)
+            });
+        }
         plies += game.plies;
         if let Some(winner) = game.winner {
             let points = score.get_mut(winner);
@@ -362,7 +424,7 @@ fn play_moves(
     mut state: GameState,
     cube: bool,
     mut judge: Option<&mut dyn LuckJudge>,
-    mut record: Option<&mut Vec<RecordedRoll>>,
+    mut record: Option<&mut GameLog>,
 ) -> Result<(GameResult, f64), ArenaError> {
     let mut roll = dice.opening_roll();
     let mut luck_x = 0.0;
@@ -382,7 +444,15 @@ fn play_moves(
                     dice: Dice::DoubleOffered,
                     ..state
                 };
-                if !answerer.accepts_double(&asked) {
+                let taken = answerer.accepts_double(&asked);
+                if let Some(record) = record.as_deref_mut() {
+                    record.doubles.push(RecordedDouble {
+                        before: record.rolls.len(),
+                        value: 2 * state.cube.value(),
+                        taken,
+                    });
+                }
+                if !taken {
                     let result = GameResult {
                         winner: Some(state.turn),
                         points: 1,
@@ -425,7 +495,7 @@ fn play_moves(
             choice
         };
         if let Some(record) = record.as_deref_mut() {
-            record.push(RecordedRoll {
+            record.rolls.push(RecordedRoll {
                 position: state.position,
                 roll,
                 play: plays.play(choice),
@@ -809,24 +879,16 @@ where
         });
     }
     if let Stakes::Match(length) = config.stakes {
-        if length == 0 || make_judge.is_some() || record {
+        if length == 0 || make_judge.is_some() {
             return Err(ArenaError::Stakes {
                 stakes: config.stakes,
                 why: if length == 0 {
                     "a match is of 1 point or more"
-                } else if record {
-                    "matches are not recorded"
                 } else {
                     "matches have no luck-adjusted result"
                 },
             });
         }
-    }
-    if config.stakes == Stakes::Cube && record {
-        return Err(ArenaError::Stakes {
-            stakes: config.stakes,
-            why: "games with the cube are not recorded",
-        });
     }
     let pairs = config.games / 2;
     let blocks = pairs.div_ceil(BLOCK_PAIRS);
@@ -852,7 +914,7 @@ where
         let mut plays = PlayList::new();
         let mut tally = Tally::default();
         let mut games = Vec::new();
-        let (mut rolls1, mut rolls2) = (Vec::new(), Vec::new());
+        let (mut log1, mut log2) = (GameLog::default(), GameLog::default());
         let first = block * BLOCK_PAIRS;
         let start = GameState::money(Position::START);
         for pair in first..(first + BLOCK_PAIRS).min(pairs) {
@@ -860,13 +922,25 @@ where
                 // A pair of matches on the same dice, game by game.
                 let streams = pair.wrapping_mul(MAX_MATCH_GAMES);
                 let (a, b) = (&mut a as &mut dyn Player, &mut b as &mut dyn Player);
-                let m1 = play_match(a, b, config.seed, streams, length, config.rules, &mut plays)?;
-                let m2 = play_match(b, a, config.seed, streams, length, config.rules, &mut plays)?;
+                let (seed, rules) = (config.seed, config.rules);
+                let first = games.len();
+                let rec = record.then_some(&mut games);
+                let m1 = play_match(a, b, seed, streams, length, rules, &mut plays, rec)?;
+                let second = games.len();
+                let rec = record.then_some(&mut games);
+                let m2 = play_match(b, a, seed, streams, length, rules, &mut plays, rec)?;
+                // A is X in the first match, O in the second.
+                for g in &mut games[first..second] {
+                    g.a_is_x = true;
+                }
+                for g in &mut games[second..] {
+                    g.a_is_x = false;
+                }
                 ((m1, 0.0), (m2, 0.0))
             } else {
                 let cube = config.stakes == Stakes::Cube;
                 // One game of the pair, on the pair's dice.
-                let mut game = |x: &mut dyn Player, o: &mut dyn Player, rolls| {
+                let mut game = |x: &mut dyn Player, o: &mut dyn Player, log| {
                     let mut dice = DiceStream::new(config.seed, pair);
                     play_game_from(
                         x,
@@ -877,25 +951,17 @@ where
                         &start,
                         cube,
                         judge.as_mut().map(|j| &mut **j as &mut dyn LuckJudge),
-                        record.then_some(rolls),
+                        record.then_some(log),
                     )
                 };
-                let g1 = game(&mut a, &mut b, &mut rolls1)?;
-                let g2 = game(&mut b, &mut a, &mut rolls2)?;
+                let g1 = game(&mut a, &mut b, &mut log1)?;
+                let g2 = game(&mut b, &mut a, &mut log2)?;
+                if record {
+                    games.push(RecordedGame::new(true, std::mem::take(&mut log1), g1.0));
+                    games.push(RecordedGame::new(false, std::mem::take(&mut log2), g2.0));
+                }
                 (g1, g2)
             };
-            if record {
-                games.push(RecordedGame {
-                    a_is_x: true,
-                    rolls: std::mem::take(&mut rolls1),
-                    result: g1,
-                });
-                games.push(RecordedGame {
-                    a_is_x: false,
-                    rolls: std::mem::take(&mut rolls2),
-                    result: g2,
-                });
-            }
             let (p1, w1) = tally.add_game(Side::X, g1);
             let (p2, w2) = tally.add_game(Side::O, g2);
             // A is X in the first game and O in the second.
@@ -1165,6 +1231,26 @@ mod tests {
         assert_eq!(r.stakes, Stakes::Cube);
         assert_eq!((r.wins_a, r.wins_b, r.points_a), (20, 0, 20));
         assert!(r.plies_avg <= 2.0, "{r:?}");
+        // Recorded, every game holds its one passed double, before the doubler's first roll.
+        let (_, games) = run_arena_recorded(
+            &cube(4, 5),
+            |_| Ok::<_, Infallible>(cubing(true, false)),
+            |_| Ok::<_, Infallible>(cubing(false, false)),
+            None,
+            &hidden,
+            true,
+        )
+        .unwrap();
+        for g in &games {
+            let before = if g.a_is_x { 2 } else { 1 };
+            let passed = RecordedDouble {
+                before,
+                value: 2,
+                taken: false,
+            };
+            assert_eq!(g.doubles, [passed], "{g:?}");
+            assert_eq!(g.rolls.len(), before);
+        }
         // Two players that double whenever they may and always take: the cube grows, and a
         // duplicate pair of identical players still breaks even.
         let always = |_| Ok::<_, Infallible>(cubing(true, true));
@@ -1202,7 +1288,17 @@ mod tests {
             // A doubler that always takes, against a side that passes every double: the
             // match still ends, and nobody is asked in the Crawford game.
             let (mut x, mut o) = (cubing(true, true), cubing(seed % 2 == 0, false));
-            let m = play_match(&mut x, &mut o, seed, 0, 5, Rules::Standard, &mut plays).unwrap();
+            let m = play_match(
+                &mut x,
+                &mut o,
+                seed,
+                0,
+                5,
+                Rules::Standard,
+                &mut plays,
+                None,
+            )
+            .unwrap();
             assert!(m.winner.is_some(), "{m:?}");
             assert_eq!((m.points, m.cube), (1, 1));
             assert!(!x.asked_wrongly && !o.asked_wrongly, "seed {seed}");
@@ -1218,10 +1314,31 @@ mod tests {
         let r = run_arena(&matches(20, 7, 3), heuristic, random, &hidden).unwrap();
         assert!(r.wins_a >= 18, "{r:?}");
         assert_eq!(r.gammons_a + r.backgammons_a, 0);
-        // Matches are neither recorded nor luck-adjusted.
-        let e = run_arena_recorded(&matches(2, 1, 3), heuristic, random, None, &hidden, true)
-            .unwrap_err();
-        assert!(e.to_string().contains("not recorded"), "{e}");
+        // Recorded: each match's games in order, with the score before each; the last game
+        // takes its winner to the length.
+        let (r, games) = run_arena_recorded(
+            &matches(4, 3, 5),
+            |_| Ok::<_, Infallible>(cubing(true, true)),
+            heuristic,
+            None,
+            &hidden,
+            true,
+        )
+        .unwrap();
+        let starts: Vec<usize> = (0..games.len())
+            .filter(|&k| games[k].game_in_match == 0)
+            .collect();
+        assert_eq!(starts.len(), 4, "{r:?}");
+        for (m, &first) in starts.iter().enumerate() {
+            let end = starts.get(m + 1).copied().unwrap_or(games.len());
+            let played = &games[first..end];
+            assert!(played.iter().all(|g| g.a_is_x == (m % 2 == 0)));
+            let last = played.last().unwrap();
+            let winner = usize::from(last.result.winner == Some(Side::O));
+            assert!(last.score[winner] + last.result.score() >= 5, "{last:?}");
+            assert!(played.iter().any(|g| !g.doubles.is_empty()));
+        }
+        // Matches are not luck-adjusted.
         let e = run_arena(&matches(2, 1, 0), heuristic, random, &hidden).unwrap_err();
         assert!(e.to_string().contains("1 point or more"), "{e}");
     }

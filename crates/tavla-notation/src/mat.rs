@@ -409,31 +409,26 @@ fn action_text(action: &Action, right: bool) -> String {
     }
 }
 
-/// A player's name as a `.mat` score line can hold it: control characters as spaces, ` : `
-/// (where the reader ends the name) as ` - `, without leading `;` (a line starting with one is
-/// a comment), a leading `:` and a trailing ` :` as `-` (they would join the ` : ` after or
-/// before the name), trimmed; `fallback` for a blank name.
+/// A player's name as a `.mat` score line can hold it: control characters as spaces, every `:`
+/// as `-` (gnubg's reader ends the name at the first colon, and fails on the rest of the line;
+/// tavla's at ` : `), without leading `;` (a line starting with one is a comment), trimmed;
+/// `fallback` for a blank name.
 fn mat_name(name: &str, fallback: &str) -> String {
     let cleaned: String = name
         .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
+        .map(|c| match c {
+            ':' => '-',
+            c if c.is_control() => ' ',
+            c => c,
+        })
         .collect();
-    let cleaned = cleaned.replace(" : ", " - ");
-    let mut cleaned = cleaned
+    let cleaned = cleaned
         .trim_start_matches(|c: char| c == ';' || c.is_whitespace())
-        .trim_end()
-        .to_string();
-    if cleaned.starts_with(':') {
-        cleaned.replace_range(..1, "-");
-    }
-    if cleaned.ends_with(" :") {
-        cleaned.pop();
-        cleaned.push('-');
-    }
+        .trim_end();
     if cleaned.is_empty() {
         fallback.to_string()
     } else {
-        cleaned
+        cleaned.to_string()
     }
 }
 
@@ -773,6 +768,11 @@ mod tests {
             ([": x", "x :"], ["- x", "x -"]),
             (["x :", ":"], ["x -", "-"]),
             ([":", ": : :"], ["-", "- - -"]),
+            // gnubg's reader stops at the first colon.
+            (
+                ["neural:ply=0,cube-ply=1", "a:b"],
+                ["neural-ply=0,cube-ply=1", "a-b"],
+            ),
         ] {
             let mut record = MatchRecord::new(0, names.map(String::from));
             record.games.push(GameRecord::new(1, [0, 0]));
