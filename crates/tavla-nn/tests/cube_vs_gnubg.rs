@@ -202,7 +202,7 @@ fn tavla_one_ply_cubeful_search_agrees_with_gnubgs_decisions() {
     }
 }
 
-/// About a minute: `cargo test --release -p tavla-nn --test cube_vs_gnubg -- --ignored`.
+/// About a minute: `cargo test --release -p tavla-nn --test cube_vs_gnubg -- --ignored two_ply_cubeful`.
 #[test]
 #[ignore = "about a minute; run by hand"]
 fn tavla_two_ply_cubeful_search_agrees_with_gnubgs_decisions() {
@@ -309,7 +309,7 @@ fn tavla_one_ply_match_search_agrees_with_gnubgs_decisions() {
     }
 }
 
-/// Half a minute: `cargo test --release -p tavla-nn --test cube_vs_gnubg -- --ignored`.
+/// Half a minute: `cargo test --release -p tavla-nn --test cube_vs_gnubg -- --ignored two_ply_match`.
 #[test]
 #[ignore = "half a minute; run by hand"]
 fn tavla_two_ply_match_search_agrees_with_gnubgs_decisions() {
