@@ -256,7 +256,7 @@ impl CubeAnalysis {
         let m = MatchValues::new(pos, p, cube, score);
         let no_double = m.value(holder);
         let double_take = m.game.theirs(m.win, 2 * m.cube, m.efficiency);
-        m.analysis(holder, no_double, double_take)
+        match_analysis(m.efficiency, holder, m.cube, score, no_double, double_take)
     }
 
     /// The match play decision of the side on roll of `pos` with the cube on `cube` held by
@@ -272,8 +272,15 @@ impl CubeAnalysis {
         no_double: f32,
         double_take: f32,
     ) -> CubeAnalysis {
-        let m = MatchValues::new(pos, Probabilities::default(), cube, score);
-        m.analysis(holder, no_double, double_take)
+        let cube = cube.clamp(1, MAX_CUBE);
+        match_analysis(
+            cube_efficiency(pos),
+            holder,
+            cube,
+            score,
+            no_double,
+            double_take,
+        )
     }
 
     /// The match equity, normalised as in [`CubeAnalysis::match_play`], of the position
@@ -290,7 +297,7 @@ impl CubeAnalysis {
         score: MatchScore,
     ) -> f32 {
         let m = MatchValues::new(&after.flip(), p, cube, score);
-        m.normalise(m.value(holder))
+        normalise(score, m.cube, m.value(holder))
     }
 
     /// The money equity, per unit of the cube, of the position `after` a play (seen from the
@@ -376,33 +383,40 @@ impl MatchValues {
             CubeHolder::Opponent => g.theirs(p, v, x),
         }
     }
+}
 
-    /// The decision from the match winning chances of no double and double/take.
-    fn analysis(&self, holder: CubeHolder, no_double: f32, double_take: f32) -> CubeAnalysis {
-        let double_pass = self.game.a_cashes(self.cube);
-        let holder = if self.score.cube_in_play() {
-            holder
-        } else {
-            CubeHolder::Opponent
-        };
-        let mut a = CubeAnalysis::from_equities(
-            self.efficiency,
-            holder,
-            self.normalise(no_double),
-            self.normalise(double_take),
-        );
-        a.match_winning_chances = Some([no_double, double_take, double_pass]);
-        a
-    }
+/// The match play decision at `score` with the cube on `cube` held by `holder`, from the side
+/// on roll's match winning chances of no double and double/take (no decision in the Crawford
+/// game); `efficiency` is recorded as given.
+fn match_analysis(
+    efficiency: f32,
+    holder: CubeHolder,
+    cube: u32,
+    score: MatchScore,
+    no_double: f32,
+    double_take: f32,
+) -> CubeAnalysis {
+    let double_pass = score.after(cube, 0);
+    let holder = if score.cube_in_play() {
+        holder
+    } else {
+        CubeHolder::Opponent
+    };
+    let mut a = CubeAnalysis::from_equities(
+        efficiency,
+        holder,
+        normalise(score, cube, no_double),
+        normalise(score, cube, double_take),
+    );
+    a.match_winning_chances = Some([no_double, double_take, double_pass]);
+    a
+}
 
-    /// `m` normalised: the side's pass of a double 1, its loss of a single game -1.
-    fn normalise(&self, m: f32) -> f32 {
-        let (pass, lose) = (
-            self.game.a_cashes(self.cube),
-            self.score.after(0, self.cube),
-        );
-        2.0 * (m - lose) / (pass - lose) - 1.0
-    }
+/// The match winning chance `m` of the side on roll at `score` with the cube on `cube`,
+/// normalised: its pass of a double 1, its loss of a single game -1.
+fn normalise(score: MatchScore, cube: u32, m: f32) -> f32 {
+    let (pass, lose) = (score.after(cube, 0), score.after(0, cube));
+    2.0 * (m - lose) / (pass - lose) - 1.0
 }
 
 /// The quantities of Janowski's model for one position.
