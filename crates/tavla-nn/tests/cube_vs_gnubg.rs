@@ -391,5 +391,8 @@ fn take_disagreements_rolled_out() {
         1.96 * var.sqrt() / nf,
         gnubg_sum / nf
     );
-    assert!(n > 0);
+    // Measured: 68 disagreements, tavla's answer the worse by 0.107 ± 0.007 by its own
+    // rollouts (better in 14), by 0.078 by gnubg's 2-ply: the rollouts side with gnubg.
+    assert_eq!(n, 68);
+    assert!(sum / nf < -0.05, "{}", sum / nf);
 }
