@@ -15,8 +15,7 @@ use serde::Serialize;
 use tavla_core::{GameState, PlayList, Position, Roll};
 use tavla_eval::heuristic::{HeuristicConfig, HeuristicEval};
 use tavla_nn::arena::{duel, DuelResult};
-use tavla_nn::cube::{CubeAnalysis, CubeHolder};
-use tavla_nn::met::MatchScore;
+use tavla_nn::cube::{CubeAnalysis, CubeHolder, PlayWorth};
 use tavla_nn::search::{Prune, RankedPlay, Search, DEFAULT_KEEP, MAX_KEEP, MAX_PLY};
 use tavla_nn::td::{TdConfig, TdTrainer};
 use tavla_nn::{NeuralPlayer, Probabilities, Weights};
@@ -682,23 +681,15 @@ pub fn hint(args: &HintArgs, out: &mut dyn Write) -> Result<()> {
     // As the player chooses them: in match play by their match equity at the score
     // (normalised); in money play by the cubeless equity, or once the cube has been turned by
     // the cubeful equity per unit of the cube.
-    let score = MatchScore::of(&state, state.turn);
-    let (holder, cube) = (CubeHolder::of(&state), state.cube.value());
-    let cubeful = score.is_none() && state.cube.log2 > 0;
-    let value = |after: &Position, p: Probabilities| match score {
-        None if cubeful => CubeAnalysis::money_play_value(after, p, holder),
-        None => p.equity(),
-        Some(s) => CubeAnalysis::play_value(after, p, holder, cube, s),
-    };
+    let worth_of = PlayWorth::of(&state);
+    let value = |after: &Position, p: Probabilities| worth_of.value(after, p);
     search.rank_plays_by(&plays, args.engine.ply, &mut ranked, value);
     let worth = |r: &RankedPlay| value(&plays.positions()[r.index], r.probs);
     let best = worth(&ranked[0]);
-    let label = if score.is_some() {
-        "match eq"
-    } else if cubeful {
-        "cubeful eq"
-    } else {
-        "eq"
+    let label = match worth_of {
+        PlayWorth::Match { .. } => "match eq",
+        PlayWorth::Cubeful(_) => "cubeful eq",
+        PlayWorth::Cubeless => "eq",
     };
     let shown = ranked.iter().take(args.top.max(1));
     if args.engine.json {
@@ -709,8 +700,8 @@ pub fn hint(args: &HintArgs, out: &mut dyn Write) -> Result<()> {
                 play: tavla_notation::format_pretty(&pos, &plays.play(r.index)),
                 ply: r.ply,
                 probs: r.probs.into(),
-                match_equity: score.map(|_| worth(r)),
-                cubeful_equity: cubeful.then(|| worth(r)),
+                match_equity: matches!(worth_of, PlayWorth::Match { .. }).then(|| worth(r)),
+                cubeful_equity: matches!(worth_of, PlayWorth::Cubeful(_)).then(|| worth(r)),
             })
             .collect();
         writeln!(out, "{}", serde_json::to_string_pretty(&rows)?)?;

@@ -20,7 +20,7 @@ use clap::{Args, ValueEnum};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tavla_core::{BySide, CubeOwner, Dice, GameState, PlayList, Position, Roll, Rules, Side};
-use tavla_nn::cube::CubeHolder;
+use tavla_nn::cube::{CubeHolder, PlayWorth};
 use tavla_nn::{RankedPlay, Search, Weights};
 use tavla_notation::mat::{Action, GameRecord, MatchRecord};
 use tavla_notation::{format_pretty, PlayText, ResolvePlayError};
@@ -459,11 +459,16 @@ pub fn run_game<R: BufRead, W: Write>(
                         Command::Hint => {
                             let search = search
                                 .get_or_insert_with(|| Search::new(Weights::shared_default()));
-                            search.rank_plays(&plays, 0, &mut ranked);
-                            writeln!(out, "The engine's best plays (0-ply, cubeless equity):")?;
+                            // Ranked as the engine chooses its own plays.
+                            let worth = PlayWorth::of(&state);
+                            let value = |after: &Position, p| worth.value(after, p);
+                            search.rank_plays_by(&plays, 0, &mut ranked, value);
+                            let what = worth.describe();
+                            writeln!(out, "The engine's best plays (0-ply, {what}):")?;
                             for (i, r) in ranked.iter().take(HINT_PLAYS).enumerate() {
                                 let text = format_pretty(&pos, &plays.play(r.index));
-                                writeln!(out, "  {}. {text:<24}  eq {:+.3}", i + 1, r.equity())?;
+                                let eq = value(&plays.positions()[r.index], r.probs);
+                                writeln!(out, "  {}. {text:<24}  eq {eq:+.3}", i + 1)?;
                             }
                         }
                         Command::Move(text) => match text.parse::<PlayText>() {
@@ -1008,6 +1013,12 @@ mod tests {
         assert!(!text.contains("doubles to 4"), "{text}");
         assert!(text.contains("Cube at 2: Enter to roll"), "{text}");
         assert!(text.contains("times the cube at 2"), "{text}");
+        // The hints rank as the engine plays: cubeless before the double, cubeful after.
+        let doubled = text.find("doubles to 2").unwrap();
+        let (before, after) = text.split_at(doubled);
+        assert!(before.contains("(0-ply, cubeless equity)"), "{text}");
+        assert!(!before.contains("cubeful equity"), "{text}");
+        assert!(after.contains("(0-ply, cubeful equity)"), "{text}");
         // The person passes: the engine wins one point.
         let (end, text, result) = cube_game(3, "", "pass");
         assert_eq!(

@@ -419,6 +419,72 @@ fn normalise(score: MatchScore, cube: u32, m: f32) -> f32 {
     2.0 * (m - lose) / (pass - lose) - 1.0
 }
 
+/// By what the side on roll of a game ranks its plays: cubeless equity in money play until the
+/// cube has been turned (a 1-cube in the middle may be a cubeless game), then cubeful equity
+/// ([`CubeAnalysis::money_play_value`]); in match play its match equity at the score
+/// ([`CubeAnalysis::play_value`]). The player (`NeuralPlayer`), `tavla hint` and the hints of
+/// `tavla play` all rank this way.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PlayWorth {
+    /// The cubeless money equity.
+    Cubeless,
+    /// The cubeful money equity per unit of the cube, with the cube held by the holder (from
+    /// the mover's side).
+    Cubeful(CubeHolder),
+    /// The normalised match equity at the score (the mover's), with the cube on `cube` held by
+    /// `holder` (from the mover's side).
+    Match {
+        /// Who holds the cube.
+        holder: CubeHolder,
+        /// The cube's value.
+        cube: u32,
+        /// The score.
+        score: MatchScore,
+    },
+}
+
+impl PlayWorth {
+    /// How the side on roll of `state` ranks its plays.
+    #[must_use]
+    pub fn of(state: &GameState) -> PlayWorth {
+        let (holder, cube) = (CubeHolder::of(state), state.cube.value());
+        match MatchScore::of(state, state.turn) {
+            Some(score) => PlayWorth::Match {
+                holder,
+                cube,
+                score,
+            },
+            None if state.cube.log2 > 0 => PlayWorth::Cubeful(holder),
+            None => PlayWorth::Cubeless,
+        }
+    }
+
+    /// The worth of the position `after` a play (seen from the mover) whose probabilities for
+    /// the mover are `p`.
+    #[must_use]
+    pub fn value(self, after: &Position, p: Probabilities) -> f32 {
+        match self {
+            PlayWorth::Cubeless => p.equity(),
+            PlayWorth::Cubeful(holder) => CubeAnalysis::money_play_value(after, p, holder),
+            PlayWorth::Match {
+                holder,
+                cube,
+                score,
+            } => CubeAnalysis::play_value(after, p, holder, cube, score),
+        }
+    }
+
+    /// Its name in reports: `cubeless equity`, `cubeful equity` or `match equity`.
+    #[must_use]
+    pub const fn describe(self) -> &'static str {
+        match self {
+            PlayWorth::Cubeless => "cubeless equity",
+            PlayWorth::Cubeful(_) => "cubeful equity",
+            PlayWorth::Match { .. } => "match equity",
+        }
+    }
+}
+
 /// The quantities of Janowski's model for one position.
 #[derive(Debug, Clone, Copy)]
 struct Values {

@@ -14,7 +14,7 @@ use tavla_core::{GameState, PlayList, Position, Roll, Rules};
 use tavla_player::Player;
 
 use crate::bearoff::BearoffRace;
-use crate::cube::{self, best_cube_action, cube_efficiency, CubeAnalysis, CubeHolder};
+use crate::cube::{self, best_cube_action, cube_efficiency, CubeAnalysis, CubeHolder, PlayWorth};
 use crate::evaluator::{EncodedBatch, Evaluator};
 use crate::met::MatchScore;
 use crate::probs::Probabilities;
@@ -867,22 +867,16 @@ impl Player for NeuralPlayer {
         if plays.len() <= 1 {
             return 0;
         }
-        match MatchScore::of(state, state.turn) {
-            None if state.cube.log2 > 0 && !self.cubeless_plays => {
-                let holder = CubeHolder::of(state);
-                self.search
-                    .choose_by(plays, self.ply, &mut self.ranked, |after, p| {
-                        CubeAnalysis::money_play_value(after, p, holder)
-                    })
+        match PlayWorth::of(state) {
+            PlayWorth::Cubeless => self.search.choose(plays, self.ply, &mut self.ranked),
+            PlayWorth::Cubeful(_) if self.cubeless_plays => {
+                self.search.choose(plays, self.ply, &mut self.ranked)
             }
-            None => self.search.choose(plays, self.ply, &mut self.ranked),
-            Some(score) => {
-                let (holder, cube) = (CubeHolder::of(state), state.cube.value());
-                self.search
-                    .choose_by(plays, self.ply, &mut self.ranked, |after, p| {
-                        CubeAnalysis::play_value(after, p, holder, cube, score)
-                    })
-            }
+            worth => self
+                .search
+                .choose_by(plays, self.ply, &mut self.ranked, |after, p| {
+                    worth.value(after, p)
+                }),
         }
     }
 
