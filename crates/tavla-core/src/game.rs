@@ -1,5 +1,8 @@
 //! The game state around a position: dice, cube, score and the match rules.
 
+use std::fmt;
+use std::str::FromStr;
+
 use crate::{BySide, Position, Roll, Side};
 
 /// Who owns the cube.
@@ -141,6 +144,101 @@ impl GameState {
     }
 }
 
+/// A resignation: what the resigning side offers to lose, before the cube (the opponent wins
+/// [`Resign::points_in`] when it accepts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Resign {
+    /// A single game: 1 point times the cube.
+    Single = 1,
+    /// A gammon: 2 points times the cube.
+    Gammon = 2,
+    /// A backgammon: 3 points times the cube.
+    Backgammon = 3,
+}
+
+impl Resign {
+    /// The three levels, from the smallest.
+    pub const ALL: [Resign; 3] = [Resign::Single, Resign::Gammon, Resign::Backgammon];
+
+    /// 1, 2 or 3.
+    #[must_use]
+    pub const fn level(self) -> u32 {
+        self as u32
+    }
+
+    /// The points the opponent of the resigning side wins when it accepts in `state`: the level
+    /// times the cube, except that in money play under the Jacoby rule with the cube still in
+    /// the middle a gammon or backgammon would count single, so any level is worth one point.
+    #[must_use]
+    pub fn points_in(self, state: &GameState) -> u32 {
+        let jacoby_single =
+            state.is_money() && state.jacoby && state.cube.owner == CubeOwner::Centre;
+        let level = if jacoby_single { 1 } else { self.level() };
+        level * state.cube.value()
+    }
+
+    /// The most the side on roll of `pos` (the resigning side's view) can still lose, before
+    /// the cube: a single game once it has borne off a checker; a backgammon while it has a
+    /// checker on the bar or in the opponent's home board (its points 19 to 24); else a gammon.
+    /// A resignation at this level or above gives the opponent all it can still win.
+    #[must_use]
+    pub fn worst_for(pos: &Position) -> Resign {
+        let board = pos.signed_board();
+        if pos.off() > 0 {
+            Resign::Single
+        } else if pos.bar() > 0 || board[19..=24].iter().any(|&n| n > 0) {
+            Resign::Backgammon
+        } else {
+            Resign::Gammon
+        }
+    }
+
+    /// `a single game`, `a gammon` or `a backgammon`.
+    #[must_use]
+    pub const fn describe(self) -> &'static str {
+        match self {
+            Resign::Single => "a single game",
+            Resign::Gammon => "a gammon",
+            Resign::Backgammon => "a backgammon",
+        }
+    }
+}
+
+impl fmt::Display for Resign {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Resign::Single => "single",
+            Resign::Gammon => "gammon",
+            Resign::Backgammon => "backgammon",
+        })
+    }
+}
+
+impl FromStr for Resign {
+    type Err = ParseResignError;
+
+    /// `single` (also `normal`, `s`, `n`, `1`), `gammon` (`g`, `2`) or `backgammon` (`bg`,
+    /// `b`, `3`), in any case.
+    fn from_str(s: &str) -> Result<Resign, ParseResignError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "single" | "normal" | "s" | "n" | "1" => Ok(Resign::Single),
+            "gammon" | "g" | "2" => Ok(Resign::Gammon),
+            "backgammon" | "bg" | "b" | "3" => Ok(Resign::Backgammon),
+            _ => Err(ParseResignError {
+                input: s.to_string(),
+            }),
+        }
+    }
+}
+
+/// Text that names no resignation level.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{input:?} is not a resignation level: single, gammon or backgammon")]
+pub struct ParseResignError {
+    /// The text given.
+    pub input: String,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,5 +255,53 @@ mod tests {
         assert!(g.is_post_crawford());
         assert_eq!(g.cube.value(), 1);
         assert_eq!(g.checkers_of(Side::O)[5], 5);
+    }
+
+    #[test]
+    fn resignations_are_read_valued_and_bounded() {
+        for (text, level) in [
+            ("single", Resign::Single),
+            ("Normal", Resign::Single),
+            ("g", Resign::Gammon),
+            (" BG ", Resign::Backgammon),
+            ("3", Resign::Backgammon),
+        ] {
+            assert_eq!(text.parse::<Resign>(), Ok(level), "{text}");
+        }
+        let e = "double".parse::<Resign>().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "\"double\" is not a resignation level: single, gammon or backgammon"
+        );
+        assert_eq!(Resign::ALL.map(Resign::level), [1, 2, 3]);
+        assert_eq!(Resign::Gammon.to_string(), "gammon");
+
+        let mut g = GameState::money(Position::START);
+        g.cube.log2 = 2;
+        g.cube.owner = CubeOwner::Side(Side::O);
+        assert_eq!(Resign::Gammon.points_in(&g), 8);
+        g.jacoby = true;
+        assert_eq!(Resign::Backgammon.points_in(&g), 12, "the cube was turned");
+        g.cube = Cube::default();
+        assert_eq!(Resign::Backgammon.points_in(&g), 1, "Jacoby, centred cube");
+        g.match_length = 7;
+        assert_eq!(
+            Resign::Backgammon.points_in(&g),
+            3,
+            "no Jacoby rule in a match"
+        );
+
+        // At the start the side on roll has checkers in the opponent's home board.
+        assert_eq!(Resign::worst_for(&Position::START), Resign::Backgammon);
+        // All fifteen on its own 6-point, none off: a gammon at worst.
+        let mut b = [0i8; 26];
+        b[6] = 15;
+        b[20] = -15;
+        let pos = Position::try_from(b).unwrap();
+        assert_eq!(Resign::worst_for(&pos), Resign::Gammon);
+        // One off: a single game.
+        b[6] = 14;
+        let pos = Position::try_from(b).unwrap();
+        assert_eq!(Resign::worst_for(&pos), Resign::Single);
     }
 }

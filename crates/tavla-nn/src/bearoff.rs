@@ -20,7 +20,10 @@
 //!   with every checker in its own home board.
 //!
 //! [`BearoffRace::probe`] uses the exact database where it covers the position and the
-//! one-sided one otherwise.
+//! one-sided one otherwise. Before either, it looks for a side on roll that bears off all its
+//! checkers with every roll ([`BearoffRace::wins_this_roll`]): that game is decided whatever
+//! the opponent's position, which the databases need not cover (a gammon saved or not, the
+//! last rolls of a bearoff against checkers still coming home).
 
 use tavla_bearoff::{DbError, OneSided, OneSidedDb, RollDistribution, TwoSidedDb};
 use tavla_core::Position;
@@ -130,11 +133,49 @@ impl BearoffRace {
     /// databases hold, or a finished game).
     #[must_use]
     pub fn probe(&self, pos: &Position) -> Option<Probabilities> {
+        if let Some(p) = self.wins_this_roll(pos) {
+            return Some(p);
+        }
         let (mine, theirs) = home_boards(pos)?;
         let me = OneSided::new(&mine).ok()?;
         let opp = OneSided::new(&theirs).ok()?;
         self.exact(&me, &opp)
             .or_else(|| self.one_sided_estimate(&me, &opp))
+    }
+
+    /// The exact result when the side on roll of `pos` bears off all its checkers with every
+    /// roll (its checkers all home, and the one-sided database says one roll always does it),
+    /// whatever the opponent's position: a win, a gammon when the opponent has borne off
+    /// none, a backgammon when in addition it has a checker on the bar or in the winner's home
+    /// board. `None` otherwise.
+    #[must_use]
+    pub fn wins_this_roll(&self, pos: &Position) -> Option<Probabilities> {
+        let db = self.one_sided.as_ref()?;
+        if pos.is_game_over() || pos.bar() > 0 {
+            return None;
+        }
+        let b = pos.signed_board();
+        if b[7..=24].iter().any(|&n| n > 0) {
+            return None;
+        }
+        let mut mine = [0u8; 6];
+        for (m, &n) in mine.iter_mut().zip(&b[1..=6]) {
+            *m = n.max(0) as u8;
+        }
+        let entry = db.lookup(&OneSided::new(&mine).ok()?).ok()?;
+        if entry.distribution.max_rolls() != 1 {
+            return None;
+        }
+        let gammon = pos.opponent_off() == 0;
+        let backgammon = gammon && (pos.opponent_bar() > 0 || b[1..=6].iter().any(|&n| n < 0));
+        let share = |yes: bool| if yes { 1.0 } else { 0.0 };
+        Some(Probabilities {
+            win: 1.0,
+            win_gammon: share(gammon),
+            win_backgammon: share(backgammon),
+            lose_gammon: 0.0,
+            lose_backgammon: 0.0,
+        })
     }
 
     /// The exact probabilities of `pos` for the side on roll, when the two-sided database

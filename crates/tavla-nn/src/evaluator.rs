@@ -52,7 +52,8 @@ impl Evaluator for Weights {
         let phase = phase(pos);
         let net = self.network(phase);
         net.hidden_sums(&x, &mut hidden, self.rows16(phase));
-        Probabilities::from_array(net.outputs_from_sums(&mut hidden)).consistent()
+        let p = Probabilities::from_array(net.outputs_from_sums(&mut hidden)).consistent();
+        Possible::of(pos, phase).apply(p)
     }
 
     /// As the trait's, but incrementally (see `Weights::evaluate_similar`).
@@ -77,8 +78,9 @@ impl Evaluator for Weights {
 #[derive(Clone, Default)]
 pub(crate) struct EncodedBatch {
     inputs: Vec<[f32; NUM_INPUTS]>,
-    /// Per position: its phase, or its exact value when the game is over.
-    items: Vec<Result<Phase, Probabilities>>,
+    /// Per position: its phase and possible results, or its exact value when the game is
+    /// over.
+    items: Vec<Result<(Phase, Possible), Probabilities>>,
 }
 
 impl EncodedBatch {
@@ -91,7 +93,8 @@ impl EncodedBatch {
                 Some(outcome) => Err(Probabilities::from_outcome(outcome)),
                 None => {
                     encode(pos, x);
-                    Ok(phase(pos))
+                    let phase = phase(pos);
+                    Ok((phase, Possible::of(pos, phase)))
                 }
             });
         }
@@ -158,7 +161,7 @@ impl Weights {
     /// them). The values agree with [`Evaluator::evaluate`] to rounding.
     fn evaluate_similar(
         &self,
-        item: impl FnMut(usize, &mut [f32; NUM_INPUTS]) -> Result<Phase, Probabilities>,
+        item: impl FnMut(usize, &mut [f32; NUM_INPUTS]) -> Result<(Phase, Possible), Probabilities>,
         out: &mut [Probabilities],
     ) {
         SCRATCH.with_borrow_mut(|scratch| self.evaluate_similar_in(scratch, item, out));
@@ -168,7 +171,7 @@ impl Weights {
     fn evaluate_similar_in(
         &self,
         scratch: &mut Scratch,
-        mut item: impl FnMut(usize, &mut [f32; NUM_INPUTS]) -> Result<Phase, Probabilities>,
+        mut item: impl FnMut(usize, &mut [f32; NUM_INPUTS]) -> Result<(Phase, Possible), Probabilities>,
         out: &mut [Probabilities],
     ) {
         let Scratch {
@@ -179,23 +182,23 @@ impl Weights {
         } = scratch;
         let mut have_ref = [false; Phase::ALL.len()];
         let mut x = [0.0f32; NUM_INPUTS];
-        let mut block_at = [0usize; BATCH];
+        let mut block_at = [(0usize, Possible::ALL); BATCH];
         let mut block_phase = Phase::Contact;
         let mut n = 0;
         let flush = |phase: Phase,
                      block: &mut [[f32; MAX_HIDDEN]],
-                     at: &[usize],
+                     at: &[(usize, Possible)],
                      out: &mut [Probabilities]| {
             let mut y = [[0.0f32; NUM_OUTPUTS]; BATCH];
             self.network(phase)
                 .outputs_batch(block, &mut y[..block.len()]);
-            for (&i, y) in at.iter().zip(&y) {
-                out[i] = Probabilities::from_array(*y).consistent();
+            for (&(i, possible), y) in at.iter().zip(&y) {
+                out[i] = possible.apply(Probabilities::from_array(*y).consistent());
             }
         };
         for i in 0..out.len() {
-            let phase = match item(i, &mut x) {
-                Ok(phase) => phase,
+            let (phase, possible) = match item(i, &mut x) {
+                Ok(item) => item,
                 Err(exact) => {
                     out[i] = exact;
                     continue;
@@ -218,7 +221,7 @@ impl Weights {
                 ref_sums[k][..nh].copy_from_slice(&sums[..nh]);
                 have_ref[k] = true;
             }
-            block_at[n] = i;
+            block_at[n] = (i, possible);
             block_phase = phase;
             n += 1;
         }
@@ -236,12 +239,66 @@ impl Weights {
                     Some(outcome) => Err(Probabilities::from_outcome(outcome)),
                     None => {
                         encode(&pos, x);
-                        Ok(phase(&pos))
+                        let phase = phase(&pos);
+                        Ok((phase, Possible::of(&pos, phase)))
                     }
                 }
             },
             out,
         );
+    }
+}
+
+/// Which gammons and backgammons can still happen in a position, by its structure: a side
+/// that has borne off a checker cannot lose a gammon; in a race (no contact, so no checker can
+/// be sent back) a side with no checker in the opponent's home board cannot lose a
+/// backgammon. The networks' outputs for results that cannot happen are set to 0 (they are
+/// small sigmoids, not zeros: up to a tenth of a point in self-play, in about one position in
+/// twenty).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Possible {
+    win_gammon: bool,
+    win_backgammon: bool,
+    lose_gammon: bool,
+    lose_backgammon: bool,
+}
+
+impl Possible {
+    /// Everything possible.
+    const ALL: Possible = Possible {
+        win_gammon: true,
+        win_backgammon: true,
+        lose_gammon: true,
+        lose_backgammon: true,
+    };
+
+    /// The results still possible in `pos` (for the side on roll), whose phase is `phase`.
+    pub(crate) fn of(pos: &Position, phase: Phase) -> Possible {
+        let b = pos.signed_board();
+        let race = phase == Phase::Race;
+        Possible {
+            win_gammon: pos.opponent_off() == 0,
+            win_backgammon: pos.opponent_off() == 0 && !(race && !b[1..=6].iter().any(|&n| n < 0)),
+            lose_gammon: pos.off() == 0,
+            lose_backgammon: pos.off() == 0 && !(race && !b[19..=24].iter().any(|&n| n > 0)),
+        }
+    }
+
+    /// `p` with the impossible results taken out.
+    pub(crate) fn apply(self, mut p: Probabilities) -> Probabilities {
+        if !self.win_gammon {
+            p.win_gammon = 0.0;
+        }
+        if !self.win_backgammon {
+            p.win_backgammon = 0.0;
+        }
+        if !self.lose_gammon {
+            p.lose_gammon = 0.0;
+        }
+        if !self.lose_backgammon {
+            p.lose_backgammon = 0.0;
+        }
+        p
     }
 }
 

@@ -45,6 +45,7 @@ pub mod met;
 mod net;
 pub mod optim;
 mod probs;
+pub mod resign;
 pub mod rollout;
 pub mod search;
 pub mod supervised;

@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use tavla_core::{GameState, PlayList, Position, Roll, Rules};
+use tavla_core::{GameState, PlayList, Position, Resign, Roll, Rules};
 use tavla_player::Player;
 
 use crate::bearoff::BearoffRace;
@@ -18,6 +18,7 @@ use crate::cube::{self, best_cube_action, cube_efficiency, CubeAnalysis, CubeHol
 use crate::evaluator::{EncodedBatch, Evaluator};
 use crate::met::MatchScore;
 use crate::probs::Probabilities;
+use crate::resign::ResignationWorth;
 use crate::weights::{Weights, WeightsError};
 
 /// Deepest supported search.
@@ -888,9 +889,14 @@ impl Player for NeuralPlayer {
         if !state.may_double() {
             return false;
         }
-        self.search
-            .cube_decision(state, self.cube_ply)
-            .is_some_and(|a| a.action.doubles())
+        let Some(a) = self.search.cube_decision(state, self.cube_ply) else {
+            return false;
+        };
+        if state.beavers && state.is_money() && a.double_take < 0.0 {
+            // The opponent would beaver: the double is played for twice as much.
+            return 2.0 * a.double_take > a.no_double;
+        }
+        a.action.doubles()
     }
 
     /// Takes when taking loses no more than passing, by [`Search::cube_decision`] from the
@@ -905,6 +911,50 @@ impl Player for NeuralPlayer {
         self.search
             .cube_decision(&doubler, self.cube_ply)
             .is_none_or(|a| a.opponent_takes())
+    }
+
+    /// Beavers when the double just taken is wrong: after it the game is worth more to the
+    /// taker than nothing, by [`Search::cube_decision`] from the doubler's side at the
+    /// player's cube ply (money play with beavers only).
+    fn beavers(&mut self, state: &GameState) -> bool {
+        if !state.beavers || !state.is_money() {
+            return false;
+        }
+        let doubler = GameState {
+            position: state.position.flip(),
+            turn: state.turn.other(),
+            ..*state
+        };
+        self.search
+            .cube_decision(&doubler, self.cube_ply)
+            .is_some_and(|a| a.double_take < 0.0)
+    }
+
+    /// Offers the smallest resignation worth as much as playing on
+    /// ([`Search::resignation_worth`] at the player's ply), when there is one. A 0-ply look
+    /// first spares the search in the positions, nearly all, where resigning is far from
+    /// right.
+    fn resigns(&mut self, state: &GameState, cube: bool) -> Option<Resign> {
+        let quick = self.search.resignation_worth(state, cube, 0);
+        let slack = ResignationWorth {
+            tolerance: 25.0 * quick.tolerance,
+            ..quick
+        };
+        slack.offer()?;
+        if self.ply == 0 {
+            return quick.offer();
+        }
+        self.search.resignation_worth(state, cube, self.ply).offer()
+    }
+
+    /// Accepts when the resignation gives it as much as playing on
+    /// ([`Search::resignation_worth`] at the player's ply), or all it can still win.
+    fn accepts_resignation(&mut self, state: &GameState, cube: bool, offered: Resign) -> bool {
+        offered >= Resign::worst_for(&state.position)
+            || self
+                .search
+                .resignation_worth(state, cube, self.ply)
+                .accepts(offered)
     }
 }
 

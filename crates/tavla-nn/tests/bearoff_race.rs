@@ -169,3 +169,59 @@ fn the_databases_are_closer_to_exact_than_the_race_network() {
     );
     assert!(estimate < net / 2.0, "one-sided {estimate}, network {net}");
 }
+
+fn board(cells: &[(usize, i8)]) -> Position {
+    let mut b = [0i8; 26];
+    for &(i, n) in cells {
+        b[i] = n;
+    }
+    Position::try_from(b).unwrap()
+}
+
+#[test]
+fn a_side_that_bears_off_with_every_roll_wins_exactly_whatever_the_opponent_has() {
+    let race = BearoffRace::default_databases().unwrap();
+    // Two on the ace point: every roll bears both off. The opponent, with five off, loses a
+    // single game; with none off and fifteen on its 13-point, a gammon; with one of them on
+    // the bar, a backgammon. The databases do not cover these (the opponent is not home).
+    let single = board(&[(1, 2), (12, -10)]);
+    let gammon = board(&[(1, 2), (12, -15)]);
+    let backgammon = board(&[(1, 2), (12, -14), (0, -1)]);
+    for (pos, equity) in [(single, 1.0), (gammon, 2.0), (backgammon, 3.0)] {
+        let p = race.probe(&pos).expect("a sure win");
+        assert_eq!(p.equity(), equity, "{p:?}");
+        // The opponent on roll instead: not a sure thing, and not covered.
+        assert_eq!(race.probe(&pos.flip()), None);
+    }
+    // 2-1 leaves one of these three checkers: not sure.
+    assert_eq!(race.wins_this_roll(&board(&[(1, 3), (12, -15)])), None);
+    // 2-1 bears off a checker on the 2-point and one on the ace point.
+    let p = race.wins_this_roll(&board(&[(1, 1), (2, 1), (12, -15)]));
+    assert_eq!(p.map(|p| p.equity()), Some(2.0));
+}
+
+#[test]
+fn results_that_cannot_happen_are_valued_at_zero() {
+    let w = Weights::default_weights();
+    // The side on roll has borne off a checker: it cannot lose a gammon.
+    let p = w.evaluate(&board(&[(10, 14), (24, -1)]));
+    assert_eq!((p.lose_gammon, p.lose_backgammon), (0.0, 0.0), "{p:?}");
+    // A race with none of its checkers in the opponent's home board: no backgammon loss (the
+    // network alone says about two in three here); a gammon is nearly sure.
+    let p = w.evaluate(&board(&[(10, 15), (24, -1)]));
+    assert_eq!(p.lose_backgammon, 0.0, "{p:?}");
+    assert!(p.lose_gammon > 0.95, "{p:?}");
+    // The same in a batch of plays (seen from the mover, the opponent on roll).
+    let mut plays = tavla_core::PlayList::new();
+    // The mover is far ahead in a race with no opponent checker in its home board: no
+    // backgammon win.
+    board(&[(1, 1), (8, 1), (12, -15)])
+        .legal_plays(tavla_core::Roll::from_values(2, 1), &mut plays);
+    let mut out = vec![Probabilities::default(); plays.len()];
+    w.evaluate_plays(plays.positions(), &mut out);
+    for (after, p) in plays.positions().iter().zip(&out) {
+        let direct = w.evaluate(&after.flip()).flip();
+        assert_eq!(p.win_backgammon, 0.0, "{p:?}");
+        assert!(max_diff(p, &direct) < 1e-5);
+    }
+}

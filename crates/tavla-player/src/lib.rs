@@ -19,7 +19,7 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use tavla_core::{GameState, PlayList, Roll};
+use tavla_core::{GameState, PlayList, Resign, Roll};
 
 /// A decision maker.
 ///
@@ -48,6 +48,30 @@ pub trait Player: Send {
         true
     }
 
+    /// Whether to beaver a double just taken (money play with beavers, `state.beavers`): to
+    /// redouble at once, keeping the cube, so the game is played for four times the cube before
+    /// the double. Asked after [`Player::accepts_double`] said take, with the same `state`.
+    /// Players without judgement never beaver.
+    fn beavers(&mut self, _state: &GameState) -> bool {
+        false
+    }
+
+    /// Whether to resign now, before rolling, and at what level. `state.position` is seen from
+    /// the player, on roll; `cube` says whether the cube is in play (in money play it may not
+    /// be). Players without judgement never resign.
+    fn resigns(&mut self, _state: &GameState, _cube: bool) -> Option<Resign> {
+        None
+    }
+
+    /// Whether to accept the opponent's offer to resign `offered`. `state` is the game as the
+    /// resigning side sees it: it is on roll (`state.turn`, `state.position` from its side),
+    /// with the dice rolled or not; `cube` says whether the cube is in play. By default a
+    /// player accepts when the offer is all the resigning side can still lose
+    /// ([`Resign::worst_for`]), which playing on could not beat.
+    fn accepts_resignation(&mut self, state: &GameState, _cube: bool, offered: Resign) -> bool {
+        offered >= Resign::worst_for(&state.position)
+    }
+
     /// Takes the first failure since the last call, for players that can fail without the
     /// decision methods being able to say so: an external engine that died, timed out or
     /// answered an illegal play (`tavla_protocol::UbgiPlayer`). Such a player still returns a
@@ -73,6 +97,15 @@ impl<P: Player + ?Sized> Player for Box<P> {
     }
     fn accepts_double(&mut self, state: &GameState) -> bool {
         (**self).accepts_double(state)
+    }
+    fn beavers(&mut self, state: &GameState) -> bool {
+        (**self).beavers(state)
+    }
+    fn resigns(&mut self, state: &GameState, cube: bool) -> Option<Resign> {
+        (**self).resigns(state, cube)
+    }
+    fn accepts_resignation(&mut self, state: &GameState, cube: bool, offered: Resign) -> bool {
+        (**self).accepts_resignation(state, cube, offered)
     }
     fn take_failure(&mut self) -> Option<Box<dyn std::error::Error + Send + Sync>> {
         (**self).take_failure()
@@ -126,5 +159,21 @@ mod tests {
         assert_eq!(picks(3), picks(3));
         assert_ne!(picks(3), picks(4));
         assert!(picks(5).iter().all(|&i| i < plays.len()));
+    }
+
+    #[test]
+    fn without_judgement_a_player_accepts_only_all_that_can_be_lost() {
+        let mut p = RandomPlayer::new(1);
+        let start = GameState::money(Position::START);
+        assert_eq!(p.resigns(&start, true), None);
+        assert!(!p.beavers(&start));
+        assert!(!p.accepts_resignation(&start, true, Resign::Gammon));
+        assert!(p.accepts_resignation(&start, true, Resign::Backgammon));
+        // The resigning side has borne off a checker: a single game is all it can lose.
+        let mut b = [0i8; 26];
+        b[3] = 14;
+        b[22] = -15;
+        let off = GameState::money(Position::try_from(b).unwrap());
+        assert!(p.accepts_resignation(&off, false, Resign::Single));
     }
 }
