@@ -19,7 +19,9 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use tavla_core::{BySide, CubeOwner, Dice, GameState, PlayList, Position, Roll, Rules, Side};
+use tavla_core::{
+    BySide, CubeOwner, Dice, GameState, PlayList, Position, Resign, Roll, Rules, Side,
+};
 use tavla_nn::cube::{CubeHolder, PlayWorth};
 use tavla_nn::{RankedPlay, Search, Weights};
 use tavla_notation::mat::{Action, GameRecord, MatchRecord};
@@ -27,6 +29,10 @@ use tavla_notation::{format_pretty, PlayText, ResolvePlayError};
 use tavla_player::Player;
 
 use crate::players::PlayerSpec;
+
+/// The record's columns: the person left, the engine right.
+const PERSON: usize = 0;
+const ENGINE: usize = 1;
 
 /// Plays shown by `hint`.
 const HINT_PLAYS: usize = 3;
@@ -70,11 +76,16 @@ pub struct PlayArgs {
     /// Your name in the saved record.
     #[arg(long, value_name = "NAME", default_value = "player")]
     name: String,
-    /// Play with the doubling cube (money play, no Jacoby rule, no beavers): before your roll,
-    /// when you may double, Enter rolls and `double` doubles; the engine doubles, takes and
-    /// passes by its own cube decisions.
+    /// Play with the doubling cube (money play, no Jacoby rule): before your roll, when you
+    /// may double, Enter rolls and `double` doubles; the engine doubles, takes and passes by
+    /// its own cube decisions.
     #[arg(long)]
     cube: bool,
+    /// With --cube: beavers are allowed. A side doubled may take and at once redouble,
+    /// keeping the cube (`beaver` at the take prompt); the engine beavers a double it finds
+    /// wrong. No raccoons.
+    #[arg(long, requires = "cube", conflicts_with = "match_length")]
+    beavers: bool,
     /// Play a match to N points instead of one money game, with the cube and the Crawford
     /// rule; the engine plays and doubles by match equity. Game g's dice come from seed S + g - 1.
     #[arg(long = "match", value_name = "N",
@@ -93,6 +104,8 @@ pub struct Setting {
     pub score: BySide<u32>,
     /// This is the Crawford game (no doubling).
     pub crawford: bool,
+    /// Money play with the cube: beavers are allowed.
+    pub beavers: bool,
 }
 
 impl Setting {
@@ -104,6 +117,7 @@ impl Setting {
             match_length: 0,
             score: BySide::default(),
             crawford: false,
+            beavers: false,
         }
     }
 }
@@ -156,7 +170,10 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
             &mut *engine,
             seed,
             args.side.into(),
-            Setting::money(args.cube),
+            Setting {
+                beavers: args.beavers,
+                ..Setting::money(args.cube)
+            },
             &mut game,
         )?;
         record.games.push(game);
@@ -225,6 +242,7 @@ pub fn run_match<R: BufRead, W: Write>(
             match_length: length,
             score,
             crawford,
+            beavers: false,
         };
         let mut game = GameRecord::new(g, [*score.get(human), *score.get(!human)]);
         let end = run_game(
@@ -263,13 +281,25 @@ enum Command {
     Board,
     Help,
     Quit,
+    /// `resign [single|gammon|backgammon]`, or the error reading the level.
+    Resign(Result<Resign, tavla_core::ParseResignError>),
     Move(String),
     Empty,
 }
 
 fn command(line: &str) -> Command {
     let text = line.trim();
-    match text.to_ascii_lowercase().as_str() {
+    let lower = text.to_ascii_lowercase();
+    let mut words = lower.split_whitespace();
+    if words.next() == Some("resign") {
+        let level = words.collect::<Vec<_>>().join(" ");
+        return Command::Resign(if level.is_empty() {
+            Ok(Resign::Single)
+        } else {
+            level.parse()
+        });
+    }
+    match lower.as_str() {
         "" => Command::Empty,
         "hint" | "h" | "?" => Command::Hint,
         "board" | "b" => Command::Board,
@@ -285,10 +315,13 @@ Commands:
   hint   the engine's best plays for your roll, with their equities (before a roll or when
          doubled, with --cube: the engine's cube decision)
   board  draw the board again
+  resign [single|gammon|backgammon]
+         offer to resign (a single game if no level is named); the engine accepts or rejects
   help   this text
   quit   abandon the game
 With --cube, before your roll: Enter (or `roll`) rolls, `double` doubles; when doubled:
-  `take` or `pass`.";
+  `take` or `pass` (with --beavers, also `beaver`). When the engine offers to resign:
+  `accept` or `reject`.";
 
 /// The dice: one ChaCha8 stream.
 struct DiceRng(ChaCha8Rng);
@@ -374,6 +407,8 @@ pub fn run_game<R: BufRead, W: Write>(
     let mut search: Option<Search> = None;
     let mut ranked: Vec<RankedPlay> = Vec::new();
     let bot = !human;
+    // The highest resignation of the engine's the person has rejected in this game.
+    let mut rejected: Option<Resign> = None;
     engine.new_game();
     writeln!(
         out,
@@ -418,6 +453,7 @@ pub fn run_game<R: BufRead, W: Write>(
         state.match_length = setting.match_length;
         state.score = setting.score;
         state.crawford = setting.crawford;
+        state.beavers = setting.beavers && setting.match_length == 0;
         break (state, Roll::from_values(h, b));
     };
     loop {
@@ -469,6 +505,20 @@ pub fn run_game<R: BufRead, W: Write>(
                                 let text = format_pretty(&pos, &plays.play(r.index));
                                 let eq = value(&plays.positions()[r.index], r.probs);
                                 writeln!(out, "  {}. {text:<24}  eq {eq:+.3}", i + 1)?;
+                            }
+                        }
+                        Command::Resign(Err(e)) => writeln!(out, "Cannot resign: {e}.")?,
+                        Command::Resign(Ok(level)) => {
+                            let mut ctx = Between {
+                                input: &mut input,
+                                out: &mut out,
+                                engine: &mut *engine,
+                                human,
+                                search: &mut search,
+                                cube,
+                            };
+                            if let Some(end) = ctx.person_resigns(&state, level, record)? {
+                                return Ok(end);
                             }
                         }
                         Command::Move(text) => match text.parse::<PlayText>() {
@@ -551,14 +601,20 @@ pub fn run_game<R: BufRead, W: Write>(
         state.position = after.flip();
         state.turn = !state.turn;
         state.dice = Dice::NotRolled;
+        let mut ctx = Between {
+            input: &mut input,
+            out: &mut out,
+            engine: &mut *engine,
+            human,
+            search: &mut search,
+            cube,
+        };
+        if state.turn == bot {
+            if let Some(end) = ctx.engine_offers(&state, &mut rejected, record)? {
+                return Ok(end);
+            }
+        }
         if cube && state.may_double() {
-            let mut ctx = CubeContext {
-                input: &mut input,
-                out: &mut out,
-                engine: &mut *engine,
-                human,
-                search: &mut search,
-            };
             if let Some(end) = ctx.cube_turn(&mut state, record)? {
                 return Ok(end);
             }
@@ -590,29 +646,47 @@ fn finish(
     Ok(GameEnd::Finished { winner, points })
 }
 
-/// Depth of the engine's cube decision shown by `hint` before a roll or when doubled.
+/// Depth of the engine's cube decision shown by `hint` before a roll or when doubled, and of
+/// its analysis of a resignation.
 const CUBE_HINT_PLY: u8 = 2;
 
-/// What a cube decision needs besides the game.
-struct CubeContext<'a, R, W> {
+/// What the questions between rolls (the cube, resignations) need besides the game.
+struct Between<'a, R, W> {
     input: &'a mut R,
     out: &'a mut W,
     engine: &'a mut dyn Player,
     human: Side,
     search: &'a mut Option<Search>,
+    /// The cube is in play.
+    cube: bool,
 }
 
-/// What the person typed at a cube question: the answer, or a command handled.
-enum CubeReply {
-    Yes,
-    No,
+/// What the person typed at a question: one of its answers (by index), or a command handled.
+enum Reply {
+    Answer(usize),
+    Resign(Resign),
     Ended(GameEnd),
     Again,
 }
 
-impl<R: BufRead, W: Write> CubeContext<'_, R, W> {
+/// What `hint` shows at a question.
+#[derive(Clone, Copy)]
+enum HintFor {
+    /// The engine's cube decision for the side on roll.
+    Cube,
+    /// The engine's view of a resignation offered by the side on roll.
+    Resignation(Resign),
+}
+
+impl<R: BufRead, W: Write> Between<'_, R, W> {
+    fn shared_search(&mut self) -> &mut Search {
+        self.search
+            .get_or_insert_with(|| Search::new(Weights::shared_default()))
+    }
+
     /// The cube decision of the side on roll of `state` (dice not rolled), and the answer to a
-    /// double. `Some` when the game ended: a double passed, or the person quit.
+    /// double. `Some` when the game ended: a double passed, a resignation accepted, or the
+    /// person quit.
     fn cube_turn(
         &mut self,
         state: &mut GameState,
@@ -624,11 +698,16 @@ impl<R: BufRead, W: Write> CubeContext<'_, R, W> {
             write!(self.out, "\n{}", draw(state, human))?;
             loop {
                 let prompt = format!("Cube at {value}: Enter to roll, `double` to double: ");
-                match self.ask(&prompt, &["roll", "r", ""], &["double", "d"], state)? {
-                    CubeReply::Yes => break false,
-                    CubeReply::No => break true,
-                    CubeReply::Ended(end) => return Ok(Some(end)),
-                    CubeReply::Again => {}
+                let answers: [&[&str]; 2] = [&["roll", "r", ""], &["double", "d"]];
+                match self.ask(&prompt, &answers, state, HintFor::Cube)? {
+                    Reply::Answer(k) => break k == 1,
+                    Reply::Resign(level) => {
+                        if let Some(end) = self.person_resigns(state, level, record)? {
+                            return Ok(Some(end));
+                        }
+                    }
+                    Reply::Ended(end) => return Ok(Some(end)),
+                    Reply::Again => {}
                 }
             }
         } else {
@@ -640,19 +719,26 @@ impl<R: BufRead, W: Write> CubeContext<'_, R, W> {
         let doubled = value * 2;
         let column = |side: Side| usize::from(side != human);
         record.push(column(doubler), Action::Double(doubled));
-        let takes = if doubler == human {
-            let mut asked = *state;
-            asked.position = state.position.flip();
-            asked.turn = !doubler;
-            asked.dice = Dice::DoubleOffered;
+        let taker = !doubler;
+        let mut asked = *state;
+        asked.position = state.position.flip();
+        asked.turn = taker;
+        asked.dice = Dice::DoubleOffered;
+        // 0 take, 1 pass, 2 beaver.
+        let answer = if doubler == human {
             let takes = self.engine.accepts_double(&asked);
-            let answer = if takes { "takes" } else { "passes" };
+            let beavers = takes && state.beavers && self.engine.beavers(&asked);
+            let (answer, word) = match (takes, beavers) {
+                (true, true) => (2, "takes and beavers: the cube is redoubled at once"),
+                (true, false) => (0, "takes"),
+                (false, _) => (1, "passes"),
+            };
             writeln!(
                 self.out,
-                "You double to {doubled}; {} {answer}.",
+                "You double to {doubled}; {} {word}.",
                 self.engine.name()
             )?;
-            takes
+            answer
         } else {
             writeln!(
                 self.out,
@@ -660,92 +746,204 @@ impl<R: BufRead, W: Write> CubeContext<'_, R, W> {
                 self.engine.name()
             )?;
             write!(self.out, "{}", draw(state, human))?;
+            let mut offered = *state;
+            offered.dice = Dice::DoubleOffered;
+            let answers: &[&[&str]] = if state.beavers {
+                &[&["take", "t"], &["pass", "p", "drop"], &["beaver"]]
+            } else {
+                &[&["take", "t"], &["pass", "p", "drop"]]
+            };
+            let prompt = if state.beavers {
+                "Take, pass or beaver? "
+            } else {
+                "Take or pass? "
+            };
             loop {
-                let mut offered = *state;
-                offered.dice = Dice::DoubleOffered;
-                match self.ask(
-                    "Take or pass? ",
-                    &["take", "t"],
-                    &["pass", "p", "drop"],
-                    &offered,
-                )? {
-                    CubeReply::Yes => break true,
-                    CubeReply::No => break false,
-                    CubeReply::Ended(end) => return Ok(Some(end)),
-                    CubeReply::Again => {}
+                match self.ask(prompt, answers, &offered, HintFor::Cube)? {
+                    Reply::Answer(k) => break k,
+                    Reply::Resign(_) => writeln!(
+                        self.out,
+                        "Answer the double first: passing loses {value} point{}.",
+                        if value == 1 { "" } else { "s" }
+                    )?,
+                    Reply::Ended(end) => return Ok(Some(end)),
+                    Reply::Again => {}
                 }
             }
         };
-        let taker = !doubler;
-        if takes {
+        if answer == 1 {
+            record.push(column(taker), Action::Drop);
+            record.push(column(doubler), Action::Wins(value));
+            let s = if value == 1 { "" } else { "s" };
+            writeln!(
+                self.out,
+                "Game over: {} ({doubler}) {value} point{s}: the double was passed.",
+                who_wins(doubler, human, self.engine)
+            )?;
+            return finish(self.out, self.engine, doubler, value).map(Some);
+        }
+        if answer == 2 {
+            // The beaver: the taker redoubles at once and keeps the cube; the doubler must
+            // accept it (gnubg records it as a double answered by a take).
+            record.push(column(taker), Action::Beaver(doubled * 2));
+            record.push(column(doubler), Action::Take);
+            state.cube.log2 += 2;
+            if taker == human {
+                writeln!(
+                    self.out,
+                    "You beaver: the cube is on {}, yours.",
+                    doubled * 2
+                )?;
+            }
+        } else {
             record.push(column(taker), Action::Take);
             state.cube.log2 += 1;
-            state.cube.owner = CubeOwner::Side(taker);
-            return Ok(None);
         }
-        record.push(column(taker), Action::Drop);
-        record.push(column(doubler), Action::Wins(value));
-        let s = if value == 1 { "" } else { "s" };
-        writeln!(
-            self.out,
-            "Game over: {} ({doubler}) {value} point{s}: the double was passed.",
-            who_wins(doubler, human, self.engine)
-        )?;
-        finish(self.out, self.engine, doubler, value).map(Some)
+        state.cube.owner = CubeOwner::Side(taker);
+        Ok(None)
     }
 
-    /// Asks `prompt` and reads a line: one of `yes` or `no`, or a command (`hint` shows the
-    /// engine's cube decision in `state`, seen from the side on roll).
+    /// The engine, on roll in `state` before it rolls, may offer to resign; the person
+    /// answers. `rejected` is the highest offer the person has rejected in this game: the
+    /// engine offers only more than that. `Some` when the game ended.
+    fn engine_offers(
+        &mut self,
+        state: &GameState,
+        rejected: &mut Option<Resign>,
+        record: &mut GameRecord,
+    ) -> Result<Option<GameEnd>> {
+        let Some(level) = self.engine.resigns(state, self.cube) else {
+            return Ok(None);
+        };
+        if rejected.is_some_and(|r| level <= r) {
+            return Ok(None);
+        }
+        let human = self.human;
+        let points = level.points_in(state);
+        let s = if points == 1 { "" } else { "s" };
+        write!(self.out, "\n{}", draw(state, human))?;
+        writeln!(
+            self.out,
+            "{} ({}) offers to resign {} ({points} point{s}).",
+            self.engine.name(),
+            state.turn,
+            level.describe()
+        )?;
+        let answers: [&[&str]; 2] = [&["accept", "a", "yes", "y"], &["reject", "r", "no", "n"]];
+        loop {
+            match self.ask(
+                "Accept or reject? ",
+                &answers,
+                state,
+                HintFor::Resignation(level),
+            )? {
+                Reply::Answer(0) => {
+                    record.push(PERSON, Action::Wins(points));
+                    writeln!(self.out, "Game over: you accept and win {points} point{s}.")?;
+                    return finish(self.out, self.engine, human, points).map(Some);
+                }
+                Reply::Answer(_) => {
+                    *rejected = Some(level);
+                    writeln!(self.out, "You reject the offer: play on.")?;
+                    return Ok(None);
+                }
+                Reply::Resign(_) => {
+                    writeln!(
+                        self.out,
+                        "Answer the engine's offer first: accept or reject."
+                    )?;
+                }
+                Reply::Ended(end) => return Ok(Some(end)),
+                Reply::Again => {}
+            }
+        }
+    }
+
+    /// The person, on roll in `state` (dice rolled or not), offers to resign `level`; the
+    /// engine accepts or rejects. `Some` when the game ended.
+    fn person_resigns(
+        &mut self,
+        state: &GameState,
+        level: Resign,
+        record: &mut GameRecord,
+    ) -> Result<Option<GameEnd>> {
+        let points = level.points_in(state);
+        let s = if points == 1 { "" } else { "s" };
+        let bot = !self.human;
+        if self.engine.accepts_resignation(state, self.cube, level) {
+            record.push(ENGINE, Action::Wins(points));
+            writeln!(
+                self.out,
+                "You resign {}; {} accepts. Game over: {} ({bot}) wins {points} point{s}.",
+                level.describe(),
+                self.engine.name(),
+                self.engine.name()
+            )?;
+            return finish(self.out, self.engine, bot, points).map(Some);
+        }
+        writeln!(
+            self.out,
+            "{} rejects your offer to resign {} ({points} point{s}): play on.",
+            self.engine.name(),
+            level.describe()
+        )?;
+        Ok(None)
+    }
+
+    /// Asks `prompt` and reads a line: one of the words of `answers` (its index is returned),
+    /// or a command (`hint` shows the engine's view of `state`, seen from the side on roll,
+    /// as `hint_for` says; `resign` is returned for the caller to handle).
     fn ask(
         &mut self,
         prompt: &str,
-        yes: &[&str],
-        no: &[&str],
+        answers: &[&[&str]],
         state: &GameState,
-    ) -> Result<CubeReply> {
+        hint_for: HintFor,
+    ) -> Result<Reply> {
         write!(self.out, "{prompt}")?;
         self.out.flush()?;
         let mut line = String::new();
         if self.input.read_line(&mut line)? == 0 {
             writeln!(self.out, "\nEnd of input: game abandoned.")?;
             self.out.flush()?;
-            return Ok(CubeReply::Ended(GameEnd::EndOfInput));
+            return Ok(Reply::Ended(GameEnd::EndOfInput));
         }
         let word = line.trim().to_ascii_lowercase();
-        if yes.contains(&word.as_str()) {
-            return Ok(CubeReply::Yes);
-        }
-        if no.contains(&word.as_str()) {
-            return Ok(CubeReply::No);
+        if let Some(k) = answers.iter().position(|a| a.contains(&word.as_str())) {
+            return Ok(Reply::Answer(k));
         }
         match command(&line) {
             Command::Quit => {
                 writeln!(self.out, "Game abandoned.")?;
                 self.out.flush()?;
-                return Ok(CubeReply::Ended(GameEnd::Quit));
+                return Ok(Reply::Ended(GameEnd::Quit));
             }
             Command::Help => writeln!(self.out, "{HELP}")?,
             Command::Board => write!(self.out, "{}", draw(state, self.human))?,
-            Command::Hint => self.cube_hint(state)?,
-            Command::Move(_) | Command::Empty => writeln!(
-                self.out,
-                "Cannot read `{}` here: `{}` or `{}`; type `help` for commands.",
-                line.trim(),
-                yes[0],
-                no[0]
-            )?,
+            Command::Hint => match hint_for {
+                HintFor::Cube => self.cube_hint(state)?,
+                HintFor::Resignation(level) => self.resignation_hint(state, level)?,
+            },
+            Command::Resign(Ok(level)) => return Ok(Reply::Resign(level)),
+            Command::Resign(Err(e)) => writeln!(self.out, "Cannot resign: {e}.")?,
+            Command::Move(_) | Command::Empty => {
+                let words: Vec<String> = answers.iter().map(|a| format!("`{}`", a[0])).collect();
+                writeln!(
+                    self.out,
+                    "Cannot read `{}` here: {}; type `help` for commands.",
+                    line.trim(),
+                    words.join(" or ")
+                )?;
+            }
         }
-        Ok(CubeReply::Again)
+        Ok(Reply::Again)
     }
 
     /// The engine's cube decision for the side on roll of `state`, and when a double is offered,
     /// whether the engine would take it.
     fn cube_hint(&mut self, state: &GameState) -> Result<()> {
-        let search = self
-            .search
-            .get_or_insert_with(|| Search::new(Weights::shared_default()));
         let holder = CubeHolder::of(state);
-        let Some(a) = search.cube_decision(state, CUBE_HINT_PLY) else {
+        let Some(a) = self.shared_search().cube_decision(state, CUBE_HINT_PLY) else {
             writeln!(self.out, "No cube decision here.")?;
             return Ok(());
         };
@@ -764,6 +962,36 @@ impl<R: BufRead, W: Write> CubeContext<'_, R, W> {
             writeln!(self.out, "  the engine would {answer}")?;
         }
         crate::nn_cmd::write_cube_rows(self.out, &a, holder == CubeHolder::OnRoll)?;
+        Ok(())
+    }
+
+    /// The engine's view, for the person, of the resignation `level` offered by the side on
+    /// roll of `state`: what playing on is worth, against what the offer gives.
+    fn resignation_hint(&mut self, state: &GameState, level: Resign) -> Result<()> {
+        let cube = self.cube;
+        let w = self
+            .shared_search()
+            .resignation_worth(state, cube, CUBE_HINT_PLY);
+        let offered = w.resigning[level as usize - 1];
+        if state.match_length == 0 {
+            writeln!(
+                self.out,
+                "The engine's analysis ({CUBE_HINT_PLY}-ply): playing on is worth {:+.3} points \
+                 to you, the offer {:+.3}: {}.",
+                -w.playing_on,
+                -offered,
+                if w.accepts(level) { "accept" } else { "reject" }
+            )?;
+        } else {
+            writeln!(
+                self.out,
+                "The engine's analysis ({CUBE_HINT_PLY}-ply): playing on gives you {:.1}% of \
+                 the match, the offer {:.1}%: {}.",
+                100.0 * (1.0 - w.playing_on),
+                100.0 * (1.0 - offered),
+                if w.accepts(level) { "accept" } else { "reject" }
+            )?;
+        }
         Ok(())
     }
 }
@@ -878,7 +1106,7 @@ mod tests {
             let prompt = text.lines().last().unwrap_or("");
             let cube = if prompt.starts_with("Cube at") {
                 Some(self.cube)
-            } else if prompt.starts_with("Take or pass?") {
+            } else if prompt.starts_with("Take or pass?") || prompt.starts_with("Take, pass") {
                 Some(self.answer)
             } else {
                 None
@@ -1136,5 +1364,209 @@ mod tests {
         }
         // Some of the matches had a Crawford game (the others jumped past 2).
         assert!(crawford_games > 0);
+    }
+
+    /// A random mover that offers to resign a single game whenever it is asked, and beavers
+    /// every double it takes.
+    struct Quitter(RandomPlayer);
+
+    impl Player for Quitter {
+        fn name(&self) -> String {
+            "quitter".into()
+        }
+        fn choose_play(&mut self, state: &GameState, roll: Roll, plays: &PlayList) -> usize {
+            self.0.choose_play(state, roll, plays)
+        }
+        fn beavers(&mut self, _state: &GameState) -> bool {
+            true
+        }
+        fn resigns(&mut self, _state: &GameState, _cube: bool) -> Option<Resign> {
+            Some(Resign::Single)
+        }
+    }
+
+    /// Runs one game of `engine` against the person's `input` lines; the end, the text, and
+    /// the record's replayed result.
+    fn scripted(
+        input: &str,
+        engine: &mut dyn Player,
+        seed: u64,
+        setting: Setting,
+    ) -> (GameEnd, String, Option<(usize, u32)>) {
+        let mut out = Vec::new();
+        let mut game = GameRecord::new(1, [0, 0]);
+        let end = run_game(
+            input.as_bytes(),
+            &mut out,
+            engine,
+            seed,
+            Side::X,
+            setting,
+            &mut game,
+        )
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let mut record = MatchRecord::new(0, ["player".into(), engine.name()]);
+        record.games.push(game);
+        let back = MatchRecord::parse(&record.to_mat().unwrap()).unwrap();
+        (end, text, back.games[0].replay().unwrap().result)
+    }
+
+    /// A seed where the person opens with 3-1 (its first prompt is a move, `8/5 6/5`).
+    fn person_opens() -> u64 {
+        (0..1000)
+            .find(|&s| {
+                let (_, text) = game("", s, Side::X);
+                text.contains("Opening roll: you (X) 3, random (O) 1.")
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn the_person_resigns_and_the_engine_answers() {
+        let seed = person_opens();
+        // Without judgement the engine accepts only all it can win: at the start, a
+        // backgammon. A bad level is an error, and play goes on.
+        let input = "resign\nresign triple\nresign backgammon\n";
+        let mut engine = RandomPlayer::new(seed);
+        let (end, text, result) = scripted(input, &mut engine, seed, Setting::money(false));
+        assert!(
+            text.contains("random rejects your offer to resign a single game (1 point): play on."),
+            "{text}"
+        );
+        assert!(
+            text.contains("Cannot resign: \"triple\" is not a resignation level"),
+            "{text}"
+        );
+        assert!(
+            text.contains("You resign a backgammon; random accepts."),
+            "{text}"
+        );
+        let won = GameEnd::Finished {
+            winner: Side::O,
+            points: 3,
+        };
+        assert_eq!(end, won, "{text}");
+        assert_eq!(
+            result,
+            Some((1, 3)),
+            "the record says the engine won 3: {text}"
+        );
+        // The neural engine accepts a single game at the start: more than it expects.
+        let mut neural = PlayerSpec::parse("neural")
+            .unwrap()
+            .create(seed, Rules::Standard)
+            .unwrap();
+        let (end, text, result) = scripted("resign\n", &mut *neural, seed, Setting::money(true));
+        assert!(text.contains("You resign a single game; "), "{text}");
+        assert_eq!(
+            end,
+            GameEnd::Finished {
+                winner: Side::O,
+                points: 1
+            },
+            "{text}"
+        );
+        assert_eq!(result, Some((1, 1)), "{text}");
+    }
+
+    #[test]
+    fn the_engine_offers_to_resign_once_a_level() {
+        let seed = person_opens();
+        // Rejected, the single game is not offered again; the person quits.
+        let (end, text, _) = scripted(
+            "hint\n8/5 6/5\nreject\nquit\n",
+            &mut Quitter(RandomPlayer::new(seed)),
+            seed,
+            Setting::money(true),
+        );
+        let mut offers = text.matches("quitter (O) offers to resign a single game (1 point).");
+        assert!(offers.next().is_some(), "{text}");
+        assert!(text.contains("You reject the offer: play on."), "{text}");
+        assert_eq!(offers.count(), 0, "{text}");
+        assert!(matches!(end, GameEnd::Quit | GameEnd::EndOfInput), "{text}");
+        // Accepted at once: the person wins a point, recorded.
+        let (end, text, result) = scripted(
+            "hint\n8/5 6/5\n hint\naccept\n",
+            &mut Quitter(RandomPlayer::new(seed)),
+            seed,
+            Setting::money(true),
+        );
+        assert!(
+            text.contains("Game over: you accept and win 1 point."),
+            "{text}"
+        );
+        assert!(
+            text.contains("The engine's analysis (2-ply): playing on is worth"),
+            "{text}"
+        );
+        assert_eq!(
+            end,
+            GameEnd::Finished {
+                winner: Side::X,
+                points: 1
+            },
+            "{text}"
+        );
+        assert_eq!(result, Some((0, 1)), "{text}");
+    }
+
+    #[test]
+    fn beavers_redouble_at_once_and_keep_the_cube() {
+        // The engine doubles at its first chance; the person beavers: the cube is on 4, the
+        // person's, and the engine cannot double again.
+        let setting = Setting {
+            beavers: true,
+            ..Setting::money(true)
+        };
+        let shared = Shared::default();
+        let mut person = HintFollower::new(shared.clone());
+        person.answer = "beaver";
+        let mut game = GameRecord::new(1, [0, 0]);
+        let end = run_game(
+            BufReader::with_capacity(64, person),
+            shared.clone(),
+            &mut Doubler(RandomPlayer::new(3)),
+            3,
+            Side::X,
+            setting,
+            &mut game,
+        )
+        .unwrap();
+        let text = String::from_utf8(shared.0.borrow().clone()).unwrap();
+        assert!(text.contains("Take, pass or beaver? "), "{text}");
+        assert!(
+            text.contains("You beaver: the cube is on 4, yours."),
+            "{text}"
+        );
+        assert_eq!(text.matches("doubles to").count(), 1, "{text}");
+        let GameEnd::Finished { points, .. } = end else {
+            panic!("{end:?}\n{text}")
+        };
+        assert_eq!(points % 4, 0, "{text}");
+        let mut record = MatchRecord::new(0, ["player".into(), "doubler".into()]);
+        record.games.push(game);
+        let mat = record.to_mat().unwrap();
+        assert!(mat.contains("Beavers => 4"), "{mat}");
+        let back = MatchRecord::parse(&mat).unwrap();
+        assert_eq!(
+            back.games[0].replay().unwrap().result.map(|r| r.1),
+            Some(points)
+        );
+
+        // The person doubles; the engine takes and beavers.
+        let seed = person_opens();
+        let (_, text, _) = scripted(
+            "hint\n8/5 6/5\nreject\ndouble\nquit\n",
+            &mut Quitter(RandomPlayer::new(seed)),
+            seed,
+            setting,
+        );
+        assert!(
+            text.contains(
+                "You double to 2; quitter takes and beavers: the cube is redoubled at once."
+            ),
+            "{text}"
+        );
     }
 }

@@ -278,9 +278,10 @@ impl Possible {
         let race = phase == Phase::Race;
         Possible {
             win_gammon: pos.opponent_off() == 0,
-            win_backgammon: pos.opponent_off() == 0 && !(race && !b[1..=6].iter().any(|&n| n < 0)),
+            // In a race a backgammon needs a loser's checker in the winner's home board now.
+            win_backgammon: pos.opponent_off() == 0 && (!race || b[1..=6].iter().any(|&n| n < 0)),
             lose_gammon: pos.off() == 0,
-            lose_backgammon: pos.off() == 0 && !(race && !b[19..=24].iter().any(|&n| n > 0)),
+            lose_backgammon: pos.off() == 0 && (!race || b[19..=24].iter().any(|&n| n > 0)),
         }
     }
 

@@ -32,6 +32,7 @@ use tavla_core::{Dice, GameState, PlayList, Resign};
 
 use crate::cube::{CubeHolder, PlayWorth};
 use crate::met::MatchScore;
+use crate::probs::Probabilities;
 use crate::search::Search;
 
 /// By how much (points per unit of the cube in money play) a resignation may fall short of
@@ -42,6 +43,12 @@ pub const RESIGN_TOLERANCE: f32 = 0.005;
 /// The same margin in match winning chances.
 pub const RESIGN_TOLERANCE_MATCH: f32 = 0.001;
 
+/// The highest chance, by the search, of doing better than a resignation by playing on, at
+/// which a side offers it. Equity alone would resign a single game with a quarter of the
+/// games still won where gammons balance them; a resignation is for a game that is decided,
+/// and the networks' values of lopsided positions are the least sure.
+pub const RESIGN_MAX_BETTER: f32 = 0.01;
+
 /// The worth, to the side on roll, of playing on and of each resignation it could offer.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ResignationWorth {
@@ -50,6 +57,10 @@ pub struct ResignationWorth {
     pub playing_on: f32,
     /// Resigning a single game, a gammon, a backgammon, in the same units.
     pub resigning: [f32; 3],
+    /// The side's chance of doing better by playing on than each resignation (cubeless, by
+    /// the search): of winning; of winning or losing a single game; of anything short of
+    /// losing a backgammon.
+    pub better: [f32; 3],
     /// The most the side can still lose ([`Resign::worst_for`]).
     pub worst: Resign,
     /// The margin, in the same units: [`RESIGN_TOLERANCE`] times the cube in money play,
@@ -59,12 +70,22 @@ pub struct ResignationWorth {
 
 impl ResignationWorth {
     /// The resignation to offer: the smallest the opponent should accept ([`Self::accepts`]),
-    /// when it costs the side no more than playing on (within the tolerance); `None` when
-    /// playing on is worth more.
+    /// when it costs the side no more than playing on (within the tolerance) and the side
+    /// would do better by playing on in at most [`RESIGN_MAX_BETTER`] of the games; `None`
+    /// otherwise.
     #[must_use]
     pub fn offer(&self) -> Option<Resign> {
+        self.offer_within(self.tolerance, RESIGN_MAX_BETTER)
+    }
+
+    /// [`Self::offer`] with another tolerance and chance of doing better (a wider pair makes
+    /// a cheap first look that lets through every position a deeper search might resign).
+    #[must_use]
+    pub fn offer_within(&self, tolerance: f32, max_better: f32) -> Option<Resign> {
         let r = Resign::ALL.into_iter().find(|&r| self.accepts(r))?;
-        (self.resigning[r as usize - 1] >= self.playing_on - self.tolerance).then_some(r)
+        let k = r as usize - 1;
+        (self.resigning[k] >= self.playing_on - tolerance && self.better[k] <= max_better)
+            .then_some(r)
     }
 
     /// Whether the opponent should accept `offered`: it gains as much as by playing on (within
@@ -96,9 +117,17 @@ impl Search {
             }
         });
         let unit = state.cube.value() as f32;
+        let (playing_on, p) = self.playing_on(state, cube, ply);
+        let lose_single = (p.lose() - p.lose_gammon).max(0.0);
+        let better = [
+            p.win,
+            p.win + lose_single,
+            (1.0 - p.lose_backgammon).clamp(0.0, 1.0),
+        ];
         ResignationWorth {
-            playing_on: self.playing_on(state, cube, ply),
+            playing_on,
             resigning,
+            better,
             worst: Resign::worst_for(&state.position),
             tolerance: match score {
                 Some(_) => RESIGN_TOLERANCE_MATCH,
@@ -108,19 +137,20 @@ impl Search {
     }
 
     /// The value of playing on for the side on roll of `state`, in the units of
-    /// [`ResignationWorth::playing_on`].
-    fn playing_on(&mut self, state: &GameState, cube: bool, ply: u8) -> f32 {
+    /// [`ResignationWorth::playing_on`], and its cubeless probabilities.
+    fn playing_on(&mut self, state: &GameState, cube: bool, ply: u8) -> (f32, Probabilities) {
         let score = MatchScore::of(state, state.turn);
         let cube_on = cube || state.match_length > 0;
         let value = state.cube.value();
         if let Some(o) = state.position.outcome() {
             let points = u32::from(o.points) * value;
-            return match (score, o.on_roll_wins) {
+            let worth = match (score, o.on_roll_wins) {
                 (Some(s), true) => s.after(points, 0),
                 (Some(s), false) => s.after(0, points),
                 (None, true) => points as f32,
                 (None, false) => -(points as f32),
             };
+            return (worth, Probabilities::from_outcome(o));
         }
         if let Dice::Rolled(roll) = state.dice {
             let mut plays = PlayList::new();
@@ -143,15 +173,17 @@ impl Search {
                 dice: Dice::NotRolled,
                 ..*state
             };
-            let theirs = self.playing_on(&next, cube, ply);
-            return match score {
+            let (theirs, p) = self.playing_on(&next, cube, ply);
+            let worth = match score {
                 Some(_) => 1.0 - theirs,
                 None => -theirs,
             };
+            return (worth, p.flip());
         }
         let pos = &state.position;
         let holder = CubeHolder::of(state);
-        match score {
+        let p = self.evaluate(pos, ply);
+        let worth = match score {
             Some(s) => {
                 let a = self.match_cube_analysis(pos, ply, holder, value, s);
                 let [no_double, double_take, double_pass] =
@@ -167,8 +199,9 @@ impl Search {
                 let a = self.cube_analysis(pos, ply, holder, state.jacoby);
                 a.equity() * value as f32
             }
-            None => self.evaluate(pos, ply).equity() * value as f32,
-        }
+            None => p.equity() * value as f32,
+        };
+        (worth, p)
     }
 }
 

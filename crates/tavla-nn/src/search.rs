@@ -18,7 +18,7 @@ use crate::cube::{self, best_cube_action, cube_efficiency, CubeAnalysis, CubeHol
 use crate::evaluator::{EncodedBatch, Evaluator};
 use crate::met::MatchScore;
 use crate::probs::Probabilities;
-use crate::resign::ResignationWorth;
+use crate::resign::RESIGN_MAX_BETTER;
 use crate::weights::{Weights, WeightsError};
 
 /// Deepest supported search.
@@ -761,6 +761,10 @@ impl Search {
 /// The most plays a [`Prune`] may keep.
 pub const MAX_KEEP: usize = 64;
 
+/// The least depth of a player's resignation decisions, offered or answered, whatever its own
+/// ply.
+pub const RESIGN_PLY: u8 = 2;
+
 /// The neural engine as a [`Player`]: plays the best play found at a fixed ply (by money
 /// equity, or in match play by match equity), and doubles and takes by
 /// [`Search::cube_decision`] at the same ply.
@@ -931,29 +935,26 @@ impl Player for NeuralPlayer {
     }
 
     /// Offers the smallest resignation worth as much as playing on
-    /// ([`Search::resignation_worth`] at the player's ply), when there is one. A 0-ply look
-    /// first spares the search in the positions, nearly all, where resigning is far from
-    /// right.
+    /// ([`Search::resignation_worth`] at the player's ply, and at least [`RESIGN_PLY`]: the
+    /// 0-ply networks call some lopsided positions lost that are not), when there is one. A
+    /// 0-ply look first spares the search in the positions, nearly all, where resigning is far
+    /// from right.
     fn resigns(&mut self, state: &GameState, cube: bool) -> Option<Resign> {
         let quick = self.search.resignation_worth(state, cube, 0);
-        let slack = ResignationWorth {
-            tolerance: 25.0 * quick.tolerance,
-            ..quick
-        };
-        slack.offer()?;
-        if self.ply == 0 {
-            return quick.offer();
-        }
-        self.search.resignation_worth(state, cube, self.ply).offer()
+        quick.offer_within(25.0 * quick.tolerance, 5.0 * RESIGN_MAX_BETTER)?;
+        self.search
+            .resignation_worth(state, cube, self.ply.max(RESIGN_PLY))
+            .offer()
     }
 
     /// Accepts when the resignation gives it as much as playing on
-    /// ([`Search::resignation_worth`] at the player's ply), or all it can still win.
+    /// ([`Search::resignation_worth`] at the player's ply, and at least [`RESIGN_PLY`]), or
+    /// all it can still win.
     fn accepts_resignation(&mut self, state: &GameState, cube: bool, offered: Resign) -> bool {
         offered >= Resign::worst_for(&state.position)
             || self
                 .search
-                .resignation_worth(state, cube, self.ply)
+                .resignation_worth(state, cube, self.ply.max(RESIGN_PLY))
                 .accepts(offered)
     }
 }
