@@ -56,8 +56,9 @@ enum Command {
     Bearoff(bearoff_cmd::BearoffArgs),
     /// Speak UBGI, the engine protocol, on stdin/stdout (for GUIs, bots and test harnesses).
     Ubgi(ubgi_cmd::UbgiArgs),
-    /// Play one player against another: cubeless money games with duplicate dice, with A's
-    /// points per game and its 95% confidence interval.
+    /// Play one player against another with duplicate dice: money games (cubeless, or with the
+    /// cube) with A's points per game, or matches with A's share of them, and 95% confidence
+    /// intervals.
     Arena(arena_cmd::ArenaArgs),
     /// Training runs (`tavla train heuristic`: the seed article's trainer).
     Train(train_cmd::TrainArgs),
