@@ -2,8 +2,9 @@
 //! players' results with it taken out.
 //!
 //! Each roll is valued where it was thrown: the equity its best play leaves (the neural engine
-//! at 0-ply), minus the mean over all 36 rolls (the 30 non-doubles for the opening roll). A
-//! player's luck is the sum over its rolls. Each roll's luck has mean zero whatever happened
+//! at 0-ply), minus the mean over all 36 rolls (the 30 non-doubles for the opening roll), times
+//! the cube's value then (money games with the cube). A player's luck is the sum over its
+//! rolls. Each roll's luck has mean zero whatever happened
 //! before it, so a game's points minus the players' difference in luck estimate the same
 //! thing as the points, with far less noise: the luck-adjusted result (`tavla arena --luck`
 //! does the same for games it plays).
@@ -104,8 +105,11 @@ pub struct LuckReport {
     pub games: usize,
     /// Whether the interval is over duplicate pairs.
     pub pairs: bool,
-    /// Whether every game was cubeless money play (points per game are then money results).
+    /// Whether every game was cubeless money play.
     pub cubeless_money: bool,
+    /// Whether every game was money play, cubeless or with the cube (points per game are then
+    /// money results, and the luck-adjusted result is given).
+    pub money: bool,
     /// Mean luck per game of each player, in equity (points).
     pub luck_per_game: [f64; 2],
     /// Mean luck per roll of each player, in thousandths of a point (mEMG).
@@ -115,7 +119,8 @@ pub struct LuckReport {
     /// Its 95% half-width; `None` from a single unit.
     pub ci95: Option<f64>,
     /// The left player's luck-adjusted points per game: points minus its luck plus the right
-    /// player's. Only for cubeless money games (the luck is cubeless equity).
+    /// player's. Only for money games (the luck is cubeless equity at the cube's value, not a
+    /// match winning chance).
     pub luck_adjusted_ppg_left: Option<f64>,
     /// Its 95% half-width.
     pub luck_adjusted_ci95: Option<f64>,
@@ -171,15 +176,12 @@ pub fn luck(args: &LuckArgs, out: &mut impl Write) -> Result<()> {
             )
             .collect()
     });
-    let cubeless_money = records
+    let money = records.iter().all(|(r, _)| r.length == 0);
+    let cubeless = records
         .iter()
-        .all(|(r, replays)| r.length == 0 && replays.iter().all(|g| !g.cube));
-    let report = report(
-        records[0].0.players.clone(),
-        &games,
-        args.pairs,
-        cubeless_money,
-    );
+        .all(|(_, replays)| replays.iter().all(|g| !g.cube));
+    let mut report = report(records[0].0.players.clone(), &games, args.pairs, money);
+    report.cubeless_money = money && cubeless;
     if args.json {
         serde_json::to_writer(&mut *out, &report)?;
         writeln!(out)?;
@@ -197,14 +199,15 @@ fn game_luck(judge: &mut NeuralLuck, values: &mut [f64; 21], replay: &Replay) ->
     let mut luck = [0.0; 2];
     let mut rolls = [0; 2];
     for r in &replay.rolls {
-        luck[r.player] += roll_luck(
-            judge,
-            &r.position,
-            r.roll,
-            Rules::Standard,
-            r.opening,
-            values,
-        );
+        luck[r.player] += f64::from(r.cube)
+            * roll_luck(
+                judge,
+                &r.position,
+                r.roll,
+                Rules::Standard,
+                r.opening,
+                values,
+            );
         rolls[r.player] += 1;
     }
     let (winner, points) = replay.result.expect("checked when read");
@@ -227,12 +230,7 @@ fn mean_ci(xs: &[f64]) -> (f64, Option<f64>) {
     (mean, Some(1.96 * (var / n).sqrt()))
 }
 
-fn report(
-    players: [String; 2],
-    games: &[GameLuck],
-    pairs: bool,
-    cubeless_money: bool,
-) -> LuckReport {
+fn report(players: [String; 2], games: &[GameLuck], pairs: bool, money: bool) -> LuckReport {
     let units = |f: &dyn Fn(&GameLuck) -> f64| -> Vec<f64> {
         if pairs {
             games
@@ -244,7 +242,7 @@ fn report(
         }
     };
     let (ppg_left, ci95) = mean_ci(&units(&|g| g.points));
-    let (luck_adjusted_ppg_left, luck_adjusted_ci95) = if cubeless_money {
+    let (luck_adjusted_ppg_left, luck_adjusted_ci95) = if money {
         let (m, ci) = mean_ci(&units(&|g| g.points - g.luck[0] + g.luck[1]));
         (Some(m), ci)
     } else {
@@ -257,7 +255,8 @@ fn report(
         players,
         games: games.len(),
         pairs,
-        cubeless_money,
+        cubeless_money: false,
+        money,
         luck_per_game: [sum(0) / n, sum(1) / n],
         luck_per_roll_memg: [1000.0 * sum(0) / rolls(0), 1000.0 * sum(1) / rolls(1)],
         ppg_left,
@@ -272,7 +271,8 @@ fn write_table(out: &mut impl Write, files: &[PathBuf], r: &LuckReport) -> Resul
     writeln!(out, "{} games from {}", r.games, names.join(", "))?;
     writeln!(
         out,
-        "rolls valued by the neural engine at 0-ply; luck = a roll's value minus the mean of all rolls"
+        "rolls valued by the neural engine at 0-ply; luck = a roll's value minus the mean of all \
+         rolls, times the cube"
     )?;
     writeln!(
         out,
@@ -308,8 +308,8 @@ fn write_table(out: &mut impl Write, files: &[PathBuf], r: &LuckReport) -> Resul
         )?,
         None => writeln!(
             out,
-            "no luck-adjusted result: the cube was in play or the record is a match (the luck \
-             is cubeless equity)"
+            "no luck-adjusted result: the record is a match (the luck is in points, not match \
+             winning chances)"
         )?,
     }
     Ok(())

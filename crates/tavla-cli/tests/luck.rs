@@ -110,7 +110,7 @@ fn bad_records_say_where() {
     }
     let o = tavla(&["luck", &dir.join("missing.mat").display().to_string()]);
     assert_eq!(o.status.code(), Some(2));
-    // Three games cannot be pairs; gnubg's 5-point match has the cube: no adjusted result.
+    // Three games cannot be pairs; gnubg's 5-point match is a match: no adjusted result.
     let record = std::fs::read_to_string(data("tavla-gnubg-2ply.mat")).unwrap();
     let cut = record.find(" Game 4\n").unwrap();
     let odd = write("odd.mat", &record[..cut]);
@@ -138,6 +138,7 @@ fn bad_records_say_where() {
     let cube = write("cube.mat", &(lines.join("\n") + "\n"));
     let v = json(&tavla(&["luck", &cube, "--json"]));
     assert_eq!(v["cubeless_money"], false);
+    assert_eq!(v["money"], false, "a match");
     assert!(v["luck_adjusted_ppg_left"].is_null());
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -169,6 +169,35 @@ fn arena_games_are_recorded_and_their_luck_agrees() {
         plain["luck_adjusted_ppg_a"].as_f64().unwrap(),
     );
     assert!((a - b).abs() < 1e-6, "{a} {b}");
+    // With the cube: `tavla luck` values each roll at the cube's value then, as the arena does.
+    let cube_mat = dir.join("cube.mat");
+    let mut cube_args = args.to_vec();
+    cube_args[2] = "neural";
+    cube_args.extend(["--cube", "--mat", cube_mat.to_str().unwrap()]);
+    let cubed: serde_json::Value = serde_json::from_str(&stdout(&tavla(&cube_args))).unwrap();
+    let luck: serde_json::Value = serde_json::from_str(&stdout(&tavla(&[
+        "luck",
+        cube_mat.to_str().unwrap(),
+        "--pairs",
+        "--json",
+    ])))
+    .unwrap();
+    assert_eq!(
+        (&luck["money"], &luck["cubeless_money"]),
+        (&true.into(), &false.into())
+    );
+    assert!(
+        std::fs::read_to_string(&cube_mat)
+            .unwrap()
+            .contains("Doubles => 2"),
+        "the neural player doubles the random one out"
+    );
+    assert_eq!(luck["ppg_left"], cubed["ppg_a"]);
+    let (a, b) = (
+        luck["luck_adjusted_ppg_left"].as_f64().unwrap(),
+        cubed["luck_adjusted_ppg_a"].as_f64().unwrap(),
+    );
+    assert!((a - b).abs() < 1e-6, "{a} {b}");
     // Other rules cannot be recorded.
     let mut variant = with_mat.clone();
     variant.extend(["--variant", "no-quad-doubles"]);

@@ -584,6 +584,8 @@ pub struct RolledTurn {
     /// Whether it was the opening roll (the game's first, never a double): not after a set-up
     /// that placed the checkers or set doubles.
     pub opening: bool,
+    /// The cube's value when the roll was thrown (1 before any double; a set-up's value).
+    pub cube: u32,
     /// The line of the roll (from 1).
     pub line: usize,
 }
@@ -623,6 +625,9 @@ impl GameRecord {
         let mut finished: Option<(Column, u32)> = None;
         let mut written: Option<(Column, u32)> = None;
         let mut cube = false;
+        // The cube's value, and a double's (or beaver's) value until it is taken.
+        let mut value = 1u32;
+        let mut offered: Option<u32> = None;
         for turn in &self.turns {
             match &turn.action {
                 Action::SetUp(s) => {
@@ -645,6 +650,9 @@ impl GameRecord {
                     to_move = None;
                     if s.cube.is_some_and(|v| v > 1) || matches!(s.cube_owner, Some(Some(_))) {
                         cube = true;
+                    }
+                    if let Some(v) = s.cube {
+                        value = v.max(1);
                     }
                 }
                 Action::Move(text) => {
@@ -688,6 +696,7 @@ impl GameRecord {
                         roll,
                         after,
                         opening,
+                        cube: value,
                         line: turn.line,
                     });
                     if let Some(o) = after.outcome() {
@@ -697,8 +706,19 @@ impl GameRecord {
                     to_move = Some(1 - turn.player);
                     view = to_move;
                 }
-                Action::Double(_) | Action::Beaver(_) | Action::Take | Action::Drop => {
+                Action::Double(v) | Action::Beaver(v) => {
                     cube = true;
+                    offered = Some(*v);
+                }
+                Action::Take => {
+                    cube = true;
+                    if let Some(v) = offered.take() {
+                        value = v;
+                    }
+                }
+                Action::Drop => {
+                    cube = true;
+                    offered = None;
                 }
                 Action::Wins(points) => {
                     if written.is_some() {
@@ -754,6 +774,32 @@ mod tests {
         assert!(replay.rolls[0].opening && !replay.rolls[1].opening);
         assert_eq!(replay.result, None);
         assert_eq!(replay.rolls[1].line, 6);
+    }
+
+    #[test]
+    fn each_roll_knows_the_cube_it_was_thrown_at() {
+        let text = " 0 point match
+
+ Game 1
+ tavla : 0                      gnubg : 0
+  1)                             31: 8/5 6/5
+  2)  Doubles => 2                Takes
+  3) 62: 24/18 13/11             55: 13/8 13/8 8/3 8/3
+  4)                              Doubles => 4
+  5)  Beavers => 8                Takes
+  6) 21: 6/5 6/4                  Doubles => 16
+  7)  Drops
+                                  Wins 8 points
+";
+        let replay = MatchRecord::parse(text).unwrap().games[0].replay().unwrap();
+        let cubes: Vec<u32> = replay.rolls.iter().map(|r| r.cube).collect();
+        assert_eq!(cubes, [1, 2, 2, 8]);
+        assert_eq!(
+            replay.result,
+            Some((1, 8)),
+            "the doubler wins the cube before the double"
+        );
+        assert!(replay.cube);
     }
 
     /// Names a score line cannot hold are written so that the record reads back (a left
