@@ -63,7 +63,8 @@ pub struct ArenaArgs {
     /// Also report A's luck-adjusted points per game: each roll's luck (its value minus the
     /// mean over all rolls) taken out of the results, the rolls valued by the neural engine at
     /// 0-ply with the embedded weights (same expectation, a much smaller interval; `tavla
-    /// luck`).
+    /// luck`). With --match, A's luck-adjusted match winning rate: each roll valued by the
+    /// chance of winning the match its best play leaves.
     #[arg(long)]
     luck: bool,
     /// With --luck: value the rolls with the networks of FILE instead of the embedded ones.
@@ -76,7 +77,7 @@ pub struct ArenaArgs {
     cube: bool,
     /// Matches to N points with the cube and the Crawford rule instead of money games: --games
     /// counts matches (in pairs on the same dice), and A's "wins" are matches won.
-    #[arg(long = "match", value_name = "N", conflicts_with = "luck")]
+    #[arg(long = "match", value_name = "N")]
     match_length: Option<u32>,
     /// Print one JSON object instead of the table.
     #[arg(long)]
@@ -348,6 +349,19 @@ fn write_matches(out: &mut impl Write, r: &ArenaResult, length: u32, seconds: f6
         "A's match winning rate: {:.2}%{ci}",
         100.0 * r.win_rate_a
     )?;
+    if let Some(adjusted) = r.luck_adjusted_ppg_a {
+        // A match counts ±1 point: the rate is half the points past a half.
+        let ci = r
+            .luck_adjusted_ci95
+            .map_or(" (no interval from one pair)".to_string(), |c| {
+                format!(" ± {:.2}% (95% CI)", 50.0 * c)
+            });
+        writeln!(
+            out,
+            "A's luck-adjusted match winning rate: {:.2}%{ci}",
+            50.0 * (1.0 + adjusted)
+        )?;
+    }
     writeln!(out, "plies per match: {:.1}", r.plies_avg)?;
     Ok(())
 }

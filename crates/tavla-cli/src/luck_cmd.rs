@@ -17,7 +17,7 @@ use anyhow::Result;
 use clap::Args;
 use rayon::prelude::*;
 use serde::Serialize;
-use tavla_core::{Position, Rules};
+use tavla_core::{GameState, Position, Rules};
 use tavla_match::arena::{roll_luck, LuckJudge};
 use tavla_nn::search::{Prune, Search};
 use tavla_nn::Weights;
@@ -58,6 +58,14 @@ impl NeuralLuck {
 impl LuckJudge for NeuralLuck {
     fn roll_values(&mut self, position: &Position, rules: Rules, out: &mut [f64; 21]) {
         self.0.roll_values(position, rules, out);
+    }
+
+    fn values_matches(&self) -> bool {
+        true
+    }
+
+    fn match_roll_values(&mut self, state: &GameState, rules: Rules, out: &mut [f64; 21]) {
+        self.0.match_roll_values(state, rules, out);
     }
 }
 

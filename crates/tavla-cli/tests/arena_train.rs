@@ -141,6 +141,27 @@ fn arena_plays_with_the_cube_and_matches() {
         "{out}"
     );
     assert!(out.contains("A's match winning rate: "), "{out}");
+    assert!(!out.contains("luck-adjusted"), "{out}");
+    // With --luck, the luck-adjusted rate too (each roll valued in match winning chances).
+    let o = tavla(&[
+        "arena",
+        "--a",
+        "neural:cube-ply=1",
+        "--b",
+        "neural",
+        "--games",
+        "4",
+        "--match",
+        "3",
+        "--seed",
+        "2",
+        "--luck",
+    ]);
+    let out = stdout(&o);
+    assert!(
+        out.contains("A's luck-adjusted match winning rate: "),
+        "{out}"
+    );
     let r = json(&tavla(&[
         "arena", "--a", "neural", "--b", "random", "--games", "4", "--match", "3", "--json",
     ]));

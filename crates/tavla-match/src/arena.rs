@@ -115,6 +115,20 @@ pub trait LuckJudge {
     /// rolls in the order of [`Roll::ALL_21`] under `rules`: the equity (expected points)
     /// left by its best play.
     fn roll_values(&mut self, position: &Position, rules: Rules, out: &mut [f64; 21]);
+
+    /// Whether the judge values the rolls of match play ([`LuckJudge::match_roll_values`]);
+    /// without it matches get no luck-adjusted result.
+    fn values_matches(&self) -> bool {
+        false
+    }
+
+    /// In match play, the value of each of the 21 rolls for the side on roll of `state` (its
+    /// position, score and cube), as its chance of winning the match after the roll's best
+    /// play. Called only when [`LuckJudge::values_matches`]; by default the money values of
+    /// [`LuckJudge::roll_values`].
+    fn match_roll_values(&mut self, state: &GameState, rules: Rules, out: &mut [f64; 21]) {
+        self.roll_values(&state.position, rules, out);
+    }
 }
 
 /// The luck of `roll` at `position` for the side on roll, as `judge` values the rolls: the
@@ -129,6 +143,26 @@ pub fn roll_luck(
     values: &mut [f64; 21],
 ) -> f64 {
     judge.roll_values(position, rules, values);
+    luck_among(values, roll, opening)
+}
+
+/// The luck of `roll` for the side on roll of `state` in match play, in match winning chances
+/// ([`LuckJudge::match_roll_values`]): as [`roll_luck`] otherwise.
+pub fn match_roll_luck(
+    judge: &mut dyn LuckJudge,
+    state: &GameState,
+    roll: Roll,
+    rules: Rules,
+    opening: bool,
+    values: &mut [f64; 21],
+) -> f64 {
+    judge.match_roll_values(state, rules, values);
+    luck_among(values, roll, opening)
+}
+
+/// `roll`'s value among the 21 `values` minus their mean over the 36 rolls (the 30
+/// non-doubles when `opening`).
+fn luck_among(values: &[f64; 21], roll: Roll, opening: bool) -> f64 {
     let (mut sum, mut weight, mut own) = (0.0, 0.0, 0.0);
     for (&(r, w), &v) in Roll::ALL_21.iter().zip(values.iter()) {
         if r == roll {
@@ -333,8 +367,10 @@ pub fn play_game_from(
 /// Plays one match of `length` points with the cube and the Crawford rule, `X` starting every
 /// game; game `g` draws its rolls from stream `first_stream + g` of `seed`. The result is the
 /// match's: its winner, `points` 1 and `cube` 1, the plies of all its games; unfinished (no
-/// winner) after [`MAX_MATCH_GAMES`] games. With `record`, every game is added to it (with
-/// `a_is_x` true: the caller says who A is).
+/// winner) after [`MAX_MATCH_GAMES`] games; with it, the luck of `X`'s rolls minus the luck of
+/// `O`'s over the whole match, in match winning chances, as `judge` values them (0 without a
+/// judge, or one that does not value match play). With `record`, every game is added to it
+/// (with `a_is_x` true: the caller says who A is).
 ///
 /// # Errors
 /// As [`play_game`].
@@ -347,11 +383,13 @@ pub fn play_match(
     length: u32,
     rules: Rules,
     plays: &mut PlayList,
+    mut judge: Option<&mut dyn LuckJudge>,
     mut record: Option<&mut Vec<RecordedGame>>,
-) -> Result<GameResult, ArenaError> {
+) -> Result<(GameResult, f64), ArenaError> {
     let mut score = BySide { x: 0u32, o: 0u32 };
     let mut crawford_played = false;
     let mut plies = 0;
+    let mut luck_x = 0.0;
     for g in 0..MAX_MATCH_GAMES {
         let mut dice = DiceStream::new(seed, first_stream.wrapping_add(g));
         // The first game in which a side stands 1-away is the Crawford game.
@@ -364,7 +402,7 @@ pub fn play_match(
             ..GameState::money(Position::START)
         };
         let mut log = GameLog::default();
-        let (game, _) = play_game_from(
+        let (game, luck) = play_game_from(
             x,
             o,
             &mut dice,
@@ -372,9 +410,10 @@ pub fn play_match(
             plays,
             &start,
             true,
-            None,
+            judge.as_mut().map(|j| &mut **j as &mut dyn LuckJudge),
             record.is_some().then_some(&mut log),
         )?;
+        luck_x += luck;
         if let Some(record) = record.as_deref_mut() {
             record.push(RecordedGame {
                 score: [score.x, score.o],
@@ -387,21 +426,23 @@ pub fn play_match(
             let points = score.get_mut(winner);
             *points += game.score();
             if *points >= length {
-                return Ok(GameResult {
+                let result = GameResult {
                     winner: Some(winner),
                     points: 1,
                     cube: 1,
                     plies,
-                });
+                };
+                return Ok((result, luck_x));
             }
         }
     }
-    Ok(GameResult {
+    let result = GameResult {
         winner: None,
         points: 0,
         cube: 1,
         plies,
-    })
+    };
+    Ok((result, luck_x))
 }
 
 fn check_failure(player: &mut dyn Player) -> Result<(), ArenaError> {
@@ -468,8 +509,15 @@ fn play_moves(
             }
         }
         if let Some(judge) = judge.as_deref_mut() {
-            let l = roll_luck(judge, &state.position, roll, rules, plies == 1, &mut values);
-            let l = l * f64::from(state.cube.value());
+            let opening = plies == 1;
+            let l = if state.is_money() {
+                let l = roll_luck(judge, &state.position, roll, rules, opening, &mut values);
+                l * f64::from(state.cube.value())
+            } else if judge.values_matches() {
+                match_roll_luck(judge, &state, roll, rules, opening, &mut values)
+            } else {
+                0.0
+            };
             luck_x += if state.turn == Side::X { l } else { -l };
         }
         state.dice = Dice::Rolled(roll);
@@ -879,13 +927,14 @@ where
         });
     }
     if let Stakes::Match(length) = config.stakes {
-        if length == 0 || make_judge.is_some() {
+        let unjudged = make_judge.is_some_and(|make| !make().values_matches());
+        if length == 0 || unjudged {
             return Err(ArenaError::Stakes {
                 stakes: config.stakes,
                 why: if length == 0 {
                     "a match is of 1 point or more"
                 } else {
-                    "matches have no luck-adjusted result"
+                    "the luck judge does not value match play"
                 },
             });
         }
@@ -925,10 +974,12 @@ where
                 let (seed, rules) = (config.seed, config.rules);
                 let first = games.len();
                 let rec = record.then_some(&mut games);
-                let m1 = play_match(a, b, seed, streams, length, rules, &mut plays, rec)?;
+                let j = judge.as_mut().map(|j| &mut **j as &mut dyn LuckJudge);
+                let m1 = play_match(a, b, seed, streams, length, rules, &mut plays, j, rec)?;
                 let second = games.len();
                 let rec = record.then_some(&mut games);
-                let m2 = play_match(b, a, seed, streams, length, rules, &mut plays, rec)?;
+                let j = judge.as_mut().map(|j| &mut **j as &mut dyn LuckJudge);
+                let m2 = play_match(b, a, seed, streams, length, rules, &mut plays, j, rec)?;
                 // A is X in the first match, O in the second.
                 for g in &mut games[first..second] {
                     g.a_is_x = true;
@@ -936,7 +987,9 @@ where
                 for g in &mut games[second..] {
                     g.a_is_x = false;
                 }
-                ((m1, 0.0), (m2, 0.0))
+                // A match counts ±1 point, and its luck is in winning chances: a change of
+                // the chance by d changes the expected points by 2d.
+                ((m1.0, 2.0 * m1.1), (m2.0, 2.0 * m2.1))
             } else {
                 let cube = config.stakes == Stakes::Cube;
                 // One game of the pair, on the pair's dice.
@@ -1297,8 +1350,10 @@ mod tests {
                 Rules::Standard,
                 &mut plays,
                 None,
+                None,
             )
-            .unwrap();
+            .unwrap()
+            .0;
             assert!(m.winner.is_some(), "{m:?}");
             assert_eq!((m.points, m.cube), (1, 1));
             assert!(!x.asked_wrongly && !o.asked_wrongly, "seed {seed}");
@@ -1338,7 +1393,6 @@ mod tests {
             assert!(last.score[winner] + last.result.score() >= 5, "{last:?}");
             assert!(played.iter().any(|g| !g.doubles.is_empty()));
         }
-        // Matches are not luck-adjusted.
         let e = run_arena(&matches(2, 1, 0), heuristic, random, &hidden).unwrap_err();
         assert!(e.to_string().contains("1 point or more"), "{e}");
     }
@@ -1537,6 +1591,51 @@ mod tests {
         let one =
             run_arena_judged(&config(400, 8, 1), heuristic, random, Some(&judge), &hidden).unwrap();
         assert_eq!(one, judged);
+    }
+
+    /// [`PipJudge`] in match play too (pips, not match winning chances: the arithmetic only).
+    struct MatchPipJudge;
+    impl LuckJudge for MatchPipJudge {
+        fn roll_values(&mut self, position: &Position, rules: Rules, out: &mut [f64; 21]) {
+            PipJudge.roll_values(position, rules, out);
+        }
+        fn values_matches(&self) -> bool {
+            true
+        }
+        fn match_roll_values(&mut self, state: &GameState, rules: Rules, out: &mut [f64; 21]) {
+            assert!(state.match_length > 0, "asked in match play only");
+            PipJudge.roll_values(&state.position, rules, out);
+        }
+    }
+
+    #[test]
+    fn matches_are_luck_adjusted_by_a_judge_of_match_play() {
+        let hidden = ProgressBar::hidden();
+        let matches = |games, seed| ArenaConfig {
+            stakes: Stakes::Match(3),
+            ..config(games, seed, 2)
+        };
+        let money_only = || -> Box<dyn LuckJudge> { Box::new(PipJudge) };
+        let e = run_arena_judged(
+            &matches(4, 1),
+            heuristic,
+            random,
+            Some(&money_only),
+            &hidden,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("does not value match play"), "{e}");
+        let judge = || -> Box<dyn LuckJudge> { Box::new(MatchPipJudge) };
+        let same =
+            run_arena_judged(&matches(20, 3), heuristic, heuristic, Some(&judge), &hidden).unwrap();
+        assert_eq!(same.luck_adjusted_ppg_a, Some(0.0));
+        let plain = run_arena(&matches(40, 3), heuristic, random, &hidden).unwrap();
+        let judged =
+            run_arena_judged(&matches(40, 3), heuristic, random, Some(&judge), &hidden).unwrap();
+        assert_eq!((plain.ppg_a, plain.wins_a), (judged.ppg_a, judged.wins_a));
+        let adjusted = judged.luck_adjusted_ppg_a.unwrap();
+        assert_ne!(adjusted, judged.ppg_a, "the luck counts");
+        assert!((adjusted - judged.ppg_a).abs() < 1.0, "{judged:?}");
     }
 
     #[test]

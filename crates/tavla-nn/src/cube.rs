@@ -296,8 +296,29 @@ impl CubeAnalysis {
         cube: u32,
         score: MatchScore,
     ) -> f32 {
-        let m = MatchValues::new(&after.flip(), p, cube, score);
-        normalise(score, m.cube, m.value(holder))
+        let chance = CubeAnalysis::play_match_chance(after, p, holder, cube, score);
+        normalise(score, cube.clamp(1, MAX_CUBE), chance)
+    }
+
+    /// The mover's chance of winning the match after a play, as [`CubeAnalysis::play_value`]
+    /// but not normalised; a play that ends the game has the chance after its result.
+    #[must_use]
+    pub fn play_match_chance(
+        after: &Position,
+        p: Probabilities,
+        holder: CubeHolder,
+        cube: u32,
+        score: MatchScore,
+    ) -> f32 {
+        if let Some(o) = after.outcome() {
+            let points = u32::from(o.points) * cube.clamp(1, MAX_CUBE);
+            return if o.on_roll_wins {
+                score.after(points, 0)
+            } else {
+                score.after(0, points)
+            };
+        }
+        MatchValues::new(&after.flip(), p, cube, score).value(holder)
     }
 
     /// The money equity, per unit of the cube, of the position `after` a play (seen from the

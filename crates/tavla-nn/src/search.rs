@@ -553,6 +553,37 @@ impl Search {
         self.evals[0] = evals;
     }
 
+    /// In match play, the value of each of the 21 rolls for the side on roll of `state` (in
+    /// the order of [`Roll::ALL_21`]) under `rules`: its chance of winning the match after the
+    /// roll's best play at 0-ply by that chance (as the player ranks its plays in a match,
+    /// [`PlayWorth`]), with the cube where it is. The match luck of `tavla arena --match
+    /// --luck`. A state that is not match play (or whose score tavla's match equity table does
+    /// not reach) gets [`Search::roll_values`]'s money equities.
+    pub fn match_roll_values(&mut self, state: &GameState, rules: Rules, out: &mut [f64; 21]) {
+        let Some(score) = MatchScore::of(state, state.turn) else {
+            return self.roll_values(&state.position, rules, out);
+        };
+        let (holder, cube) = (CubeHolder::of(state), state.cube.value());
+        let mut list = std::mem::take(&mut self.lists[0]);
+        let mut evals = std::mem::take(&mut self.evals[0]);
+        for ((roll, _), v) in Roll::ALL_21.iter().zip(out.iter_mut()) {
+            state.position.legal_plays_with(*roll, rules, &mut list);
+            self.eval_plays0(list.positions(), &mut evals);
+            let best = evals
+                .iter()
+                .zip(&self.pruned)
+                .zip(list.positions())
+                .filter(|((_, &pruned), _)| !pruned)
+                .map(|((&p, _), after)| {
+                    CubeAnalysis::play_match_chance(after, p, holder, cube, score)
+                })
+                .fold(f32::NEG_INFINITY, f32::max);
+            *v = f64::from(best);
+        }
+        self.lists[0] = list;
+        self.evals[0] = evals;
+    }
+
     /// The best of `plays` at 0-ply for the mover: its index and value. With [`Prune`], the
     /// plays whose values are not known without a network are ranked by the pruning networks
     /// first and only the best `keep` of them are evaluated in full.
