@@ -879,6 +879,18 @@ impl NeuralPlayer {
     pub fn search(&self) -> &Search {
         &self.search
     }
+
+    /// The cube decision of the doubler, at the player's cube ply, when the player is asked
+    /// to answer a double: `state.position` is seen from the answering side, the doubler on
+    /// roll.
+    fn doubler_decision(&mut self, state: &GameState) -> Option<CubeAnalysis> {
+        let doubler = GameState {
+            position: state.position.flip(),
+            turn: state.turn.other(),
+            ..*state
+        };
+        self.search.cube_decision(&doubler, self.cube_ply)
+    }
 }
 
 impl Player for NeuralPlayer {
@@ -937,14 +949,7 @@ impl Player for NeuralPlayer {
     /// Takes when taking loses no more than passing, by [`Search::cube_decision`] from the
     /// doubler's side at the player's cube ply.
     fn accepts_double(&mut self, state: &GameState) -> bool {
-        // `state.position` is seen from the answering side; the doubler is on roll.
-        let doubler = GameState {
-            position: state.position.flip(),
-            turn: state.turn.other(),
-            ..*state
-        };
-        self.search
-            .cube_decision(&doubler, self.cube_ply)
+        self.doubler_decision(state)
             .is_none_or(|a| a.opponent_takes())
     }
 
@@ -955,13 +960,7 @@ impl Player for NeuralPlayer {
         if !state.beavers || !state.is_money() {
             return false;
         }
-        let doubler = GameState {
-            position: state.position.flip(),
-            turn: state.turn.other(),
-            ..*state
-        };
-        self.search
-            .cube_decision(&doubler, self.cube_ply)
+        self.doubler_decision(state)
             .is_some_and(|a| a.double_take < 0.0)
     }
 
