@@ -17,8 +17,8 @@ use anyhow::Result;
 use clap::Args;
 use rayon::prelude::*;
 use serde::Serialize;
-use tavla_core::{GameState, Position, Rules};
-use tavla_match::arena::{roll_luck, LuckJudge};
+use tavla_core::{BySide, Cube, CubeOwner, Dice, GameState, Position, Rules, Side};
+use tavla_match::arena::{match_roll_luck, roll_luck, LuckJudge};
 use tavla_nn::search::{Prune, Search};
 use tavla_nn::Weights;
 use tavla_notation::mat::Replay;
@@ -60,6 +60,16 @@ impl LuckJudge for NeuralLuck {
         self.0.roll_values(position, rules, out);
     }
 
+    /// Empties the search's cache. What is in the cache changes the values a little (a
+    /// value from the cache can differ in the last bits from the same value computed in
+    /// another batch, and plays already valued escape the pruning networks' cut), and which
+    /// games a worker judged before depends on the scheduling: each game starts from an empty
+    /// cache, so that the figures depend neither on the threads nor on the games before, and
+    /// `tavla luck` on a record gives what the arena gave when it played it.
+    fn new_game(&mut self) {
+        self.0.reset();
+    }
+
     fn values_matches(&self) -> bool {
         true
     }
@@ -79,7 +89,8 @@ pub struct LuckArgs {
     files: Vec<PathBuf>,
     /// The games of each file come in duplicate pairs (games 1 and 2, 3 and 4, ...: the same
     /// dice with the players' seats swapped, as `match-vs-external` plays them): the interval
-    /// is computed over pairs, the independent units.
+    /// is computed over pairs, the independent units. For matches (one a file), the files
+    /// come in pairs: 1 and 2, 3 and 4, ... (as `tavla arena --match N --mat DIR` writes them).
     #[arg(long)]
     pairs: bool,
     /// Value the rolls with the networks of FILE instead of the embedded ones.
@@ -100,6 +111,8 @@ struct GameLuck {
     points: f64,
     /// The luck of each player's rolls, summed (left, right).
     luck: [f64; 2],
+    /// In a match, the same in match winning chances.
+    match_luck: [f64; 2],
     /// Rolls thrown by each player.
     rolls: [u32; 2],
 }
@@ -132,6 +145,25 @@ pub struct LuckReport {
     pub luck_adjusted_ppg_left: Option<f64>,
     /// Its 95% half-width.
     pub luck_adjusted_ci95: Option<f64>,
+    /// When every file is one finished match: the left player's matches won and the same luck
+    /// adjusted, each roll's luck in match winning chances.
+    pub matches: Option<MatchLuck>,
+}
+
+/// The match results of `tavla luck` on finished matches, one a file.
+#[derive(Debug, Clone, Serialize)]
+pub struct MatchLuck {
+    /// Matches read.
+    pub matches: usize,
+    /// The left player's share of the matches won.
+    pub win_rate_left: f64,
+    /// Its 95% half-width (over matches, or over pairs of files with `--pairs`).
+    pub win_rate_ci95: Option<f64>,
+    /// The left player's luck-adjusted share: each match's result (1 or 0) minus the left
+    /// player's luck in match winning chances plus the right player's.
+    pub luck_adjusted_win_rate_left: f64,
+    /// Its 95% half-width.
+    pub luck_adjusted_win_rate_ci95: Option<f64>,
 }
 
 /// Runs `tavla luck`.
@@ -145,7 +177,7 @@ pub fn luck(args: &LuckArgs, out: &mut impl Write) -> Result<()> {
         if record.games.is_empty() {
             return Err(InputError(format!("{}: no games", f.display())).into());
         }
-        if args.pairs && record.games.len() % 2 == 1 {
+        if args.pairs && record.length == 0 && record.games.len() % 2 == 1 {
             return Err(InputError(format!(
                 "{}: {} games cannot be duplicate pairs (--pairs)",
                 f.display(),
@@ -175,12 +207,29 @@ pub fn luck(args: &LuckArgs, out: &mut impl Write) -> Result<()> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads(args.threads))
         .build()?;
-    let all: Vec<&Replay> = records.iter().flat_map(|(_, r)| r.iter()).collect();
+    // Every game with its match context (none in money play).
+    let mut all: Vec<(&Replay, Option<MatchGame>)> = Vec::new();
+    for (record, replays) in &records {
+        let mut crawford_played = false;
+        for (g, replay) in record.games.iter().zip(replays) {
+            let context = (record.length > 0).then(|| {
+                let at = |s: u32| s + 1 >= record.length;
+                let crawford = !crawford_played && (at(g.scores[0]) || at(g.scores[1]));
+                crawford_played |= crawford;
+                MatchGame {
+                    length: record.length,
+                    scores: g.scores,
+                    crawford,
+                }
+            });
+            all.push((replay, context));
+        }
+    }
     let games: Vec<GameLuck> = pool.install(|| {
         all.par_iter()
             .map_init(
                 || (judge.clone(), [0.0; 21]),
-                |(judge, values), replay| game_luck(judge, values, replay),
+                |(judge, values), (replay, context)| game_luck(judge, values, replay, *context),
             )
             .collect()
     });
@@ -188,8 +237,22 @@ pub fn luck(args: &LuckArgs, out: &mut impl Write) -> Result<()> {
     let cubeless = records
         .iter()
         .all(|(_, replays)| replays.iter().all(|g| !g.cube));
-    let mut report = report(records[0].0.players.clone(), &games, args.pairs, money);
+    if args.pairs && !money && records.len() % 2 == 1 {
+        return Err(InputError(format!(
+            "{} matches cannot be duplicate pairs (--pairs pairs the files of matches)",
+            records.len()
+        ))
+        .into());
+    }
+    // Duplicate pairs are of games in money sessions, of match files in matches.
+    let mut report = report(
+        records[0].0.players.clone(),
+        &games,
+        args.pairs && money,
+        money,
+    );
     report.cubeless_money = money && cubeless;
+    report.matches = match_report(&records, &games, args.pairs);
     if args.json {
         serde_json::to_writer(&mut *out, &report)?;
         writeln!(out)?;
@@ -199,14 +262,50 @@ pub fn luck(args: &LuckArgs, out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
-fn game_luck(judge: &mut NeuralLuck, values: &mut [f64; 21], replay: &Replay) -> GameLuck {
-    // A value from the cache can differ in the last bits from the same value computed in
-    // another batch, and which games a worker judged before depends on the scheduling: each
-    // game starts from an empty cache, so that the figures do not depend on the threads.
-    judge.0.reset();
+/// What a game of a match needs for its luck in match winning chances.
+#[derive(Debug, Clone, Copy)]
+struct MatchGame {
+    length: u32,
+    /// The scores before the game (left, right).
+    scores: [u32; 2],
+    crawford: bool,
+}
+
+fn game_luck(
+    judge: &mut NeuralLuck,
+    values: &mut [f64; 21],
+    replay: &Replay,
+    context: Option<MatchGame>,
+) -> GameLuck {
+    judge.new_game();
     let mut luck = [0.0; 2];
+    let mut match_luck = [0.0; 2];
     let mut rolls = [0; 2];
     for r in &replay.rolls {
+        if let Some(m) = context {
+            let side = |c: usize| if c == 0 { Side::X } else { Side::O };
+            let state = GameState {
+                position: r.position,
+                turn: side(r.player),
+                dice: Dice::NotRolled,
+                cube: Cube {
+                    log2: r.cube.max(1).ilog2().min(15) as u8,
+                    owner: r
+                        .cube_owner
+                        .map_or(CubeOwner::Centre, |c| CubeOwner::Side(side(c))),
+                },
+                score: BySide {
+                    x: m.scores[0],
+                    o: m.scores[1],
+                },
+                match_length: m.length,
+                crawford: m.crawford,
+                jacoby: false,
+                beavers: false,
+            };
+            match_luck[r.player] +=
+                match_roll_luck(judge, &state, r.roll, Rules::Standard, r.opening, values);
+        }
         luck[r.player] += f64::from(r.cube)
             * roll_luck(
                 judge,
@@ -223,8 +322,62 @@ fn game_luck(judge: &mut NeuralLuck, values: &mut [f64; 21], replay: &Replay) ->
     GameLuck {
         points: if winner == 0 { points } else { -points },
         luck,
+        match_luck,
         rolls,
     }
+}
+
+/// The match figures of `records` when every one is a finished match (one match a file), in
+/// the order of `games` (theirs, game by game): each match's result for the left player and
+/// its luck in match winning chances; duplicate pairs of files with `pairs`.
+fn match_report(
+    records: &[(tavla_notation::mat::MatchRecord, Vec<Replay>)],
+    games: &[GameLuck],
+    pairs: bool,
+) -> Option<MatchLuck> {
+    let mut units = Vec::new();
+    let mut next = 0;
+    for (record, replays) in records {
+        let played = &games[next..next + replays.len()];
+        next += replays.len();
+        let (last, replay) = (record.games.last()?, replays.last()?);
+        let (winner, points) = replay.result?;
+        let mut score = last.scores;
+        score[winner] += points;
+        if record.length == 0 || score[winner] < record.length {
+            return None;
+        }
+        let won = if winner == 0 { 1.0 } else { -1.0 };
+        let luck: f64 = played
+            .iter()
+            .map(|g| g.match_luck[0] - g.match_luck[1])
+            .sum();
+        // A match counts ±1: a change of the winning chance by d is worth 2d.
+        units.push((won, won - 2.0 * luck));
+    }
+    if pairs {
+        if units.len() % 2 == 1 {
+            return None;
+        }
+        units = units
+            .chunks(2)
+            .map(|p| ((p[0].0 + p[1].0) / 2.0, (p[0].1 + p[1].1) / 2.0))
+            .collect();
+    }
+    let rate = |xs: Vec<f64>| {
+        let (m, ci) = mean_ci(&xs);
+        (0.5 * (1.0 + m), ci.map(|c| 0.5 * c))
+    };
+    let (win_rate_left, win_rate_ci95) = rate(units.iter().map(|u| u.0).collect());
+    let (luck_adjusted_win_rate_left, luck_adjusted_win_rate_ci95) =
+        rate(units.iter().map(|u| u.1).collect());
+    Some(MatchLuck {
+        matches: records.len(),
+        win_rate_left,
+        win_rate_ci95,
+        luck_adjusted_win_rate_left,
+        luck_adjusted_win_rate_ci95,
+    })
 }
 
 /// Mean and 95% half-width (normal approximation) of `xs`; no width from one value.
@@ -271,6 +424,7 @@ fn report(players: [String; 2], games: &[GameLuck], pairs: bool, money: bool) ->
         ci95,
         luck_adjusted_ppg_left,
         luck_adjusted_ci95,
+        matches: None,
     }
 }
 
@@ -314,11 +468,28 @@ fn write_table(out: &mut impl Write, files: &[PathBuf], r: &LuckReport) -> Resul
             r.players[0],
             ci(r.luck_adjusted_ci95)
         )?,
-        None => writeln!(
+        None => {}
+    }
+    match &r.matches {
+        Some(m) => {
+            let pct = |c: Option<f64>| c.map_or(String::new(), |c| format!(" ± {:.2}%", 100.0 * c));
+            writeln!(
+                out,
+                "{}'s matches won: {:.2}%{} of {}; luck-adjusted (the luck in match winning \
+                 chances): {:.2}%{}",
+                r.players[0],
+                100.0 * m.win_rate_left,
+                pct(m.win_rate_ci95),
+                m.matches,
+                100.0 * m.luck_adjusted_win_rate_left,
+                pct(m.luck_adjusted_win_rate_ci95)
+            )?;
+        }
+        None if !r.money => writeln!(
             out,
-            "no luck-adjusted result: the record is a match (the luck is in points, not match \
-             winning chances)"
+            "no luck-adjusted result: a match's is given when every file is one finished match"
         )?,
+        None => {}
     }
     Ok(())
 }

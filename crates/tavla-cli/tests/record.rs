@@ -198,6 +198,54 @@ fn arena_games_are_recorded_and_their_luck_agrees() {
         cubed["luck_adjusted_ppg_a"].as_f64().unwrap(),
     );
     assert!((a - b).abs() < 1e-6, "{a} {b}");
+    // Matches: `tavla luck` on the files, in pairs, gives the arena's luck-adjusted rate, the
+    // luck in match winning chances.
+    let dir_m = dir.join("matches");
+    let match_args = [
+        "arena",
+        "--a",
+        "neural:cube-ply=1",
+        "--b",
+        "neural",
+        "--match",
+        "3",
+        "--games",
+        "8",
+        "--seed",
+        "5",
+        "--luck",
+        "--json",
+        "--mat",
+        dir_m.to_str().unwrap(),
+    ];
+    let arena: serde_json::Value = serde_json::from_str(&stdout(&tavla(&match_args))).unwrap();
+    let mut files: Vec<String> = std::fs::read_dir(&dir_m)
+        .unwrap()
+        .map(|e| e.unwrap().path().display().to_string())
+        .collect();
+    files.sort();
+    let mut luck_args = vec!["luck", "--pairs", "--json"];
+    luck_args.extend(files.iter().map(String::as_str));
+    let luck: serde_json::Value = serde_json::from_str(&stdout(&tavla(&luck_args))).unwrap();
+    let m = &luck["matches"];
+    assert_eq!(m["matches"], 8, "{luck}");
+    assert_eq!(m["win_rate_left"], arena["win_rate_a"], "{luck}");
+    let rate = |v: &serde_json::Value| 0.5 * (1.0 + v.as_f64().unwrap());
+    let (a, b) = (
+        m["luck_adjusted_win_rate_left"].as_f64().unwrap(),
+        rate(&arena["luck_adjusted_ppg_a"]),
+    );
+    assert!((a - b).abs() < 1e-9, "{a} {b}");
+    assert_ne!(a, m["win_rate_left"].as_f64().unwrap(), "the luck counts");
+    // Seven matches cannot be pairs.
+    let o = tavla(
+        &["luck", "--pairs"]
+            .into_iter()
+            .chain(files[..7].iter().map(String::as_str))
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("7 matches cannot be duplicate pairs"));
     // Other rules cannot be recorded.
     let mut variant = with_mat.clone();
     variant.extend(["--variant", "no-quad-doubles"]);

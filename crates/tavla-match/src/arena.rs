@@ -116,6 +116,10 @@ pub trait LuckJudge {
     /// left by its best play.
     fn roll_values(&mut self, position: &Position, rules: Rules, out: &mut [f64; 21]);
 
+    /// Called before each game (a judge with a cache may empty it, so that each game's luck
+    /// does not depend on the games judged before).
+    fn new_game(&mut self) {}
+
     /// Whether the judge values the rolls of match play ([`LuckJudge::match_roll_values`]);
     /// without it matches get no luck-adjusted result.
     fn values_matches(&self) -> bool {
@@ -347,11 +351,14 @@ pub fn play_game_from(
     plays: &mut PlayList,
     start: &GameState,
     cube: bool,
-    judge: Option<&mut dyn LuckJudge>,
+    mut judge: Option<&mut dyn LuckJudge>,
     record: Option<&mut GameLog>,
 ) -> Result<(GameResult, f64), ArenaError> {
     x.new_game();
     o.new_game();
+    if let Some(judge) = judge.as_deref_mut() {
+        judge.new_game();
+    }
     let mut state = *start;
     state.position = Position::START;
     state.turn = Side::X;

@@ -586,6 +586,8 @@ pub struct RolledTurn {
     pub opening: bool,
     /// The cube's value when the roll was thrown (1 before any double; a set-up's value).
     pub cube: u32,
+    /// Who owned the cube then: `None` in the middle.
+    pub cube_owner: Option<Column>,
     /// The line of the roll (from 1).
     pub line: usize,
 }
@@ -625,9 +627,11 @@ impl GameRecord {
         let mut finished: Option<(Column, u32)> = None;
         let mut written: Option<(Column, u32)> = None;
         let mut cube = false;
-        // The cube's value, and a double's (or beaver's) value until it is taken.
+        // The cube's value and owner, and a double's (or beaver's) value and the owner it
+        // makes once taken: the taker of a double, the beaver's maker (who keeps the cube).
         let mut value = 1u32;
-        let mut offered: Option<u32> = None;
+        let mut owner: Option<Column> = None;
+        let mut offered: Option<(u32, Column)> = None;
         for turn in &self.turns {
             match &turn.action {
                 Action::SetUp(s) => {
@@ -653,6 +657,9 @@ impl GameRecord {
                     }
                     if let Some(v) = s.cube {
                         value = v.max(1);
+                    }
+                    if let Some(o) = s.cube_owner {
+                        owner = o;
                     }
                 }
                 Action::Move(text) => {
@@ -697,6 +704,7 @@ impl GameRecord {
                         after,
                         opening,
                         cube: value,
+                        cube_owner: owner,
                         line: turn.line,
                     });
                     if let Some(o) = after.outcome() {
@@ -706,14 +714,19 @@ impl GameRecord {
                     to_move = Some(1 - turn.player);
                     view = to_move;
                 }
-                Action::Double(v) | Action::Beaver(v) => {
+                Action::Double(v) => {
                     cube = true;
-                    offered = Some(*v);
+                    offered = Some((*v, 1 - turn.player));
+                }
+                Action::Beaver(v) => {
+                    cube = true;
+                    offered = Some((*v, turn.player));
                 }
                 Action::Take => {
                     cube = true;
-                    if let Some(v) = offered.take() {
+                    if let Some((v, taker)) = offered.take() {
                         value = v;
+                        owner = Some(taker);
                     }
                 }
                 Action::Drop => {
@@ -787,18 +800,20 @@ mod tests {
   3) 62: 24/18 13/11             55: 13/8 13/8 8/3 8/3
   4)                              Doubles => 4
   5)  Beavers => 8                Takes
-  6) 21: 6/5 6/4                  Doubles => 16
-  7)  Drops
-                                  Wins 8 points
+  6) 21: 6/5 6/4
+  7)  Doubles => 16               Drops
+      Wins 8 points
 ";
         let replay = MatchRecord::parse(text).unwrap().games[0].replay().unwrap();
-        let cubes: Vec<u32> = replay.rolls.iter().map(|r| r.cube).collect();
-        assert_eq!(cubes, [1, 2, 2, 8]);
-        assert_eq!(
-            replay.result,
-            Some((1, 8)),
-            "the doubler wins the cube before the double"
-        );
+        let cubes: Vec<(u32, Option<Column>)> = replay
+            .rolls
+            .iter()
+            .map(|r| (r.cube, r.cube_owner))
+            .collect();
+        // tavla doubles to 2, gnubg takes; gnubg redoubles to 4 and tavla beavers, keeping
+        // the cube; tavla's redouble to 16 is passed.
+        assert_eq!(cubes, [(1, None), (2, Some(1)), (2, Some(1)), (8, Some(0))]);
+        assert_eq!(replay.result, Some((0, 8)));
         assert!(replay.cube);
     }
 
