@@ -461,14 +461,13 @@ fn write_table(out: &mut impl Write, files: &[PathBuf], r: &LuckReport) -> Resul
         r.ppg_left,
         ci(r.ci95)
     )?;
-    match r.luck_adjusted_ppg_left {
-        Some(m) => writeln!(
+    if let Some(m) = r.luck_adjusted_ppg_left {
+        writeln!(
             out,
             "{}'s luck-adjusted points per game: {m:+.4}{}",
             r.players[0],
             ci(r.luck_adjusted_ci95)
-        )?,
-        None => {}
+        )?;
     }
     match &r.matches {
         Some(m) => {
