@@ -3,7 +3,9 @@
 //! rule.
 //!
 //! The person types moves in standard notation (`8/5 6/5`, `24/14`, `bar/22*`, `6/off(2)`) or
-//! one of the commands `hint`, `board`, `help`, `quit`. Unreadable or illegal moves print a
+//! one of the commands `hint`, `board`, `resign [single|gammon|backgammon]`, `help`, `quit`;
+//! the engine answers a resignation, and offers one when its game is lost (`accept` or
+//! `reject`). With `--beavers` (money play with the cube) a double may be beavered. Unreadable or illegal moves print a
 //! one-line error and the prompt again. A roll with no legal play is passed automatically, and
 //! a roll with exactly one legal play is played automatically (both are said). The opening is
 //! decided the usual way: each side rolls one die, ties are rolled again, and the higher die
