@@ -1181,25 +1181,50 @@ mod tests {
         }
     }
 
-    /// A random mover that doubles whenever it may and passes every double.
-    struct Doubler(RandomPlayer);
+    /// A random mover with fixed answers between rolls: the `Doubler` doubles whenever it may
+    /// and passes every double; the `Quitter` offers to resign a single game whenever it is
+    /// asked and beavers every double it takes.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Habit {
+        Doubler,
+        Quitter,
+    }
 
-    impl Player for Doubler {
+    struct Scripted(RandomPlayer, Habit);
+
+    fn doubler(random: RandomPlayer) -> Scripted {
+        Scripted(random, Habit::Doubler)
+    }
+
+    fn quitter(random: RandomPlayer) -> Scripted {
+        Scripted(random, Habit::Quitter)
+    }
+
+    impl Player for Scripted {
         fn name(&self) -> String {
-            "doubler".into()
+            match self.1 {
+                Habit::Doubler => "doubler".into(),
+                Habit::Quitter => "quitter".into(),
+            }
         }
         fn choose_play(&mut self, state: &GameState, roll: Roll, plays: &PlayList) -> usize {
             self.0.choose_play(state, roll, plays)
         }
         fn wants_to_double(&mut self, _state: &GameState) -> bool {
-            true
+            self.1 == Habit::Doubler
         }
         fn accepts_double(&mut self, _state: &GameState) -> bool {
-            false
+            self.1 != Habit::Doubler
+        }
+        fn beavers(&mut self, _state: &GameState) -> bool {
+            self.1 == Habit::Quitter
+        }
+        fn resigns(&mut self, _state: &GameState, _cube: bool) -> Option<Resign> {
+            (self.1 == Habit::Quitter).then_some(Resign::Single)
         }
     }
 
-    /// A game with the cube against [`Doubler`]; the person doubles with `cube` ("" never)
+    /// A game with the cube against a `Doubler`; the person doubles with `cube` ("" never)
     /// and answers doubles with `answer`. The end, the text and the record's replayed result.
     fn cube_game(
         seed: u64,
@@ -1214,7 +1239,7 @@ mod tests {
         let end = run_game(
             BufReader::with_capacity(64, person),
             shared.clone(),
-            &mut Doubler(RandomPlayer::new(seed)),
+            &mut doubler(RandomPlayer::new(seed)),
             seed,
             Side::X,
             Setting::money(true),
@@ -1331,7 +1356,7 @@ mod tests {
             let end = run_match(
                 &mut BufReader::with_capacity(64, person),
                 &mut shared.clone(),
-                &mut Doubler(RandomPlayer::new(seed)),
+                &mut doubler(RandomPlayer::new(seed)),
                 seed,
                 Side::X,
                 3,
@@ -1366,25 +1391,6 @@ mod tests {
         }
         // Some of the matches had a Crawford game (the others jumped past 2).
         assert!(crawford_games > 0);
-    }
-
-    /// A random mover that offers to resign a single game whenever it is asked, and beavers
-    /// every double it takes.
-    struct Quitter(RandomPlayer);
-
-    impl Player for Quitter {
-        fn name(&self) -> String {
-            "quitter".into()
-        }
-        fn choose_play(&mut self, state: &GameState, roll: Roll, plays: &PlayList) -> usize {
-            self.0.choose_play(state, roll, plays)
-        }
-        fn beavers(&mut self, _state: &GameState) -> bool {
-            true
-        }
-        fn resigns(&mut self, _state: &GameState, _cube: bool) -> Option<Resign> {
-            Some(Resign::Single)
-        }
     }
 
     /// Runs one game of `engine` against the person's `input` lines; the end, the text, and
@@ -1478,7 +1484,7 @@ mod tests {
         // Rejected, the single game is not offered again; the person quits.
         let (end, text, _) = scripted(
             "hint\n8/5 6/5\nreject\nquit\n",
-            &mut Quitter(RandomPlayer::new(seed)),
+            &mut quitter(RandomPlayer::new(seed)),
             seed,
             Setting::money(true),
         );
@@ -1490,7 +1496,7 @@ mod tests {
         // Accepted at once: the person wins a point, recorded.
         let (end, text, result) = scripted(
             "hint\n8/5 6/5\n hint\naccept\n",
-            &mut Quitter(RandomPlayer::new(seed)),
+            &mut quitter(RandomPlayer::new(seed)),
             seed,
             Setting::money(true),
         );
@@ -1528,7 +1534,7 @@ mod tests {
         let end = run_game(
             BufReader::with_capacity(64, person),
             shared.clone(),
-            &mut Doubler(RandomPlayer::new(3)),
+            &mut doubler(RandomPlayer::new(3)),
             3,
             Side::X,
             setting,
@@ -1560,7 +1566,7 @@ mod tests {
         let seed = person_opens();
         let (_, text, _) = scripted(
             "hint\n8/5 6/5\nreject\ndouble\nquit\n",
-            &mut Quitter(RandomPlayer::new(seed)),
+            &mut quitter(RandomPlayer::new(seed)),
             seed,
             setting,
         );
