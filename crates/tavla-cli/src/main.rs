@@ -3,6 +3,7 @@
 // The argument docs are clap's help texts, where brackets mark optional parts, not links.
 #![allow(rustdoc::broken_intra_doc_links)]
 
+mod analyse_cmd;
 mod arena_cmd;
 mod bearoff_cmd;
 mod bench_cmd;
@@ -75,6 +76,9 @@ enum Command {
     /// roll, and the results with the luck taken out (luck-adjusted points per game, 95%
     /// interval).
     Luck(luck_cmd::LuckArgs),
+    /// Analyse recorded games (.mat or SGF): every checker play and cube decision judged by the
+    /// engine, the errors listed, and each player's error rates, error counts and luck.
+    Analyse(analyse_cmd::AnalyseArgs),
     /// Read a match record (.mat or SGF), check every game through the legal plays, and write
     /// it as .mat or SGF.
     Record(record_cmd::RecordArgs),
@@ -98,6 +102,7 @@ fn main() -> ExitCode {
         Command::Train(args) => train_cmd::train(&args, &mut out),
         Command::Judge(args) => judge_cmd::judge(&args, &mut out),
         Command::Luck(args) => luck_cmd::luck(&args, &mut out),
+        Command::Analyse(args) => analyse_cmd::analyse(&args, &mut out),
         Command::Record(args) => record_cmd::record(&args, &mut out),
         Command::Play(args) => play_cmd::play(&args, &mut out),
         Command::Bench(args) => bench_cmd::bench(&args, &mut out),

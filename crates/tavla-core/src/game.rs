@@ -144,6 +144,18 @@ impl GameState {
     }
 }
 
+/// How a doubled side answers a double.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CubeResponse {
+    /// Takes: owns the cube at the doubled value.
+    Take,
+    /// Passes: the doubler wins the cube's value before the double.
+    Pass,
+    /// Beavers (money play): takes and redoubles at once, keeping the cube at twice the
+    /// doubled value.
+    Beaver,
+}
+
 /// A resignation: what the resigning side offers to lose, before the cube (the opponent wins
 /// [`Resign::points_in`] when it accepts).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -17,6 +17,7 @@
 //! - [`rollout`]: cubeless, multithreaded, seeded rollouts with variance reduction.
 //! - [`arena`]: cubeless duels between players for strength checks.
 //! - [`cube`]: money cube decisions from cubeless probabilities (Janowski's model).
+//! - [`review`]: what a play or a cube action already made cost (`tavla analyse`).
 //! - [`mod@bench`]: the fixed benchmark behind `tavla bench` (node-count signature, decision times).
 //!
 //! ```
@@ -46,6 +47,7 @@ mod net;
 pub mod optim;
 mod probs;
 pub mod resign;
+pub mod review;
 pub mod rollout;
 pub mod search;
 pub mod supervised;

@@ -324,6 +324,12 @@ impl Search {
         Some(p)
     }
 
+    /// The value of the position left by a play (seen from the mover) for the mover, at `ply`
+    /// (a play at 0-ply is the static value of the position it leaves).
+    pub fn play_probs(&mut self, after: &Position, ply: u8) -> Probabilities {
+        self.eval_after(after, ply)
+    }
+
     /// The value of the position left by a play (seen from the mover) for the mover, at `ply`.
     fn eval_after(&mut self, after: &Position, ply: u8) -> Probabilities {
         match after.outcome() {

@@ -22,7 +22,7 @@
 
 use std::fmt;
 
-use tavla_core::{Board, Play, Position, Roll};
+use tavla_core::{Board, CubeResponse, Play, Position, Roll};
 
 use crate::moves::PlayText;
 
@@ -602,6 +602,28 @@ pub struct Replay {
     pub result: Option<(Column, u32)>,
     /// Whether a cube action (double, beaver, take, drop) was recorded.
     pub cube: bool,
+    /// Every double, in order, with its answer.
+    pub doubles: Vec<DoubleTurn>,
+}
+
+/// A double in a game played through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DoubleTurn {
+    /// Who doubled: 0 left, 1 right.
+    pub doubler: Column,
+    /// The position the double was made in, seen from the doubler (before its roll).
+    pub position: Position,
+    /// The cube's value before the double.
+    pub cube: u32,
+    /// Who owned the cube before the double: `None` in the middle.
+    pub cube_owner: Option<Column>,
+    /// The index in [`Replay::rolls`] of the roll that followed the double (the doubler's);
+    /// `rolls.len()` when none did.
+    pub before_roll: usize,
+    /// The answer; `None` when the record stops before it.
+    pub answer: Option<CubeResponse>,
+    /// The line of the double (from 1).
+    pub line: usize,
 }
 
 impl GameRecord {
@@ -632,6 +654,7 @@ impl GameRecord {
         let mut value = 1u32;
         let mut owner: Option<Column> = None;
         let mut offered: Option<(u32, Column)> = None;
+        let mut doubles: Vec<DoubleTurn> = Vec::new();
         for turn in &self.turns {
             match &turn.action {
                 Action::SetUp(s) => {
@@ -717,10 +740,29 @@ impl GameRecord {
                 Action::Double(v) => {
                     cube = true;
                     offered = Some((*v, 1 - turn.player));
+                    // The doubler's view of the board; a set-up board not yet a position
+                    // is an error at the move that uses it.
+                    let seen = match &board {
+                        Some(b) => SetUp::position(b, turn.player),
+                        None if view.is_some_and(|v| v != turn.player) => Some(position.flip()),
+                        None => Some(position),
+                    };
+                    if let Some(seen) = seen.filter(|_| finished.is_none()) {
+                        doubles.push(DoubleTurn {
+                            doubler: turn.player,
+                            position: seen,
+                            cube: value,
+                            cube_owner: owner,
+                            before_roll: rolls.len(),
+                            answer: None,
+                            line: turn.line,
+                        });
+                    }
                 }
                 Action::Beaver(v) => {
                     cube = true;
                     offered = Some((*v, turn.player));
+                    answer(&mut doubles, rolls.len(), CubeResponse::Beaver);
                 }
                 Action::Take => {
                     cube = true;
@@ -728,10 +770,12 @@ impl GameRecord {
                         value = v;
                         owner = Some(taker);
                     }
+                    answer(&mut doubles, rolls.len(), CubeResponse::Take);
                 }
                 Action::Drop => {
                     cube = true;
                     offered = None;
+                    answer(&mut doubles, rolls.len(), CubeResponse::Pass);
                 }
                 Action::Wins(points) => {
                     if written.is_some() {
@@ -757,7 +801,18 @@ impl GameRecord {
             rolls,
             result: written.or(finished),
             cube,
+            doubles,
         })
+    }
+}
+
+/// Records `a` as the answer to the last double when it is still unanswered and no roll came
+/// between (the take after a beaver is the doubler's, and changes nothing).
+fn answer(doubles: &mut [DoubleTurn], rolls: usize, a: CubeResponse) {
+    if let Some(d) = doubles.last_mut() {
+        if d.answer.is_none() && d.before_roll == rolls {
+            d.answer = Some(a);
+        }
     }
 }
 
@@ -815,6 +870,24 @@ mod tests {
         assert_eq!(cubes, [(1, None), (2, Some(1)), (2, Some(1)), (8, Some(0))]);
         assert_eq!(replay.result, Some((0, 8)));
         assert!(replay.cube);
+        // Each double with the cube before it, the roll after it and its answer.
+        type Seen = (Column, u32, Option<Column>, usize, Option<CubeResponse>);
+        let doubles: Vec<Seen> = replay
+            .doubles
+            .iter()
+            .map(|d| (d.doubler, d.cube, d.cube_owner, d.before_roll, d.answer))
+            .collect();
+        assert_eq!(
+            doubles,
+            [
+                (0, 1, None, 1, Some(CubeResponse::Take)),
+                (1, 2, Some(1), 3, Some(CubeResponse::Beaver)),
+                (0, 8, Some(0), 4, Some(CubeResponse::Pass)),
+            ]
+        );
+        // The positions are the doubler's view: tavla's first double is before its 62.
+        assert_eq!(replay.doubles[0].position, replay.rolls[1].position);
+        assert_eq!(replay.doubles[0].line, 6);
     }
 
     /// Names a score line cannot hold are written so that the record reads back (a left

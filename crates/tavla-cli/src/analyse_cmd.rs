@@ -1,0 +1,999 @@
+//! `tavla analyse`: recorded games (`.mat` or gnubg's SGF) judged decision by decision by the
+//! neural engine: each checker play and cube action with what it cost, the errors listed, and
+//! each player's error rates, error counts and luck.
+//!
+//! Checker plays are valued as the players rank them (`tavla_nn::review`): cubeless equity in a
+//! cubeless session, cubeful equity in money games with the cube, match equity in matches. A
+//! play is reviewed at `--ply` (the search's filters pick the candidates; the play made is
+//! always valued at the full depth); the doubler's decision before each roll where it may
+//! double, and each answer to a double, by the cubeful search at `--cube-ply`. Losses are in
+//! normalised equity (EMG: per unit of the cube; in matches the normalised match equity), and
+//! in matches also in match winning chances. The luck of each roll is `tavla luck`'s (0-ply).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use anyhow::Result;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use serde::Serialize;
+use tavla_core::{
+    BySide, Cube, CubeOwner, CubeResponse, Dice, GameState, PlayList, Position, Roll, Rules, Side,
+};
+use tavla_match::arena::{match_roll_luck, roll_luck};
+use tavla_nn::review::{review_answer, review_double, CubeReview, PlayReview, Skill};
+use tavla_nn::search::{Search, MAX_PLY};
+use tavla_nn::Weights;
+use tavla_notation::mat::{DoubleTurn, MatchRecord, Replay, RolledTurn};
+use tavla_notation::sgf::parse_record;
+use tavla_notation::{format_pretty, Xgid};
+
+use crate::input::{threads, InputError};
+use crate::luck_cmd::NeuralLuck;
+use crate::nn_cmd::PruneArgs;
+use crate::players::shared_bearoff;
+
+/// `tavla analyse`.
+#[derive(Args)]
+pub struct AnalyseArgs {
+    /// Match records in Jellyfish `.mat` form or gnubg's SGF, told apart by content; their
+    /// games are taken together (players by column: left and right).
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// The depth at which checker plays are judged, 0 to 3.
+    #[arg(long, default_value_t = 2)]
+    ply: u8,
+    /// The depth of the cubeful search that judges cube decisions (default: --ply).
+    #[arg(long, value_name = "PLY")]
+    cube_ply: Option<u8>,
+    /// Money games are played with the cube even where a record has no cube action (by
+    /// default a money session is taken as cubeless when none of its games has one).
+    #[arg(long, conflicts_with = "no_cube")]
+    cube: bool,
+    /// Judge money games cubeless and leave the cube decisions out.
+    #[arg(long)]
+    no_cube: bool,
+    /// Money play under the Jacoby rule (gammons count once the cube is turned).
+    #[arg(long)]
+    jacoby: bool,
+    /// Money play with beavers (also assumed for a record that has one).
+    #[arg(long)]
+    beavers: bool,
+    /// List every decision, not only the doubtful and worse.
+    #[arg(long, conflicts_with = "summary")]
+    all: bool,
+    /// Print only the summary of each player.
+    #[arg(long)]
+    summary: bool,
+    /// Networks from FILE instead of the embedded ones.
+    #[arg(long, value_name = "FILE")]
+    weights: Option<PathBuf>,
+    #[command(flatten)]
+    prune: PruneArgs,
+    /// Worker threads; 0 for one per core.
+    #[arg(long, default_value_t = 0, value_name = "T")]
+    threads: usize,
+    /// Print one JSON object instead of the report.
+    #[arg(long)]
+    json: bool,
+}
+
+/// One judged decision.
+#[derive(Debug, Clone, Serialize)]
+pub struct Decision {
+    /// The record's file (index into the files given).
+    pub file: usize,
+    /// The game's number in its record.
+    pub game: u32,
+    /// The line of the move or cube action in the record.
+    pub line: usize,
+    /// Who decided: 0 left, 1 right.
+    pub player: usize,
+    /// `move`, `double`, `no double`, `take`, `pass` or `beaver`.
+    pub kind: &'static str,
+    /// The roll of a move.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub roll: Option<String>,
+    /// What was done: the play, or the cube action.
+    pub made: String,
+    /// The best: the best play, or the right cube action.
+    pub best: String,
+    /// The loss in normalised equity (EMG).
+    pub loss: f32,
+    /// In money play, the loss in points at the cube's value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loss_points: Option<f32>,
+    /// In match play, the loss in match winning chances.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loss_mwc: Option<f32>,
+    /// How bad the loss is.
+    pub skill: Skill,
+    /// The position before the decision (the mover's or the doubler's, dice rolled for a move),
+    /// as an XGID for `tavla hint` or `tavla eval`.
+    pub xgid: String,
+    /// For a move: legal plays, and the play's rank among the plays searched deepest.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plays: Option<usize>,
+    /// Its rank (1 the best), `None` when the search's filters dropped it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rank: Option<usize>,
+    /// Whether the decision counts for the error rates (unforced moves; cube decisions that
+    /// are close, made or wrong).
+    pub counted: bool,
+    /// For a move: the luck of its roll (normalised equity, or in matches match winning
+    /// chances), 0-ply.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub luck: Option<f64>,
+}
+
+/// One player's figures.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct PlayerStats {
+    /// Its name, from the first file.
+    pub name: String,
+    /// Moves with two plays or more.
+    pub unforced_moves: u32,
+    /// Moves with one play or none.
+    pub forced_moves: u32,
+    /// The checker plays' loss, summed (EMG).
+    pub checker_error: f64,
+    /// The same in match winning chances (matches).
+    pub checker_error_mwc: f64,
+    /// Checker plays doubtful, bad and very bad.
+    pub checker_doubtful: u32,
+    /// See `checker_doubtful`.
+    pub checker_bad: u32,
+    /// See `checker_doubtful`.
+    pub checker_very_bad: u32,
+    /// Cube decisions counted (close, made or wrong).
+    pub cube_decisions: u32,
+    /// Doubles made.
+    pub doubles: u32,
+    /// Doubles taken.
+    pub takes: u32,
+    /// Doubles passed.
+    pub passes: u32,
+    /// Doubles beavered.
+    pub beavers: u32,
+    /// Doubles that should have been made and were not.
+    pub missed_doubles: u32,
+    /// Doubles that should not have been made (too soon or too good).
+    pub wrong_doubles: u32,
+    /// Takes (and beavers) that should have been passes (or takes).
+    pub wrong_takes: u32,
+    /// Passes that should have been takes.
+    pub wrong_passes: u32,
+    /// The cube decisions' loss, summed (EMG).
+    pub cube_error: f64,
+    /// The same in match winning chances (matches).
+    pub cube_error_mwc: f64,
+    /// Cube decisions doubtful or worse.
+    pub cube_errors: u32,
+    /// Chequer error per unforced move, in thousandths (mEMG).
+    pub checker_rate: f64,
+    /// Cube error per counted cube decision (mEMG).
+    pub cube_rate: f64,
+    /// All errors per unforced move and counted cube decision (mEMG).
+    pub error_rate: f64,
+    /// The usual words for `error_rate`.
+    pub rating: &'static str,
+    /// Rolls thrown.
+    pub rolls: u32,
+    /// The luck of its rolls, summed (normalised equity in money play, match winning chances
+    /// in matches).
+    pub luck: f64,
+    /// Luck per roll, in thousandths.
+    pub luck_rate: f64,
+    /// Rolls worth 0.3 or more above the mean (lucky) and 0.6 or more (very lucky).
+    pub lucky: u32,
+    /// See `lucky`.
+    pub very_lucky: u32,
+    /// Rolls worth 0.3 or more below the mean, and 0.6 or more.
+    pub unlucky: u32,
+    /// See `unlucky`.
+    pub very_unlucky: u32,
+}
+
+/// The report of `tavla analyse` (its `--json` object).
+#[derive(Debug, Clone, Serialize)]
+pub struct AnalysisReport {
+    /// The files read.
+    pub files: Vec<String>,
+    /// Games analysed.
+    pub games: usize,
+    /// The checker play depth.
+    pub ply: u8,
+    /// The cube decision depth.
+    pub cube_ply: u8,
+    /// `cubeless money`, `money with the cube`, `match` or `mixed`.
+    pub kind: &'static str,
+    /// Left and right.
+    pub players: [PlayerStats; 2],
+    /// Each game's figures, in the order of the files and their games.
+    pub per_game: Vec<GameFigures>,
+    /// The decisions listed: the doubtful and worse, or all with `--all`.
+    pub decisions: Vec<Decision>,
+}
+
+/// One game's figures for each player (left, right).
+#[derive(Debug, Clone, Serialize)]
+pub struct GameFigures {
+    /// The record's file (index into the files given).
+    pub file: usize,
+    /// The game's number in its record.
+    pub game: u32,
+    /// Moves with a choice.
+    pub unforced_moves: [u32; 2],
+    /// Their loss, summed (EMG).
+    pub checker_error: [f64; 2],
+    /// Cube decisions counted.
+    pub cube_decisions: [u32; 2],
+    /// Their loss, summed (EMG).
+    pub cube_error: [f64; 2],
+    /// The luck of the rolls, summed.
+    pub luck: [f64; 2],
+}
+
+/// A roll luck this far from the mean is lucky or unlucky; twice as far, very.
+const LUCKY: f64 = 0.3;
+
+/// The usual rating words for an overall error rate in mEMG per decision.
+fn rating(rate: f64) -> &'static str {
+    match rate {
+        r if r < 2.0 => "supernatural",
+        r if r < 5.0 => "world class",
+        r if r < 8.0 => "expert",
+        r if r < 12.0 => "advanced",
+        r if r < 18.0 => "intermediate",
+        r if r < 26.0 => "casual player",
+        r if r < 35.0 => "beginner",
+        _ => "awful",
+    }
+}
+
+/// What each game needs besides its replay.
+#[derive(Debug, Clone, Copy)]
+struct Context {
+    file: usize,
+    number: u32,
+    /// The match length; 0 for money play.
+    length: u32,
+    scores: [u32; 2],
+    crawford: bool,
+    /// Money play with the cube.
+    cube: bool,
+    jacoby: bool,
+    beavers: bool,
+}
+
+/// The settings of one run.
+struct Settings {
+    ply: u8,
+    cube_ply: u8,
+    all: bool,
+}
+
+/// Runs `tavla analyse`.
+pub fn analyse(args: &AnalyseArgs, out: &mut impl Write) -> Result<()> {
+    let cube_ply = args.cube_ply.unwrap_or(args.ply);
+    for (name, p) in [("--ply", args.ply), ("--cube-ply", cube_ply)] {
+        if p > MAX_PLY {
+            return Err(InputError(format!("{name} must be in 0..={MAX_PLY}, got {p}")).into());
+        }
+    }
+    let mut records: Vec<(MatchRecord, Vec<Replay>)> = Vec::new();
+    for f in &args.files {
+        let text = std::fs::read_to_string(f)
+            .map_err(|e| InputError(format!("cannot read {}: {e}", f.display())))?;
+        let record =
+            parse_record(&text).map_err(|e| InputError(format!("{}: {e}", f.display())))?;
+        if record.games.is_empty() {
+            return Err(InputError(format!("{}: no games", f.display())).into());
+        }
+        let replays = record
+            .games
+            .iter()
+            .map(|g| {
+                g.replay()
+                    .map_err(|e| InputError(format!("{}: game {}: {e}", f.display(), g.number)))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        records.push((record, replays));
+    }
+    let weights = match &args.weights {
+        Some(f) => Arc::new(
+            Weights::load(f).map_err(|e| InputError(format!("--weights {}: {e}", f.display())))?,
+        ),
+        None => Weights::shared_default(),
+    };
+    let mut search = Search::new(weights).with_bearoff(shared_bearoff()?);
+    if let Some(prune) = args.prune.load()? {
+        search = search.with_prune(prune);
+    }
+    let judge = NeuralLuck::new(args.weights.as_deref())?;
+    let mut games: Vec<(&Replay, Context)> = Vec::new();
+    let mut kinds = Vec::new();
+    for (file, (record, replays)) in records.iter().enumerate() {
+        let cube =
+            !args.no_cube && (record.length > 0 || args.cube || replays.iter().any(|r| r.cube));
+        let beavers = args.beavers || record_has_beaver(replays);
+        kinds.push(match (record.length, cube) {
+            (0, false) => "cubeless money",
+            (0, true) => "money with the cube",
+            _ => "match",
+        });
+        let mut crawford_played = false;
+        for (g, replay) in record.games.iter().zip(replays) {
+            let at = |s: u32| record.length > 0 && s + 1 >= record.length;
+            let crawford = !crawford_played && (at(g.scores[0]) || at(g.scores[1]));
+            crawford_played |= crawford;
+            games.push((
+                replay,
+                Context {
+                    file,
+                    number: g.number,
+                    length: record.length,
+                    scores: g.scores,
+                    crawford,
+                    cube,
+                    jacoby: args.jacoby && record.length == 0,
+                    beavers: beavers && record.length == 0,
+                },
+            ));
+        }
+    }
+    let settings = Settings {
+        ply: args.ply,
+        cube_ply,
+        all: args.all,
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads(args.threads))
+        .build()?;
+    let decisions_total: u64 = games.iter().map(|(r, _)| r.rolls.len() as u64).sum();
+    let bar = if args.json {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(decisions_total)
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{wide_bar}] {pos}/{len} moves (eta {eta})",
+        )
+        .expect("valid template"),
+    );
+    let done = AtomicU64::new(0);
+    let analysed: Vec<GameAnalysis> = pool.install(|| {
+        games
+            .par_iter()
+            .map_init(
+                || (search.clone(), judge.clone()),
+                |(search, judge), (replay, context)| {
+                    let a = analyse_game(search, judge, replay, *context, &settings);
+                    let n = done.fetch_add(replay.rolls.len() as u64, Ordering::Relaxed);
+                    bar.set_position(n + replay.rolls.len() as u64);
+                    a
+                },
+            )
+            .collect()
+    });
+    bar.finish_and_clear();
+    let mut players: [PlayerStats; 2] = Default::default();
+    for (p, name) in players.iter_mut().zip(&records[0].0.players) {
+        p.name.clone_from(name);
+    }
+    let mut decisions = Vec::new();
+    let mut per_game = Vec::with_capacity(analysed.len());
+    for (a, (_, c)) in analysed.into_iter().zip(&games) {
+        for (total, game) in players.iter_mut().zip(&a.stats) {
+            total.add(game);
+        }
+        let both = |f: &dyn Fn(&PlayerStats) -> f64| [f(&a.stats[0]), f(&a.stats[1])];
+        per_game.push(GameFigures {
+            file: c.file,
+            game: c.number,
+            unforced_moves: [a.stats[0].unforced_moves, a.stats[1].unforced_moves],
+            checker_error: both(&|p| p.checker_error),
+            cube_decisions: [a.stats[0].cube_decisions, a.stats[1].cube_decisions],
+            cube_error: both(&|p| p.cube_error),
+            luck: both(&|p| p.luck),
+        });
+        decisions.extend(a.decisions);
+    }
+    for p in &mut players {
+        p.finish();
+    }
+    kinds.dedup();
+    let report = AnalysisReport {
+        files: args.files.iter().map(|f| f.display().to_string()).collect(),
+        games: games.len(),
+        ply: args.ply,
+        cube_ply,
+        kind: if kinds.len() == 1 { kinds[0] } else { "mixed" },
+        players,
+        per_game,
+        decisions,
+    };
+    if args.json {
+        serde_json::to_writer(&mut *out, &report)?;
+        writeln!(out)?;
+    } else {
+        write_report(out, &report, args.summary)?;
+    }
+    Ok(())
+}
+
+fn record_has_beaver(replays: &[Replay]) -> bool {
+    replays.iter().any(|r| {
+        r.doubles
+            .iter()
+            .any(|d| d.answer == Some(CubeResponse::Beaver))
+    })
+}
+
+/// One game's figures and listed decisions.
+struct GameAnalysis {
+    stats: [PlayerStats; 2],
+    decisions: Vec<Decision>,
+}
+
+fn side(column: usize) -> Side {
+    if column == 0 {
+        Side::X
+    } else {
+        Side::O
+    }
+}
+
+/// The game's state for `player` on roll at `position` with the cube at `value` held by
+/// `owner`.
+fn state_of(
+    c: &Context,
+    player: usize,
+    position: Position,
+    value: u32,
+    owner: Option<usize>,
+) -> GameState {
+    GameState {
+        position,
+        turn: side(player),
+        dice: Dice::NotRolled,
+        cube: Cube {
+            log2: value.max(1).ilog2().min(15) as u8,
+            owner: owner.map_or(CubeOwner::Centre, |o| CubeOwner::Side(side(o))),
+        },
+        score: BySide {
+            x: c.scores[0],
+            o: c.scores[1],
+        },
+        match_length: c.length,
+        crawford: c.crawford,
+        jacoby: c.jacoby,
+        beavers: c.beavers,
+    }
+}
+
+fn analyse_game(
+    search: &mut Search,
+    judge: &mut NeuralLuck,
+    replay: &Replay,
+    c: Context,
+    s: &Settings,
+) -> GameAnalysis {
+    use tavla_match::arena::LuckJudge;
+    search.reset();
+    judge.new_game();
+    let mut a = GameAnalysis {
+        stats: Default::default(),
+        decisions: Vec::new(),
+    };
+    let mut values = [0.0f64; 21];
+    let mut doubles = replay.doubles.iter().peekable();
+    for (i, r) in replay.rolls.iter().enumerate() {
+        // The doubles made before this roll: the roller's (normally one), and any other.
+        let mut doubled = None;
+        while let Some(d) = doubles.next_if(|d| d.before_roll == i) {
+            if d.doubler == r.player && doubled.is_none() {
+                doubled = Some(*d);
+            } else {
+                cube_decision(
+                    search,
+                    &c,
+                    s,
+                    d.doubler,
+                    d.position,
+                    d.cube,
+                    d.cube_owner,
+                    Some(d),
+                    &mut a,
+                );
+            }
+        }
+        if c.cube {
+            let (value, owner) = doubled.map_or((r.cube, r.cube_owner), |d| (d.cube, d.cube_owner));
+            cube_decision(
+                search,
+                &c,
+                s,
+                r.player,
+                r.position,
+                value,
+                owner,
+                doubled.as_ref(),
+                &mut a,
+            );
+        }
+        move_decision(search, judge, &mut values, &c, s, r, &mut a);
+    }
+    // Doubles after the last roll: passed (or unanswered) at the end of the game.
+    for d in doubles {
+        cube_decision(
+            search,
+            &c,
+            s,
+            d.doubler,
+            d.position,
+            d.cube,
+            d.cube_owner,
+            Some(d),
+            &mut a,
+        );
+    }
+    a
+}
+
+/// The move of `r`: reviewed when the roll leaves a choice; its roll's luck.
+fn move_decision(
+    search: &mut Search,
+    judge: &mut NeuralLuck,
+    values: &mut [f64; 21],
+    c: &Context,
+    s: &Settings,
+    r: &RolledTurn,
+    a: &mut GameAnalysis,
+) {
+    let mut state = state_of(c, r.player, r.position, r.cube, r.cube_owner);
+    let luck = if c.length > 0 {
+        match_roll_luck(judge, &state, r.roll, Rules::Standard, r.opening, values)
+    } else {
+        roll_luck(
+            judge,
+            &r.position,
+            r.roll,
+            Rules::Standard,
+            r.opening,
+            values,
+        )
+    };
+    let stats = &mut a.stats[r.player];
+    stats.rolls += 1;
+    stats.luck += luck;
+    match luck {
+        l if l >= 2.0 * LUCKY => stats.very_lucky += 1,
+        l if l >= LUCKY => stats.lucky += 1,
+        l if l <= -2.0 * LUCKY => stats.very_unlucky += 1,
+        l if l <= -LUCKY => stats.unlucky += 1,
+        _ => {}
+    }
+    let review = search.review_play(&state, r.roll, &r.after, s.ply, c.cube);
+    let Some(review) = review else {
+        stats.forced_moves += 1;
+        return;
+    };
+    stats.unforced_moves += 1;
+    stats.checker_error += f64::from(review.loss);
+    stats.checker_error_mwc += f64::from(review.loss_mwc.unwrap_or(0.0));
+    let skill = Skill::of(review.loss);
+    match skill {
+        Skill::Fine => {}
+        Skill::Doubtful => stats.checker_doubtful += 1,
+        Skill::Bad => stats.checker_bad += 1,
+        Skill::VeryBad => stats.checker_very_bad += 1,
+    }
+    if skill == Skill::Fine && !s.all {
+        return;
+    }
+    state.dice = Dice::Rolled(r.roll);
+    a.decisions
+        .push(move_row(c, r, &review, skill, state, luck));
+}
+
+fn play_text(position: &Position, roll: Roll, after: &Position) -> String {
+    let mut plays = PlayList::new();
+    position.legal_plays(roll, &mut plays);
+    plays
+        .positions()
+        .iter()
+        .position(|p| p == after)
+        .map_or_else(
+            || "?".to_string(),
+            |i| format_pretty(position, &plays.play(i)),
+        )
+}
+
+fn move_row(
+    c: &Context,
+    r: &RolledTurn,
+    review: &PlayReview,
+    skill: Skill,
+    state: GameState,
+    luck: f64,
+) -> Decision {
+    Decision {
+        file: c.file,
+        game: c.number,
+        line: r.line,
+        player: r.player,
+        kind: "move",
+        roll: Some(r.roll.to_string()),
+        made: play_text(&r.position, r.roll, &r.after),
+        best: play_text(&r.position, r.roll, &review.best),
+        loss: review.loss,
+        loss_points: (c.length == 0).then_some(review.loss * r.cube as f32),
+        loss_mwc: review.loss_mwc,
+        skill,
+        xgid: Xgid::new(state).to_string(),
+        plays: Some(review.plays),
+        rank: review.rank,
+        counted: true,
+        luck: Some(luck),
+    }
+}
+
+/// The doubler's decision before its roll at `position` (its view) with the cube at `value`
+/// held by `owner`, and the answer to its double when it made one (`double`).
+#[allow(clippy::too_many_arguments)]
+fn cube_decision(
+    search: &mut Search,
+    c: &Context,
+    s: &Settings,
+    doubler: usize,
+    position: Position,
+    value: u32,
+    owner: Option<usize>,
+    double: Option<&DoubleTurn>,
+    a: &mut GameAnalysis,
+) {
+    let state = state_of(c, doubler, position, value, owner);
+    if double.is_none() && !state.may_double() {
+        return;
+    }
+    let Some(analysis) = search.cube_decision(&state, s.cube_ply) else {
+        return;
+    };
+    let redouble = owner.is_some();
+    let right = analysis.action.describe(redouble).to_string();
+    let xgid = Xgid::new(state).to_string();
+    let review = review_double(&analysis, double.is_some(), c.beavers);
+    let line = double.map_or(0, |d| d.line);
+    let kind = if double.is_some() {
+        "double"
+    } else {
+        "no double"
+    };
+    let stats = &mut a.stats[doubler];
+    if double.is_some() {
+        stats.doubles += 1;
+    }
+    if review.loss > 0.0 {
+        if double.is_some() {
+            stats.wrong_doubles += 1;
+        } else {
+            stats.missed_doubles += 1;
+        }
+    }
+    let made = if double.is_some() {
+        if redouble {
+            "Redouble"
+        } else {
+            "Double"
+        }
+    } else if redouble {
+        "No redouble"
+    } else {
+        "No double"
+    }
+    .to_string();
+    record_cube(
+        c,
+        s,
+        a,
+        doubler,
+        kind,
+        made,
+        right.clone(),
+        &review,
+        value,
+        line,
+        &xgid,
+    );
+    let Some(d) = double else { return };
+    let Some(response) = d.answer else { return };
+    let taker = 1 - doubler;
+    let review = review_answer(&analysis, response, c.beavers);
+    let stats = &mut a.stats[taker];
+    let (kind, made) = match response {
+        CubeResponse::Take => {
+            stats.takes += 1;
+            ("take", "Take")
+        }
+        CubeResponse::Pass => {
+            stats.passes += 1;
+            ("pass", "Pass")
+        }
+        CubeResponse::Beaver => {
+            stats.beavers += 1;
+            ("beaver", "Beaver")
+        }
+    };
+    if review.loss > 0.0 {
+        if response == CubeResponse::Pass {
+            stats.wrong_passes += 1;
+        } else {
+            stats.wrong_takes += 1;
+        }
+    }
+    let best = if analysis.opponent_takes() {
+        if c.beavers && analysis.double_take < 0.0 {
+            "Beaver"
+        } else {
+            "Take"
+        }
+    } else {
+        "Pass"
+    };
+    record_cube(
+        c,
+        s,
+        a,
+        taker,
+        kind,
+        made.to_string(),
+        best.to_string(),
+        &review,
+        value,
+        d.line,
+        &xgid,
+    );
+}
+
+/// Counts a cube decision by `player` and lists it when it is an error (or with `--all`).
+#[allow(clippy::too_many_arguments)]
+fn record_cube(
+    c: &Context,
+    s: &Settings,
+    a: &mut GameAnalysis,
+    player: usize,
+    kind: &'static str,
+    made: String,
+    best: String,
+    review: &CubeReview,
+    value: u32,
+    line: usize,
+    xgid: &str,
+) {
+    let stats = &mut a.stats[player];
+    let skill = Skill::of(review.loss);
+    if review.counted {
+        stats.cube_decisions += 1;
+        stats.cube_error += f64::from(review.loss);
+        stats.cube_error_mwc += f64::from(review.loss_mwc.unwrap_or(0.0));
+        if skill != Skill::Fine {
+            stats.cube_errors += 1;
+        }
+    }
+    if skill == Skill::Fine && !(s.all && review.counted) {
+        return;
+    }
+    a.decisions.push(Decision {
+        file: c.file,
+        game: c.number,
+        line,
+        player,
+        kind,
+        roll: None,
+        made,
+        best,
+        loss: review.loss,
+        loss_points: (c.length == 0).then_some(review.loss * value as f32),
+        loss_mwc: review.loss_mwc,
+        skill,
+        xgid: xgid.to_string(),
+        plays: None,
+        rank: None,
+        counted: review.counted,
+        luck: None,
+    });
+}
+
+impl PlayerStats {
+    fn add(&mut self, g: &PlayerStats) {
+        self.unforced_moves += g.unforced_moves;
+        self.forced_moves += g.forced_moves;
+        self.checker_error += g.checker_error;
+        self.checker_error_mwc += g.checker_error_mwc;
+        self.checker_doubtful += g.checker_doubtful;
+        self.checker_bad += g.checker_bad;
+        self.checker_very_bad += g.checker_very_bad;
+        self.cube_decisions += g.cube_decisions;
+        self.doubles += g.doubles;
+        self.takes += g.takes;
+        self.passes += g.passes;
+        self.beavers += g.beavers;
+        self.missed_doubles += g.missed_doubles;
+        self.wrong_doubles += g.wrong_doubles;
+        self.wrong_takes += g.wrong_takes;
+        self.wrong_passes += g.wrong_passes;
+        self.cube_error += g.cube_error;
+        self.cube_error_mwc += g.cube_error_mwc;
+        self.cube_errors += g.cube_errors;
+        self.rolls += g.rolls;
+        self.luck += g.luck;
+        self.lucky += g.lucky;
+        self.very_lucky += g.very_lucky;
+        self.unlucky += g.unlucky;
+        self.very_unlucky += g.very_unlucky;
+    }
+
+    /// Computes the rates from the totals.
+    fn finish(&mut self) {
+        let per = |x: f64, n: u32| {
+            if n == 0 {
+                0.0
+            } else {
+                1000.0 * x / f64::from(n)
+            }
+        };
+        self.checker_rate = per(self.checker_error, self.unforced_moves);
+        self.cube_rate = per(self.cube_error, self.cube_decisions);
+        self.error_rate = per(
+            self.checker_error + self.cube_error,
+            self.unforced_moves + self.cube_decisions,
+        );
+        self.rating = rating(self.error_rate);
+        self.luck_rate = per(self.luck, self.rolls);
+    }
+}
+
+fn write_report(out: &mut impl Write, r: &AnalysisReport, summary: bool) -> Result<()> {
+    writeln!(
+        out,
+        "{} games from {} ({}), checker play judged at {}-ply{}",
+        r.games,
+        r.files.join(", "),
+        r.kind,
+        r.ply,
+        if r.kind == "cubeless money" {
+            String::new()
+        } else {
+            format!(", cube decisions at {}-ply", r.cube_ply)
+        }
+    )?;
+    let names = [&r.players[0].name, &r.players[1].name];
+    if !summary {
+        let mut last: Option<(usize, u32)> = None;
+        for d in &r.decisions {
+            if last != Some((d.file, d.game)) {
+                let file = if r.files.len() > 1 {
+                    format!("{}: ", r.files[d.file])
+                } else {
+                    String::new()
+                };
+                writeln!(out, "\n{file}Game {}", d.game)?;
+                last = Some((d.file, d.game));
+            }
+            let what = match &d.roll {
+                Some(roll) => format!("{roll}: {}", d.made),
+                None => d.made.clone(),
+            };
+            let units = match (d.loss_points, d.loss_mwc) {
+                (_, Some(m)) => format!("{:.3} ({:.2}% MWC)", -d.loss, -100.0 * m),
+                (Some(p), None) if (p - d.loss).abs() > 1e-6 => {
+                    format!("{:.3} ({:+.3} points)", -d.loss, -p)
+                }
+                _ => format!("{:.3}", -d.loss),
+            };
+            writeln!(
+                out,
+                "  line {:>4}  {:<12} {:<34} {:<3} {}  best: {}",
+                d.line,
+                truncate(names[d.player], 12),
+                what,
+                d.skill.mark(),
+                units,
+                d.best
+            )?;
+            writeln!(out, "             {}", d.xgid)?;
+        }
+        writeln!(out)?;
+    }
+    let row = |out: &mut dyn Write, label: &str, f: &dyn Fn(&PlayerStats) -> String| {
+        writeln!(
+            out,
+            "{:<44} {:>16} {:>16}",
+            label,
+            f(&r.players[0]),
+            f(&r.players[1])
+        )
+    };
+    row(out, "", &|p| truncate(&p.name, 16))?;
+    let matches = r.kind == "match";
+    row(out, "Checker play", &|_| String::new())?;
+    row(out, "  unforced moves (forced)", &|p| {
+        format!("{} ({})", p.unforced_moves, p.forced_moves)
+    })?;
+    row(out, "  error total (EMG)", &|p| {
+        format!("{:.3}", p.checker_error)
+    })?;
+    if matches {
+        row(out, "  error total (MWC)", &|p| {
+            format!("{:.2}%", 100.0 * p.checker_error_mwc)
+        })?;
+    }
+    row(out, "  error rate (mEMG per move)", &|p| {
+        format!("{:.2}", p.checker_rate)
+    })?;
+    row(out, "  doubtful / bad / very bad", &|p| {
+        format!(
+            "{} / {} / {}",
+            p.checker_doubtful, p.checker_bad, p.checker_very_bad
+        )
+    })?;
+    if r.kind != "cubeless money" {
+        row(out, "Cube", &|_| String::new())?;
+        row(out, "  decisions counted", &|p| {
+            p.cube_decisions.to_string()
+        })?;
+        row(out, "  doubles / takes / passes / beavers", &|p| {
+            format!("{} / {} / {} / {}", p.doubles, p.takes, p.passes, p.beavers)
+        })?;
+        row(out, "  missed doubles / wrong doubles", &|p| {
+            format!("{} / {}", p.missed_doubles, p.wrong_doubles)
+        })?;
+        row(out, "  wrong takes / wrong passes", &|p| {
+            format!("{} / {}", p.wrong_takes, p.wrong_passes)
+        })?;
+        row(out, "  error total (EMG)", &|p| {
+            format!("{:.3}", p.cube_error)
+        })?;
+        if matches {
+            row(out, "  error total (MWC)", &|p| {
+                format!("{:.2}%", 100.0 * p.cube_error_mwc)
+            })?;
+        }
+        row(out, "  error rate (mEMG per decision)", &|p| {
+            format!("{:.2}", p.cube_rate)
+        })?;
+    }
+    row(out, "Overall", &|_| String::new())?;
+    row(out, "  error rate (mEMG per decision)", &|p| {
+        format!("{:.2}", p.error_rate)
+    })?;
+    row(out, "  rating", &|p| p.rating.to_string())?;
+    let unit = if matches { "MWC" } else { "EMG" };
+    row(out, &format!("Luck (0-ply, {unit})"), &|_| String::new())?;
+    row(out, "  total", &|p| {
+        if matches {
+            format!("{:+.2}%", 100.0 * p.luck)
+        } else {
+            format!("{:+.3}", p.luck)
+        }
+    })?;
+    row(out, "  per roll (thousandths)", &|p| {
+        format!("{:+.1}", p.luck_rate)
+    })?;
+    row(out, "  very lucky / lucky", &|p| {
+        format!("{} / {}", p.very_lucky, p.lucky)
+    })?;
+    row(out, "  very unlucky / unlucky", &|p| {
+        format!("{} / {}", p.very_unlucky, p.unlucky)
+    })?;
+    Ok(())
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    s.chars().take(n).collect()
+}

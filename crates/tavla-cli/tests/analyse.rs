@@ -1,0 +1,241 @@
+//! `tavla analyse` against gnubg's analysis of the same records (`tests/data/analyse/`):
+//! the heuristic player, the random player and tavla's 0-ply player in cubeless money games,
+//! money games with the cube and two 5-point matches, written by `tavla arena --mat`, then
+//! analysed by gnubg 1.07 at 2-ply (`gnubg-2ply.json`, made with
+//! `../shared/tools/gnubg/analyse`). tavla analyses at 1-ply here, to keep the test fast.
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn tavla(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tavla"))
+        .args(args)
+        .output()
+        .expect("tavla runs")
+}
+
+fn data(name: &str) -> String {
+    format!("{}/tests/data/analyse/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn json(o: &Output) -> Value {
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).expect("one JSON object")
+}
+
+fn f(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+fn gnubg() -> Value {
+    let text = std::fs::read_to_string(data("gnubg-2ply.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// `tavla analyse FILE --json` at `ply` with `extra` arguments.
+fn analyse(file: &str, ply: &str, extra: &[&str]) -> Value {
+    let path = data(file);
+    let mut args = vec!["analyse", path.as_str(), "--json", "--ply", ply];
+    args.extend_from_slice(extra);
+    json(&tavla(&args))
+}
+
+/// Pearson's correlation of two equally long series.
+fn correlation(xs: &[f64], ys: &[f64]) -> f64 {
+    let n = xs.len() as f64;
+    let (mx, my) = (xs.iter().sum::<f64>() / n, ys.iter().sum::<f64>() / n);
+    let cov: f64 = xs.iter().zip(ys).map(|(x, y)| (x - mx) * (y - my)).sum();
+    let vx: f64 = xs.iter().map(|x| (x - mx) * (x - mx)).sum();
+    let vy: f64 = ys.iter().map(|y| (y - my) * (y - my)).sum();
+    cov / (vx * vy).sqrt()
+}
+
+const FILES: [&str; 5] = [
+    "heur-cubeless.mat",
+    "random-cubeless.mat",
+    "heur-cube.mat",
+    "match5-1.mat",
+    "match5-2.mat",
+];
+
+#[test]
+fn unforced_moves_are_counted_as_gnubg_counts_them() {
+    let reference = gnubg();
+    for file in FILES {
+        let g = &reference["files"][file];
+        let v = analyse(file, "0", &[]);
+        for p in 0..2 {
+            assert_eq!(
+                v["players"][p]["unforced_moves"], g["players"][p]["unforced_moves"],
+                "{file}, player {p}"
+            );
+        }
+        // Game by game too.
+        let per_game = v["per_game"].as_array().unwrap();
+        let theirs = g["per_game_unforced"].as_array().unwrap();
+        assert_eq!(per_game.len(), theirs.len(), "{file}");
+        for (ours, theirs) in per_game.iter().zip(theirs) {
+            assert_eq!(&ours["unforced_moves"], theirs, "{file}");
+        }
+    }
+}
+
+#[test]
+fn error_rates_agree_with_gnubgs_analysis() {
+    let reference = gnubg();
+    for file in FILES {
+        let g = &reference["files"][file];
+        let v = analyse(file, "1", &[]);
+        assert_eq!(v["ply"], 1);
+        for p in 0..2 {
+            let (ours, theirs) = (&v["players"][p], &g["players"][p]);
+            assert_eq!(ours["name"], theirs["name"]);
+            let weak = theirs["name"] != "neural-ply=0";
+            let rates = [
+                (f(&ours["checker_rate"]), f(&theirs["chequer_rate"])),
+                (f(&ours["error_rate"]), f(&theirs["overall_rate"])),
+            ];
+            for (ours, theirs) in rates {
+                if weak {
+                    // The heuristic and random players lose 46 to 155 mEMG a decision by
+                    // gnubg's judgement: tavla's agrees within a tenth.
+                    assert!(
+                        (ours - theirs).abs() <= 0.1 * theirs,
+                        "{file}, player {p}: {ours} against gnubg's {theirs}"
+                    );
+                } else {
+                    // tavla's 0-ply player loses 2 to 5 mEMG by gnubg's judgement.
+                    assert!(
+                        ours < 10.0 && (ours - theirs).abs() < 4.0,
+                        "{file}, player {p}: {ours} against gnubg's {theirs}"
+                    );
+                }
+            }
+            // The cube decisions counted (gnubg's close ones): within a sixth, or 5.
+            let (close, theirs_close) = (
+                f(&ours["cube_decisions"]),
+                f(&theirs["close_cube_decisions"]),
+            );
+            assert!(
+                (close - theirs_close).abs() <= (theirs_close / 6.0).max(5.0),
+                "{file}, player {p}: {close} cube decisions against gnubg's {theirs_close}"
+            );
+        }
+        // Game by game, the weak player's chequer error rates follow gnubg's closely.
+        let ours: Vec<f64> = v["per_game"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| 1000.0 * f(&g["checker_error"][0]) / f(&g["unforced_moves"][0]).max(1.0))
+            .collect();
+        let theirs: Vec<f64> = g["per_game_chequer_rate"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| f(&g[0]))
+            .collect();
+        if ours.len() >= 10 {
+            let r = correlation(&ours, &theirs);
+            assert!(r > 0.95, "{file}: per-game correlation {r}");
+        }
+    }
+}
+
+#[test]
+fn cube_errors_are_found_where_gnubg_finds_them() {
+    let reference = gnubg();
+    let g = &reference["files"]["heur-cube.mat"]["players"][0]["cube_errors"];
+    let v = analyse("heur-cube.mat", "1", &[]);
+    let heuristic = &v["players"][0];
+    // The heuristic player never doubles and takes every double: gnubg finds 20 missed
+    // doubles and 9 wrong takes in its 20 games.
+    assert_eq!(heuristic["doubles"], 0);
+    assert_eq!(heuristic["takes"], 20);
+    assert_eq!(f(&g["wrong-take"]), 9.0);
+    assert_eq!(heuristic["wrong_takes"], g["wrong-take"]);
+    let missed = f(&g["missed-double-below-cp"]) + f(&g["missed-double-above-cp"]);
+    let ours = f(&heuristic["missed_doubles"]);
+    assert!(
+        (ours - missed).abs() <= 0.5 * missed,
+        "{ours} against {missed}"
+    );
+    // The neural player doubles 20 times; its cube errors are few and small.
+    let neural = &v["players"][1];
+    assert_eq!(neural["doubles"], 20);
+    assert!(f(&neural["cube_rate"]) < 5.0, "{neural}");
+    // The listed decisions carry their position, and the wrong takes are among them.
+    let listed = v["decisions"].as_array().unwrap();
+    let takes = listed
+        .iter()
+        .filter(|d| d["kind"] == "take" && d["player"] == 0 && f(&d["loss"]) >= 0.04)
+        .count();
+    assert!(takes >= 5, "{takes} wrong takes listed");
+    for d in listed {
+        assert!(d["xgid"].as_str().unwrap().starts_with("XGID="), "{d}");
+        assert!(
+            f(&d["loss"]) >= 0.04,
+            "only the doubtful and worse are listed: {d}"
+        );
+    }
+}
+
+#[test]
+fn the_report_lists_errors_and_sums_them() {
+    let path = data("heur-cubeless.mat");
+    let o = tavla(&["analyse", &path, "--ply", "0", "--threads", "1"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("20 games from"), "{text}");
+    assert!(text.contains("error rate (mEMG per move)"), "{text}");
+    assert!(text.contains("??"), "blunders are marked: {text}");
+    assert!(text.contains("XGID="), "{text}");
+    // --all lists every unforced move: as many as gnubg counts.
+    let v = analyse("heur-cubeless.mat", "0", &["--all"]);
+    let moves = v["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["kind"] == "move")
+        .count();
+    assert_eq!(moves, 366 + 430);
+    // The summary's totals are the sums of the decisions.
+    for p in 0..2 {
+        let sum: f64 = v["decisions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["player"] == p)
+            .map(|d| f(&d["loss"]))
+            .sum();
+        let total = f(&v["players"][p]["checker_error"]);
+        assert!((sum - total).abs() < 1e-3, "{sum} against {total}");
+    }
+    // The same with one thread or two.
+    let two = analyse("heur-cubeless.mat", "0", &["--all", "--threads", "2"]);
+    assert_eq!(v["players"], two["players"]);
+}
+
+#[test]
+fn bad_input_is_refused_with_a_message() {
+    let o = tavla(&["analyse", "/nonexistent/file.mat"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot read"));
+    let path = data("heur-cubeless.mat");
+    let o = tavla(&["analyse", &path, "--ply", "9"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--ply must be in 0..=3"));
+    let dir = std::env::temp_dir().join(format!("tavla-analyse-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.mat");
+    std::fs::write(
+        &bad,
+        " 0 point match\n\n Game 1\n a : 0   b : 0\n  1) 31: 8/4 6/5\n",
+    )
+    .unwrap();
+    let o = tavla(&["analyse", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("line 5") && err.contains("8/4"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,373 @@
+//! The review of decisions already made: what a checker play or a cube action cost, by the
+//! search. `tavla analyse` walks recorded games through these.
+//!
+//! A decision's *loss* is the equity the best choice keeps minus the equity the choice made
+//! keeps, never below 0, in normalised units: in money play per unit of the cube (EMG, what
+//! the same decision costs with a 1-cube), in match play the normalised match equity (a pass
+//! of a double 1, the loss of a single game at the cube -1), as gnubg and most analysis
+//! programs count; in match play also in match winning chances. A loss is *doubtful* from
+//! [`DOUBTFUL`], *bad* from [`BAD`] and *very bad* (a blunder) from [`VERY_BAD`].
+
+use serde::Serialize;
+use tavla_core::{CubeResponse, GameState, PlayList, Position, Roll};
+
+use crate::cube::{CubeAnalysis, CubeHolder, PlayWorth};
+use crate::search::Search;
+use crate::RankedPlay;
+
+/// A loss from which a decision is doubtful (normalised equity).
+pub const DOUBTFUL: f32 = 0.04;
+/// A loss from which a decision is bad.
+pub const BAD: f32 = 0.08;
+/// A loss from which a decision is very bad (a blunder).
+pub const VERY_BAD: f32 = 0.16;
+/// A cube decision is *close* when the worse of doubling and not doubling (each with the
+/// opponent's best answer) costs less than this: such positions, with every actual double,
+/// take, pass and beaver and every cube error, are the cube decisions an error rate counts.
+pub const CLOSE_CUBE: f32 = 0.16;
+
+/// How bad a decision's loss is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Skill {
+    /// Below [`DOUBTFUL`].
+    Fine,
+    /// From [`DOUBTFUL`].
+    Doubtful,
+    /// From [`BAD`].
+    Bad,
+    /// From [`VERY_BAD`].
+    VeryBad,
+}
+
+impl Skill {
+    /// The skill of a decision that lost `loss` (normalised equity).
+    #[must_use]
+    pub fn of(loss: f32) -> Skill {
+        if loss >= VERY_BAD {
+            Skill::VeryBad
+        } else if loss >= BAD {
+            Skill::Bad
+        } else if loss >= DOUBTFUL {
+            Skill::Doubtful
+        } else {
+            Skill::Fine
+        }
+    }
+
+    /// Its mark in a listing: nothing, `?!`, `?` or `??`.
+    #[must_use]
+    pub const fn mark(self) -> &'static str {
+        match self {
+            Skill::Fine => "",
+            Skill::Doubtful => "?!",
+            Skill::Bad => "?",
+            Skill::VeryBad => "??",
+        }
+    }
+}
+
+/// What a checker play cost.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlayReview {
+    /// The number of legal plays (distinct resulting positions); a review is made only when
+    /// there are two or more.
+    pub plays: usize,
+    /// The position the best play leaves (the mover's view).
+    pub best: Position,
+    /// Its value for the mover (normalised; see the module's documentation).
+    pub best_value: f32,
+    /// The value of the play made, at the same depth.
+    pub played_value: f32,
+    /// `best_value - played_value`, at least 0.
+    pub loss: f32,
+    /// In match play, the loss in the mover's match winning chances.
+    pub loss_mwc: Option<f32>,
+    /// The play made's place among the plays searched deepest (1 the best); `None` when the
+    /// filters dropped it before the last depth (it is then valued at the full depth alone).
+    pub rank: Option<usize>,
+    /// The depth of the values.
+    pub ply: u8,
+}
+
+/// What a cube decision cost: the doubler's (to double or not) or the doubled side's (take,
+/// pass or beaver), with the analysis it was judged by.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CubeReview {
+    /// The cube analysis from the doubler's side, before its roll.
+    pub analysis: CubeAnalysis,
+    /// The loss of the decision made (normalised, per unit of the cube before the double).
+    pub loss: f32,
+    /// In match play, the loss in the decider's match winning chances.
+    pub loss_mwc: Option<f32>,
+    /// Whether the decision counts for an error rate (see [`CLOSE_CUBE`]).
+    pub counted: bool,
+}
+
+impl Search {
+    /// What playing to `played` (the position the play left, the mover's view) with `roll`
+    /// cost the side on roll of `state`, by the plays' values at `ply`: all plays are ranked
+    /// at 0-ply, the search's filters keep the best few for each depth, and the play made is
+    /// valued at `ply` whether or not they kept it. A play is valued as the players rank
+    /// plays ([`PlayWorth`]), but in money play by the cubeful equity whenever `cube` says the
+    /// game is played with the cube, turned or not. `None` when the roll leaves one play or
+    /// none, or `played` is not one of them.
+    pub fn review_play(
+        &mut self,
+        state: &GameState,
+        roll: Roll,
+        played: &Position,
+        ply: u8,
+        cube: bool,
+    ) -> Option<PlayReview> {
+        let mut plays = PlayList::new();
+        state.position.legal_plays(roll, &mut plays);
+        if plays.len() <= 1 {
+            return None;
+        }
+        let index = plays.positions().iter().position(|p| p == played)?;
+        let worth = match PlayWorth::of(state) {
+            PlayWorth::Cubeless if cube => PlayWorth::Cubeful(CubeHolder::of(state)),
+            w => w,
+        };
+        let mut ranked: Vec<RankedPlay> = Vec::new();
+        self.rank_plays_by(&plays, ply, &mut ranked, |after, p| worth.value(after, p));
+        let deepest = ranked[0].ply;
+        let positions = plays.positions();
+        let best = ranked[0];
+        let rank = ranked
+            .iter()
+            .take_while(|r| r.ply == deepest)
+            .position(|r| r.index == index)
+            .map(|i| i + 1);
+        let played_probs = match rank {
+            Some(i) => ranked[i - 1].probs,
+            None => self.play_probs(played, deepest),
+        };
+        let best_value = worth.value(&positions[best.index], best.probs);
+        let played_value = worth.value(played, played_probs);
+        // The play made may value above the filters' choice once searched as deep.
+        let (best_pos, best_probs, best_value) = if played_value > best_value {
+            (*played, played_probs, played_value)
+        } else {
+            (positions[best.index], best.probs, best_value)
+        };
+        let loss_mwc = match worth {
+            PlayWorth::Match {
+                holder,
+                cube,
+                score,
+            } => {
+                let chance = |after: &Position, p| {
+                    CubeAnalysis::play_match_chance(after, p, holder, cube, score)
+                };
+                Some((chance(&best_pos, best_probs) - chance(played, played_probs)).max(0.0))
+            }
+            _ => None,
+        };
+        Some(PlayReview {
+            plays: plays.len(),
+            best: best_pos,
+            best_value,
+            played_value,
+            loss: (best_value - played_value).max(0.0),
+            loss_mwc,
+            rank,
+            ply: deepest,
+        })
+    }
+}
+
+/// The doubler's side of a cube decision: what doubling (`doubled`) or not cost, by the
+/// analysis `a` from its side. Doubling is worth the opponent's best answer: the smaller of
+/// taking and passing, and of beavering too when `beavers`.
+#[must_use]
+pub fn review_double(a: &CubeAnalysis, doubled: bool, beavers: bool) -> CubeReview {
+    let answer = |dt: f32, dp: f32| {
+        let best = dt.min(dp);
+        if beavers && 2.0 * dt < best {
+            2.0 * dt
+        } else {
+            best
+        }
+    };
+    let doubling = answer(a.double_take, a.double_pass);
+    let best = a.no_double.max(doubling);
+    let made = if doubled { doubling } else { a.no_double };
+    let loss = (best - made).max(0.0);
+    let loss_mwc = a.match_winning_chances.map(|[nd, dt, dp]| {
+        let doubling = dt.min(dp);
+        let made = if doubled { doubling } else { nd };
+        (nd.max(doubling) - made).max(0.0)
+    });
+    CubeReview {
+        analysis: *a,
+        loss,
+        loss_mwc,
+        counted: doubled || loss > 0.0 || (a.no_double - doubling).abs() < CLOSE_CUBE,
+    }
+}
+
+/// The doubled side's answer `response` to a double, by the analysis `a` from the doubler's
+/// side (its equities are the doubler's: the doubled side wants them small). A beaver is
+/// worth twice the take to both. Every answer counts for an error rate.
+#[must_use]
+pub fn review_answer(a: &CubeAnalysis, response: CubeResponse, beavers: bool) -> CubeReview {
+    let (dt, dp) = (a.double_take, a.double_pass);
+    let value = |r: CubeResponse| match r {
+        CubeResponse::Take => dt,
+        CubeResponse::Pass => dp,
+        CubeResponse::Beaver => 2.0 * dt,
+    };
+    let mut best = dt.min(dp);
+    if beavers || response == CubeResponse::Beaver {
+        best = best.min(2.0 * dt);
+    }
+    let loss = (value(response) - best).max(0.0);
+    let loss_mwc = a.match_winning_chances.map(|[_, dt, dp]| {
+        let made = match response {
+            CubeResponse::Pass => dp,
+            _ => dt,
+        };
+        (made - dt.min(dp)).max(0.0)
+    });
+    CubeReview {
+        analysis: *a,
+        loss,
+        loss_mwc,
+        counted: true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cube::CubeAction;
+    use crate::Weights;
+    use tavla_core::{BySide, Cube, CubeOwner, Dice, Side};
+
+    fn search() -> Search {
+        Search::new(Weights::shared_default())
+    }
+
+    fn money(position: Position) -> GameState {
+        GameState::money(position)
+    }
+
+    #[test]
+    fn the_best_play_loses_nothing_and_a_blunder_is_very_bad() {
+        let mut s = search();
+        let state = money(Position::START);
+        let roll = Roll::from_values(3, 1);
+        let mut plays = PlayList::new();
+        Position::START.legal_plays(roll, &mut plays);
+        let best = s.review_play(&state, roll, &plays.positions()[0], 1, false);
+        let best = best.unwrap();
+        // Reviewing the best play found costs nothing.
+        let r = s.review_play(&state, roll, &best.best, 1, false).unwrap();
+        assert_eq!(r.loss, 0.0);
+        assert_eq!(r.rank, Some(1));
+        assert_eq!(r.plays, plays.len());
+        // 31 played 24/21 24/23 instead of making the 5-point: worse, and valued at 1-ply
+        // whether or not the filters kept it.
+        let worst = plays
+            .positions()
+            .iter()
+            .min_by(|a, b| {
+                let (pa, pb) = (s.play_probs(a, 0), s.play_probs(b, 0));
+                pa.equity().total_cmp(&pb.equity())
+            })
+            .copied()
+            .unwrap();
+        let r = s.review_play(&state, roll, &worst, 1, false).unwrap();
+        assert!(r.loss >= VERY_BAD, "{r:?}");
+        assert_eq!(Skill::of(r.loss), Skill::VeryBad);
+        assert_eq!(r.ply, 1);
+        assert!((r.best_value - r.played_value - r.loss).abs() < 1e-6);
+        assert!(r.loss_mwc.is_none());
+    }
+
+    #[test]
+    fn forced_plays_are_not_reviewed() {
+        let mut s = search();
+        // A checker on the bar against a closed board has no play at all.
+        let mut b = [0i8; 26];
+        b[tavla_core::BAR] = 1;
+        b[1] = 14;
+        b[19..=24].fill(-2);
+        b[18] = -3;
+        let pos = Position::try_from(b).unwrap();
+        let state = money(pos);
+        assert!(s
+            .review_play(&state, Roll::from_values(6, 5), &pos, 1, false)
+            .is_none());
+    }
+
+    #[test]
+    fn cube_reviews_charge_the_wrong_action() {
+        // A double-pass: doubling is right, the opponent should pass.
+        let a = CubeAnalysis {
+            efficiency: 0.7,
+            no_double: 0.8,
+            double_take: 1.6,
+            double_pass: 1.0,
+            action: CubeAction::DoublePass,
+            match_winning_chances: None,
+        };
+        let missed = review_double(&a, false, false);
+        assert!((missed.loss - 0.2).abs() < 1e-6 && missed.counted);
+        assert_eq!(review_double(&a, true, false).loss, 0.0);
+        assert!((review_answer(&a, CubeResponse::Take, false).loss - 0.6).abs() < 1e-6);
+        assert_eq!(review_answer(&a, CubeResponse::Pass, false).loss, 0.0);
+        // A take that should be a beaver: the double takes to -0.2 for the doubler.
+        let b = CubeAnalysis {
+            no_double: 0.1,
+            double_take: -0.2,
+            action: CubeAction::NoDoubleTake,
+            ..a
+        };
+        let wrong = review_double(&b, true, false);
+        assert!((wrong.loss - 0.3).abs() < 1e-6);
+        assert!((review_double(&b, true, true).loss - 0.5).abs() < 1e-6);
+        assert!((review_answer(&b, CubeResponse::Take, true).loss - 0.2).abs() < 1e-6);
+        assert_eq!(review_answer(&b, CubeResponse::Beaver, true).loss, 0.0);
+        assert!((review_answer(&b, CubeResponse::Pass, false).loss - 1.2).abs() < 1e-6);
+        // Not doubling costs nothing, and the decision is not close: doubling (into the
+        // take) would cost 0.3, more than CLOSE_CUBE.
+        let no = review_double(&b, false, false);
+        assert_eq!(no.loss, 0.0);
+        assert!(!no.counted);
+    }
+
+    #[test]
+    fn match_play_reviews_carry_match_winning_chances() {
+        let mut s = search();
+        let state = GameState {
+            position: Position::START,
+            turn: Side::X,
+            dice: Dice::NotRolled,
+            cube: Cube {
+                log2: 0,
+                owner: CubeOwner::Centre,
+            },
+            score: BySide { x: 2, o: 4 },
+            match_length: 7,
+            crawford: false,
+            jacoby: false,
+            beavers: false,
+        };
+        let roll = Roll::from_values(6, 4);
+        let mut plays = PlayList::new();
+        Position::START.legal_plays(roll, &mut plays);
+        let mut worst = (0.0f32, 0.0f32);
+        for after in plays.positions() {
+            let r = s.review_play(&state, roll, after, 0, true).unwrap();
+            let mwc = r.loss_mwc.unwrap();
+            assert!(mwc >= 0.0 && (mwc > 0.0) == (r.loss > 0.0), "{r:?}");
+            if r.loss > worst.0 {
+                worst = (r.loss, mwc);
+            }
+        }
+        assert!(worst.0 > BAD && worst.1 > 0.01, "{worst:?}");
+    }
+}
