@@ -20,21 +20,19 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
-use tavla_core::{
-    BySide, Cube, CubeOwner, CubeResponse, Dice, GameState, PlayList, Position, Roll, Rules, Side,
-};
+use tavla_core::{CubeResponse, Dice, GameState, PlayList, Position, Roll, Rules};
 use tavla_match::arena::{match_roll_luck, roll_luck};
 use tavla_nn::review::{review_answer, review_double, CubeReview, PlayReview, Skill};
 use tavla_nn::search::{Search, MAX_PLY};
 use tavla_nn::Weights;
-use tavla_notation::mat::{DoubleTurn, MatchRecord, Replay, RolledTurn};
-use tavla_notation::sgf::parse_record;
+use tavla_notation::mat::{DoubleTurn, Replay, RolledTurn};
 use tavla_notation::{format_pretty, Xgid};
 
 use crate::input::{threads, InputError};
 use crate::luck_cmd::NeuralLuck;
 use crate::nn_cmd::PruneArgs;
 use crate::players::shared_bearoff;
+use crate::records::{read_records, GameContext};
 
 /// `tavla analyse`.
 #[derive(Args)]
@@ -257,16 +255,14 @@ fn rating(rate: f64) -> &'static str {
 /// What each game needs besides its replay.
 #[derive(Debug, Clone, Copy)]
 struct Context {
+    /// The record's file (its index).
     file: usize,
+    /// The game's number in the record.
     number: u32,
-    /// The match length; 0 for money play.
-    length: u32,
-    scores: [u32; 2],
-    crawford: bool,
-    /// Money play with the cube.
+    /// Where it stands in its match, and the money rules.
+    game: GameContext,
+    /// Played with the cube (always in a match).
     cube: bool,
-    jacoby: bool,
-    beavers: bool,
 }
 
 /// The settings of one run.
@@ -284,25 +280,7 @@ pub fn analyse(args: &AnalyseArgs, out: &mut impl Write) -> Result<()> {
             return Err(InputError(format!("{name} must be in 0..={MAX_PLY}, got {p}")).into());
         }
     }
-    let mut records: Vec<(MatchRecord, Vec<Replay>)> = Vec::new();
-    for f in &args.files {
-        let text = std::fs::read_to_string(f)
-            .map_err(|e| InputError(format!("cannot read {}: {e}", f.display())))?;
-        let record =
-            parse_record(&text).map_err(|e| InputError(format!("{}: {e}", f.display())))?;
-        if record.games.is_empty() {
-            return Err(InputError(format!("{}: no games", f.display())).into());
-        }
-        let replays = record
-            .games
-            .iter()
-            .map(|g| {
-                g.replay()
-                    .map_err(|e| InputError(format!("{}: game {}: {e}", f.display(), g.number)))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        records.push((record, replays));
-    }
+    let records = read_records(&args.files)?;
     let weights = match &args.weights {
         Some(f) => Arc::new(
             Weights::load(f).map_err(|e| InputError(format!("--weights {}: {e}", f.display())))?,
@@ -325,22 +303,21 @@ pub fn analyse(args: &AnalyseArgs, out: &mut impl Write) -> Result<()> {
             (0, true) => "money with the cube",
             _ => "match",
         });
-        let mut crawford_played = false;
-        for (g, replay) in record.games.iter().zip(replays) {
-            let at = |s: u32| record.length > 0 && s + 1 >= record.length;
-            let crawford = !crawford_played && (at(g.scores[0]) || at(g.scores[1]));
-            crawford_played |= crawford;
+        for ((g, replay), mut context) in record
+            .games
+            .iter()
+            .zip(replays)
+            .zip(GameContext::of_games(record))
+        {
+            context.jacoby = args.jacoby && record.length == 0;
+            context.beavers = beavers && record.length == 0;
             games.push((
                 replay,
                 Context {
                     file,
                     number: g.number,
-                    length: record.length,
-                    scores: g.scores,
-                    crawford,
+                    game: context,
                     cube,
-                    jacoby: args.jacoby && record.length == 0,
-                    beavers: beavers && record.length == 0,
                 },
             ));
         }
@@ -440,42 +417,6 @@ struct GameAnalysis {
     decisions: Vec<Decision>,
 }
 
-fn side(column: usize) -> Side {
-    if column == 0 {
-        Side::X
-    } else {
-        Side::O
-    }
-}
-
-/// The game's state for `player` on roll at `position` with the cube at `value` held by
-/// `owner`.
-fn state_of(
-    c: &Context,
-    player: usize,
-    position: Position,
-    value: u32,
-    owner: Option<usize>,
-) -> GameState {
-    GameState {
-        position,
-        turn: side(player),
-        dice: Dice::NotRolled,
-        cube: Cube {
-            log2: value.max(1).ilog2().min(15) as u8,
-            owner: owner.map_or(CubeOwner::Centre, |o| CubeOwner::Side(side(o))),
-        },
-        score: BySide {
-            x: c.scores[0],
-            o: c.scores[1],
-        },
-        match_length: c.length,
-        crawford: c.crawford,
-        jacoby: c.jacoby,
-        beavers: c.beavers,
-    }
-}
-
 fn analyse_game(
     search: &mut Search,
     judge: &mut NeuralLuck,
@@ -555,8 +496,8 @@ fn move_decision(
     r: &RolledTurn,
     a: &mut GameAnalysis,
 ) {
-    let mut state = state_of(c, r.player, r.position, r.cube, r.cube_owner);
-    let luck = if c.length > 0 {
+    let mut state = c.game.state(r.player, r.position, r.cube, r.cube_owner);
+    let luck = if c.game.length > 0 {
         match_roll_luck(judge, &state, r.roll, Rules::Standard, r.opening, values)
     } else {
         roll_luck(
@@ -632,7 +573,7 @@ fn move_row(
         made: play_text(&r.position, r.roll, &r.after),
         best: play_text(&r.position, r.roll, &review.best),
         loss: review.loss,
-        loss_points: (c.length == 0).then_some(review.loss * r.cube as f32),
+        loss_points: (c.game.length == 0).then_some(review.loss * r.cube as f32),
         loss_mwc: review.loss_mwc,
         skill,
         xgid: Xgid::new(state).to_string(),
@@ -657,7 +598,7 @@ fn cube_decision(
     double: Option<&DoubleTurn>,
     a: &mut GameAnalysis,
 ) {
-    let state = state_of(c, doubler, position, value, owner);
+    let state = c.game.state(doubler, position, value, owner);
     if double.is_none() && !state.may_double() {
         return;
     }
@@ -667,7 +608,7 @@ fn cube_decision(
     let redouble = owner.is_some();
     let right = analysis.action.describe(redouble).to_string();
     let xgid = Xgid::new(state).to_string();
-    let review = review_double(&analysis, double.is_some(), c.beavers);
+    let review = review_double(&analysis, double.is_some(), c.game.beavers);
     let line = double.map_or(0, |d| d.line);
     let kind = if double.is_some() {
         "double"
@@ -713,7 +654,7 @@ fn cube_decision(
     let Some(d) = double else { return };
     let Some(response) = d.answer else { return };
     let taker = 1 - doubler;
-    let review = review_answer(&analysis, response, c.beavers);
+    let review = review_answer(&analysis, response, c.game.beavers);
     let stats = &mut a.stats[taker];
     let (kind, made) = match response {
         CubeResponse::Take => {
@@ -737,7 +678,7 @@ fn cube_decision(
         }
     }
     let best = if analysis.opponent_takes() {
-        if c.beavers && analysis.double_take < 0.0 {
+        if c.game.beavers && analysis.double_take < 0.0 {
             "Beaver"
         } else {
             "Take"
@@ -798,7 +739,7 @@ fn record_cube(
         made,
         best,
         loss: review.loss,
-        loss_points: (c.length == 0).then_some(review.loss * value as f32),
+        loss_points: (c.game.length == 0).then_some(review.loss * value as f32),
         loss_mwc: review.loss_mwc,
         skill,
         xgid: xgid.to_string(),

@@ -17,15 +17,15 @@ use anyhow::Result;
 use clap::Args;
 use rayon::prelude::*;
 use serde::Serialize;
-use tavla_core::{BySide, Cube, CubeOwner, Dice, GameState, Position, Rules, Side};
+use tavla_core::{GameState, Position, Rules};
 use tavla_match::arena::{match_roll_luck, roll_luck, LuckJudge};
 use tavla_nn::search::{Prune, Search};
 use tavla_nn::Weights;
 use tavla_notation::mat::Replay;
-use tavla_notation::sgf::parse_record;
 
 use crate::input::{threads, InputError};
 use crate::players::shared_bearoff;
+use crate::records::{read_records, GameContext};
 
 /// The luck judge of `tavla luck` and `tavla arena --luck`: the neural engine at 0-ply (the
 /// inner move choice of a search: pruned, races home from the bearoff databases).
@@ -168,15 +168,8 @@ pub struct MatchLuck {
 
 /// Runs `tavla luck`.
 pub fn luck(args: &LuckArgs, out: &mut impl Write) -> Result<()> {
-    let mut records = Vec::new();
-    for f in &args.files {
-        let text = std::fs::read_to_string(f)
-            .map_err(|e| InputError(format!("cannot read {}: {e}", f.display())))?;
-        let record =
-            parse_record(&text).map_err(|e| InputError(format!("{}: {e}", f.display())))?;
-        if record.games.is_empty() {
-            return Err(InputError(format!("{}: no games", f.display())).into());
-        }
+    let records = read_records(&args.files)?;
+    for ((record, replays), f) in records.iter().zip(&args.files) {
         if args.pairs && record.length == 0 && record.games.len() % 2 == 1 {
             return Err(InputError(format!(
                 "{}: {} games cannot be duplicate pairs (--pairs)",
@@ -185,45 +178,35 @@ pub fn luck(args: &LuckArgs, out: &mut impl Write) -> Result<()> {
             ))
             .into());
         }
-        let mut replays = Vec::with_capacity(record.games.len());
-        for g in &record.games {
-            let replay = g
-                .replay()
-                .map_err(|e| InputError(format!("{}: game {}: {e}", f.display(), g.number)))?;
-            if replay.result.is_none() {
-                return Err(InputError(format!(
-                    "{}: game {} (line {}) has no result",
-                    f.display(),
-                    g.number,
-                    g.line
-                ))
-                .into());
-            }
-            replays.push(replay);
+        if let Some((g, _)) = record
+            .games
+            .iter()
+            .zip(replays)
+            .find(|(_, r)| r.result.is_none())
+        {
+            return Err(InputError(format!(
+                "{}: game {} (line {}) has no result",
+                f.display(),
+                g.number,
+                g.line
+            ))
+            .into());
         }
-        records.push((record, replays));
     }
     let judge = NeuralLuck::new(args.luck_weights.as_deref())?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads(args.threads))
         .build()?;
     // Every game with its match context (none in money play).
-    let mut all: Vec<(&Replay, Option<MatchGame>)> = Vec::new();
+    let mut all: Vec<(&Replay, Option<GameContext>)> = Vec::new();
     for (record, replays) in &records {
-        let mut crawford_played = false;
-        for (g, replay) in record.games.iter().zip(replays) {
-            let context = (record.length > 0).then(|| {
-                let at = |s: u32| s + 1 >= record.length;
-                let crawford = !crawford_played && (at(g.scores[0]) || at(g.scores[1]));
-                crawford_played |= crawford;
-                MatchGame {
-                    length: record.length,
-                    scores: g.scores,
-                    crawford,
-                }
-            });
-            all.push((replay, context));
-        }
+        let contexts = GameContext::of_games(record);
+        all.extend(
+            replays
+                .iter()
+                .zip(contexts)
+                .map(|(r, c)| (r, (record.length > 0).then_some(c))),
+        );
     }
     let games: Vec<GameLuck> = pool.install(|| {
         all.par_iter()
@@ -262,20 +245,11 @@ pub fn luck(args: &LuckArgs, out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
-/// What a game of a match needs for its luck in match winning chances.
-#[derive(Debug, Clone, Copy)]
-struct MatchGame {
-    length: u32,
-    /// The scores before the game (left, right).
-    scores: [u32; 2],
-    crawford: bool,
-}
-
 fn game_luck(
     judge: &mut NeuralLuck,
     values: &mut [f64; 21],
     replay: &Replay,
-    context: Option<MatchGame>,
+    context: Option<GameContext>,
 ) -> GameLuck {
     judge.new_game();
     let mut luck = [0.0; 2];
@@ -283,26 +257,7 @@ fn game_luck(
     let mut rolls = [0; 2];
     for r in &replay.rolls {
         if let Some(m) = context {
-            let side = |c: usize| if c == 0 { Side::X } else { Side::O };
-            let state = GameState {
-                position: r.position,
-                turn: side(r.player),
-                dice: Dice::NotRolled,
-                cube: Cube {
-                    log2: r.cube.max(1).ilog2().min(15) as u8,
-                    owner: r
-                        .cube_owner
-                        .map_or(CubeOwner::Centre, |c| CubeOwner::Side(side(c))),
-                },
-                score: BySide {
-                    x: m.scores[0],
-                    o: m.scores[1],
-                },
-                match_length: m.length,
-                crawford: m.crawford,
-                jacoby: false,
-                beavers: false,
-            };
+            let state = m.state(r.player, r.position, r.cube, r.cube_owner);
             match_luck[r.player] +=
                 match_roll_luck(judge, &state, r.roll, Rules::Standard, r.opening, values);
         }

@@ -16,6 +16,7 @@ mod nn_cmd;
 mod play_cmd;
 mod players;
 mod record_cmd;
+mod records;
 mod relabel_cmd;
 mod supervised_cmd;
 mod train_cmd;

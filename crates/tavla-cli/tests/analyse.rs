@@ -4,38 +4,19 @@
 //! analysed by gnubg 1.07 at 2-ply (`gnubg-2ply.json`, made with
 //! `../shared/tools/gnubg/analyse`). tavla analyses at 1-ply here, to keep the test fast.
 
-use std::process::{Command, Output};
-
 use serde_json::Value;
 
-fn tavla(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tavla"))
-        .args(args)
-        .output()
-        .expect("tavla runs")
-}
-
-fn data(name: &str) -> String {
-    format!("{}/tests/data/analyse/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn json(o: &Output) -> Value {
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    serde_json::from_slice(&o.stdout).expect("one JSON object")
-}
-
-fn f(v: &Value) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
-}
+mod common;
+use common::{data, f, json, tavla};
 
 fn gnubg() -> Value {
-    let text = std::fs::read_to_string(data("gnubg-2ply.json")).unwrap();
+    let text = std::fs::read_to_string(data("analyse/gnubg-2ply.json")).unwrap();
     serde_json::from_str(&text).unwrap()
 }
 
 /// `tavla analyse FILE --json` at `ply` with `extra` arguments.
 fn analyse(file: &str, ply: &str, extra: &[&str]) -> Value {
-    let path = data(file);
+    let path = data(&format!("analyse/{file}"));
     let mut args = vec!["analyse", path.as_str(), "--json", "--ply", ply];
     args.extend_from_slice(extra);
     json(&tavla(&args))
@@ -182,7 +163,7 @@ fn cube_errors_are_found_where_gnubg_finds_them() {
 
 #[test]
 fn the_report_lists_errors_and_sums_them() {
-    let path = data("heur-cubeless.mat");
+    let path = data("analyse/heur-cubeless.mat");
     let o = tavla(&["analyse", &path, "--ply", "0", "--threads", "1"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = String::from_utf8(o.stdout).unwrap();
@@ -221,7 +202,7 @@ fn bad_input_is_refused_with_a_message() {
     let o = tavla(&["analyse", "/nonexistent/file.mat"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("cannot read"));
-    let path = data("heur-cubeless.mat");
+    let path = data("analyse/heur-cubeless.mat");
     let o = tavla(&["analyse", &path, "--ply", "9"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--ply must be in 0..=3"));

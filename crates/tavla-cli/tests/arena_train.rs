@@ -1,39 +1,9 @@
 //! End-to-end tests of `tavla arena` and `tavla train heuristic`.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
 use serde_json::Value;
 
-fn tavla(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tavla"))
-        .args(args)
-        .output()
-        .expect("tavla runs")
-}
-
-fn stdout(o: &Output) -> String {
-    assert!(
-        o.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
-
-fn json(o: &Output) -> Value {
-    serde_json::from_str(stdout(o).trim()).expect("one JSON object")
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tavla-cli-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+mod common;
+use common::{json, stderr, stdout, tavla, temp_dir};
 
 const UNTRAINED: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),

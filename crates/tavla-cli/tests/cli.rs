@@ -3,12 +3,8 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-fn tavla(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tavla"))
-        .args(args)
-        .output()
-        .expect("tavla runs")
-}
+mod common;
+use common::{stdout, tavla};
 
 fn tavla_stdin(args: &[&str], input: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_tavla"))
@@ -25,15 +21,6 @@ fn tavla_stdin(args: &[&str], input: &str) -> Output {
         .write_all(input.as_bytes())
         .unwrap();
     child.wait_with_output().unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    assert!(
-        o.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout.clone()).unwrap()
 }
 
 const START: &str = "4HPwATDgc/ABMA";

@@ -2,29 +2,10 @@
 //! 2-ply, the first 20 games of seed 62: ten duplicate pairs), and on gnubg's own match records
 //! in `.mat` and SGF form.
 
-use std::process::{Command, Output};
-
 use serde_json::Value;
 
-fn tavla(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tavla"))
-        .args(args)
-        .output()
-        .expect("tavla runs")
-}
-
-fn data(name: &str) -> String {
-    format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn json(o: &Output) -> Value {
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    serde_json::from_slice(&o.stdout).expect("one JSON object")
-}
-
-fn f(v: &Value) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
-}
+mod common;
+use common::{data, f, json, tavla};
 
 #[test]
 fn a_session_record_gives_luck_and_luck_adjusted_results() {

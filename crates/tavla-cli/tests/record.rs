@@ -2,25 +2,12 @@
 //! saved as they are played, and clear errors for what is not a record.
 
 use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 use tavla_notation::mat::MatchRecord;
 
-fn tavla(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tavla"))
-        .args(args)
-        .output()
-        .expect("tavla runs")
-}
-
-fn data(name: &str) -> String {
-    format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn stdout(o: &Output) -> String {
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
+mod common;
+use common::{data, stdout, tavla};
 
 #[test]
 fn a_session_goes_to_sgf_and_back_unchanged() {

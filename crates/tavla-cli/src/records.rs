@@ -1,0 +1,120 @@
+//! Match records read for `tavla luck` and `tavla analyse`: each file's games played through,
+//! and the state of the game at each roll.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use tavla_core::{BySide, Cube, CubeOwner, Dice, GameState, Position, Side};
+use tavla_notation::mat::{Column, MatchRecord, Replay};
+use tavla_notation::sgf::parse_record;
+
+use crate::input::InputError;
+
+/// Reads each file as a match record (`.mat` or gnubg's SGF, told apart by content) and plays
+/// its games through.
+///
+/// # Errors
+/// [`InputError`] naming the file (and the game and line) that cannot be read, has no games,
+/// or holds a move that cannot be played.
+pub fn read_records(files: &[PathBuf]) -> Result<Vec<(MatchRecord, Vec<Replay>)>> {
+    let mut records = Vec::with_capacity(files.len());
+    for f in files {
+        let text = std::fs::read_to_string(f)
+            .map_err(|e| InputError(format!("cannot read {}: {e}", f.display())))?;
+        let record =
+            parse_record(&text).map_err(|e| InputError(format!("{}: {e}", f.display())))?;
+        if record.games.is_empty() {
+            return Err(InputError(format!("{}: no games", f.display())).into());
+        }
+        let replays = record
+            .games
+            .iter()
+            .map(|g| {
+                g.replay()
+                    .map_err(|e| InputError(format!("{}: game {}: {e}", f.display(), g.number)))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        records.push((record, replays));
+    }
+    Ok(records)
+}
+
+/// Where a game stands in its match: what its rolls' states need besides the board and the
+/// cube.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GameContext {
+    /// The match length; 0 for money play.
+    pub length: u32,
+    /// The scores before the game (left, right).
+    pub scores: [u32; 2],
+    /// Whether it is the Crawford game.
+    pub crawford: bool,
+    /// Money play under the Jacoby rule.
+    pub jacoby: bool,
+    /// Money play with beavers.
+    pub beavers: bool,
+}
+
+impl GameContext {
+    /// The context of each game of `record`, in order: the match length and the scores from
+    /// its score lines, and the Crawford game (the first to start with a side one point away).
+    #[must_use]
+    pub fn of_games(record: &MatchRecord) -> Vec<GameContext> {
+        let mut crawford_played = false;
+        record
+            .games
+            .iter()
+            .map(|g| {
+                let at = |s: u32| record.length > 0 && s + 1 >= record.length;
+                let crawford = !crawford_played && (at(g.scores[0]) || at(g.scores[1]));
+                crawford_played |= crawford;
+                GameContext {
+                    length: record.length,
+                    scores: g.scores,
+                    crawford,
+                    jacoby: false,
+                    beavers: false,
+                }
+            })
+            .collect()
+    }
+
+    /// The state with `player` (0 left, 1 right) on roll at `position` (its view), the dice
+    /// not rolled, the cube at `value` held by `owner` (`None`: in the middle).
+    #[must_use]
+    pub fn state(
+        &self,
+        player: Column,
+        position: Position,
+        value: u32,
+        owner: Option<Column>,
+    ) -> GameState {
+        GameState {
+            position,
+            turn: side(player),
+            dice: Dice::NotRolled,
+            cube: Cube {
+                log2: value.max(1).ilog2().min(15) as u8,
+                owner: owner.map_or(CubeOwner::Centre, |o| CubeOwner::Side(side(o))),
+            },
+            score: BySide {
+                x: self.scores[0],
+                o: self.scores[1],
+            },
+            match_length: self.length,
+            crawford: self.crawford,
+            jacoby: self.jacoby,
+            beavers: self.beavers,
+        }
+    }
+}
+
+/// The side of a record's column: the left player is X.
+#[must_use]
+pub fn side(column: Column) -> Side {
+    if column == 0 {
+        Side::X
+    } else {
+        Side::O
+    }
+}
