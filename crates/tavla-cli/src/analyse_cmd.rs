@@ -25,7 +25,7 @@ use tavla_match::arena::{match_roll_luck, roll_luck};
 use tavla_nn::review::{review_answer, review_double, CubeReview, PlayReview, Skill};
 use tavla_nn::search::{Search, MAX_PLY};
 use tavla_nn::Weights;
-use tavla_notation::mat::{DoubleTurn, Replay, RolledTurn};
+use tavla_notation::mat::{DoubleTurn, MatchRecord, Replay, RolledTurn};
 use tavla_notation::{format_pretty, Xgid};
 
 use crate::input::{threads, InputError};
@@ -86,7 +86,10 @@ pub struct Decision {
     pub file: usize,
     /// The game's number in its record.
     pub game: u32,
-    /// The line of the move or cube action in the record.
+    /// The game's roll the decision belongs to (from 1): the move's, or the roll a cube
+    /// decision came before.
+    pub turn: usize,
+    /// The line of the move or cube action in the record (0 for a game not read from a file).
     pub line: usize,
     /// Who decided: 0 left, 1 right.
     pub player: usize,
@@ -281,6 +284,59 @@ pub fn analyse(args: &AnalyseArgs, out: &mut impl Write) -> Result<()> {
         }
     }
     let records = read_records(&args.files)?;
+    let names: Vec<String> = args.files.iter().map(|f| f.display().to_string()).collect();
+    let report = analyse_records(args, &records, names, !args.json)?;
+    if args.json {
+        serde_json::to_writer(&mut *out, &report)?;
+        writeln!(out)?;
+    } else {
+        write_report(out, &report, args.summary)?;
+    }
+    Ok(())
+}
+
+impl AnalyseArgs {
+    /// The defaults of `tavla analyse` (2-ply, the embedded networks, the cube as the records
+    /// have it) for records that are not files: `tavla play --analyse`.
+    #[must_use]
+    pub fn defaults() -> AnalyseArgs {
+        AnalyseArgs {
+            files: Vec::new(),
+            ply: 2,
+            cube_ply: None,
+            cube: false,
+            no_cube: false,
+            jacoby: false,
+            beavers: false,
+            all: false,
+            summary: false,
+            weights: None,
+            prune: PruneArgs::default(),
+            threads: 0,
+            json: false,
+        }
+    }
+
+    /// The same, with a money session played with the cube (`--cube`) when `cube`.
+    #[must_use]
+    pub fn with_cube(mut self, cube: bool) -> AnalyseArgs {
+        self.cube = cube;
+        self
+    }
+}
+
+/// The analysis of `records` (played through) by `args`'s settings; `files` names them in the
+/// report. A progress bar on stderr when `progress`.
+///
+/// # Errors
+/// Weights or pruning networks that cannot be loaded; bearoff databases that cannot be built.
+pub fn analyse_records(
+    args: &AnalyseArgs,
+    records: &[(MatchRecord, Vec<Replay>)],
+    files: Vec<String>,
+    progress: bool,
+) -> Result<AnalysisReport> {
+    let cube_ply = args.cube_ply.unwrap_or(args.ply);
     let weights = match &args.weights {
         Some(f) => Arc::new(
             Weights::load(f).map_err(|e| InputError(format!("--weights {}: {e}", f.display())))?,
@@ -331,10 +387,10 @@ pub fn analyse(args: &AnalyseArgs, out: &mut impl Write) -> Result<()> {
         .num_threads(threads(args.threads))
         .build()?;
     let decisions_total: u64 = games.iter().map(|(r, _)| r.rolls.len() as u64).sum();
-    let bar = if args.json {
-        ProgressBar::hidden()
-    } else {
+    let bar = if progress {
         ProgressBar::new(decisions_total)
+    } else {
+        ProgressBar::hidden()
     };
     bar.set_style(
         ProgressStyle::with_template(
@@ -384,8 +440,8 @@ pub fn analyse(args: &AnalyseArgs, out: &mut impl Write) -> Result<()> {
         p.finish();
     }
     kinds.dedup();
-    let report = AnalysisReport {
-        files: args.files.iter().map(|f| f.display().to_string()).collect(),
+    Ok(AnalysisReport {
+        files,
         games: games.len(),
         ply: args.ply,
         cube_ply,
@@ -393,14 +449,7 @@ pub fn analyse(args: &AnalyseArgs, out: &mut impl Write) -> Result<()> {
         players,
         per_game,
         decisions,
-    };
-    if args.json {
-        serde_json::to_writer(&mut *out, &report)?;
-        writeln!(out)?;
-    } else {
-        write_report(out, &report, args.summary)?;
-    }
-    Ok(())
+    })
 }
 
 fn record_has_beaver(replays: &[Replay]) -> bool {
@@ -433,6 +482,16 @@ fn analyse_game(
     };
     let mut values = [0.0f64; 21];
     let mut doubles = replay.doubles.iter().peekable();
+    // A double not followed by its doubler's roll: out of turn, or passed at the end.
+    let alone = |d: &DoubleTurn| CubeTurn {
+        doubler: d.doubler,
+        position: d.position,
+        value: d.cube,
+        owner: d.cube_owner,
+        double: Some(*d),
+        turn: d.before_roll + 1,
+        line: d.line,
+    };
     for (i, r) in replay.rolls.iter().enumerate() {
         // The doubles made before this roll: the roller's (normally one), and any other.
         let mut doubled = None;
@@ -440,48 +499,26 @@ fn analyse_game(
             if d.doubler == r.player && doubled.is_none() {
                 doubled = Some(*d);
             } else {
-                cube_decision(
-                    search,
-                    &c,
-                    s,
-                    d.doubler,
-                    d.position,
-                    d.cube,
-                    d.cube_owner,
-                    Some(d),
-                    &mut a,
-                );
+                cube_decision(search, &c, s, &alone(d), &mut a);
             }
         }
         if c.cube {
             let (value, owner) = doubled.map_or((r.cube, r.cube_owner), |d| (d.cube, d.cube_owner));
-            cube_decision(
-                search,
-                &c,
-                s,
-                r.player,
-                r.position,
+            let turn = CubeTurn {
+                doubler: r.player,
+                position: r.position,
                 value,
                 owner,
-                doubled.as_ref(),
-                &mut a,
-            );
+                double: doubled,
+                turn: i + 1,
+                line: doubled.map_or(r.line, |d| d.line),
+            };
+            cube_decision(search, &c, s, &turn, &mut a);
         }
-        move_decision(search, judge, &mut values, &c, s, r, &mut a);
+        move_decision(search, judge, &mut values, &c, s, (i + 1, r), &mut a);
     }
-    // Doubles after the last roll: passed (or unanswered) at the end of the game.
     for d in doubles {
-        cube_decision(
-            search,
-            &c,
-            s,
-            d.doubler,
-            d.position,
-            d.cube,
-            d.cube_owner,
-            Some(d),
-            &mut a,
-        );
+        cube_decision(search, &c, s, &alone(d), &mut a);
     }
     a
 }
@@ -493,7 +530,7 @@ fn move_decision(
     values: &mut [f64; 21],
     c: &Context,
     s: &Settings,
-    r: &RolledTurn,
+    (turn, r): (usize, &RolledTurn),
     a: &mut GameAnalysis,
 ) {
     let mut state = c.game.state(r.player, r.position, r.cube, r.cube_owner);
@@ -539,7 +576,7 @@ fn move_decision(
     }
     state.dice = Dice::Rolled(r.roll);
     a.decisions
-        .push(move_row(c, r, &review, skill, state, luck));
+        .push(move_row(c, (turn, r), &review, skill, state, luck));
 }
 
 fn play_text(position: &Position, roll: Roll, after: &Position) -> String {
@@ -557,7 +594,7 @@ fn play_text(position: &Position, roll: Roll, after: &Position) -> String {
 
 fn move_row(
     c: &Context,
-    r: &RolledTurn,
+    (turn, r): (usize, &RolledTurn),
     review: &PlayReview,
     skill: Skill,
     state: GameState,
@@ -566,6 +603,7 @@ fn move_row(
     Decision {
         file: c.file,
         game: c.number,
+        turn,
         line: r.line,
         player: r.player,
         kind: "move",
@@ -584,21 +622,34 @@ fn move_row(
     }
 }
 
-/// The doubler's decision before its roll at `position` (its view) with the cube at `value`
-/// held by `owner`, and the answer to its double when it made one (`double`).
-#[allow(clippy::too_many_arguments)]
+/// A doubler's cube decision before a roll.
+struct CubeTurn {
+    /// Who may double: 0 left, 1 right.
+    doubler: usize,
+    /// The position, the doubler's view.
+    position: Position,
+    /// The cube's value before any double.
+    value: u32,
+    /// Its owner then; `None` in the middle.
+    owner: Option<usize>,
+    /// The double, when one was made.
+    double: Option<DoubleTurn>,
+    /// The game's roll it comes before (from 1).
+    turn: usize,
+    /// Its line in the record.
+    line: usize,
+}
+
+/// The doubler's decision at `t`, and the answer to its double when it made one.
 fn cube_decision(
     search: &mut Search,
     c: &Context,
     s: &Settings,
-    doubler: usize,
-    position: Position,
-    value: u32,
-    owner: Option<usize>,
-    double: Option<&DoubleTurn>,
+    t: &CubeTurn,
     a: &mut GameAnalysis,
 ) {
-    let state = c.game.state(doubler, position, value, owner);
+    let (doubler, value, owner, double) = (t.doubler, t.value, t.owner, t.double.as_ref());
+    let state = c.game.state(doubler, t.position, value, owner);
     if double.is_none() && !state.may_double() {
         return;
     }
@@ -609,7 +660,6 @@ fn cube_decision(
     let right = analysis.action.describe(redouble).to_string();
     let xgid = Xgid::new(state).to_string();
     let review = review_double(&analysis, double.is_some(), c.game.beavers);
-    let line = double.map_or(0, |d| d.line);
     let kind = if double.is_some() {
         "double"
     } else {
@@ -647,8 +697,7 @@ fn cube_decision(
         made,
         right.clone(),
         &review,
-        value,
-        line,
+        t,
         &xgid,
     );
     let Some(d) = double else { return };
@@ -695,8 +744,7 @@ fn cube_decision(
         made.to_string(),
         best.to_string(),
         &review,
-        value,
-        d.line,
+        t,
         &xgid,
     );
 }
@@ -712,8 +760,7 @@ fn record_cube(
     made: String,
     best: String,
     review: &CubeReview,
-    value: u32,
-    line: usize,
+    t: &CubeTurn,
     xgid: &str,
 ) {
     let stats = &mut a.stats[player];
@@ -732,14 +779,15 @@ fn record_cube(
     a.decisions.push(Decision {
         file: c.file,
         game: c.number,
-        line,
+        turn: t.turn,
+        line: t.line,
         player,
         kind,
         roll: None,
         made,
         best,
         loss: review.loss,
-        loss_points: (c.game.length == 0).then_some(review.loss * value as f32),
+        loss_points: (c.game.length == 0).then_some(review.loss * t.value as f32),
         loss_mwc: review.loss_mwc,
         skill,
         xgid: xgid.to_string(),
@@ -794,16 +842,26 @@ impl PlayerStats {
             self.checker_error + self.cube_error,
             self.unforced_moves + self.cube_decisions,
         );
-        self.rating = rating(self.error_rate);
+        self.rating = if self.unforced_moves + self.cube_decisions == 0 {
+            "no decisions"
+        } else {
+            rating(self.error_rate)
+        };
         self.luck_rate = per(self.luck, self.rolls);
     }
 }
 
-fn write_report(out: &mut impl Write, r: &AnalysisReport, summary: bool) -> Result<()> {
+/// Writes the report: the listed decisions game by game (unless `summary`), then each
+/// player's figures.
+///
+/// # Errors
+/// When writing fails.
+pub fn write_report(out: &mut dyn Write, r: &AnalysisReport, summary: bool) -> Result<()> {
     writeln!(
         out,
-        "{} games from {} ({}), checker play judged at {}-ply{}",
+        "{} game{} from {} ({}), checker play judged at {}-ply{}",
         r.games,
+        if r.games == 1 { "" } else { "s" },
         r.files.join(", "),
         r.kind,
         r.ply,
@@ -837,17 +895,21 @@ fn write_report(out: &mut impl Write, r: &AnalysisReport, summary: bool) -> Resu
                 }
                 _ => format!("{:.3}", -d.loss),
             };
+            let at = if d.line > 0 {
+                format!("move {:>3} (line {})", d.turn, d.line)
+            } else {
+                format!("move {:>3}", d.turn)
+            };
             writeln!(
                 out,
-                "  line {:>4}  {:<12} {:<34} {:<3} {}  best: {}",
-                d.line,
+                "  {at:<20} {:<12} {:<34} {:<3} {}  best: {}",
                 truncate(names[d.player], 12),
                 what,
                 d.skill.mark(),
                 units,
                 d.best
             )?;
-            writeln!(out, "             {}", d.xgid)?;
+            writeln!(out, "  {:<20} {}", "", d.xgid)?;
         }
         writeln!(out)?;
     }

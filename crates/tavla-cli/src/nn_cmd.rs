@@ -909,9 +909,11 @@ pub struct RolloutArgs {
     /// play and the last mover's advantage in the value reached cancels.
     #[arg(long)]
     pub balance_parity: bool,
-    /// A cubeful money rollout: no double and double/take, each line played out on the same
-    /// dice with the cube where the position puts it, both sides doubling, taking and passing
-    /// by their 0-ply cube decisions; equities per unit of the cube and the cube action.
+    /// A cubeful rollout: no double and double/take, each line played out on the same dice
+    /// with the cube where the position puts it, both sides doubling, taking and passing by
+    /// their 0-ply cube decisions; in money play equities per unit of the cube, in a match
+    /// (an XGID or gnubg Match ID gives the score) match winning chances by tavla's match
+    /// equity table, with plays chosen by match equity; and the cube action.
     #[arg(long)]
     pub cube: bool,
     /// Both sides' players: their depth (`--ply`, 0 to 3: 1 and deeper are slower and play
@@ -942,11 +944,20 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
         .into());
     }
     if args.cube && state.match_length > 0 {
-        return Err(InputError(
-            "--cube: cubeful rollouts are of money play only, and this position is in a match"
-                .into(),
-        )
-        .into());
+        let score = tavla_nn::met::MatchScore::of(&state, state.turn).ok_or_else(|| {
+            InputError(format!(
+                "--cube: the score {}-{} of a {}-point match is beyond tavla's match equity table",
+                state.score.get(state.turn),
+                state.score.get(state.turn.other()),
+                state.match_length
+            ))
+        })?;
+        if !score.cube_in_play() {
+            return Err(InputError(
+                "--cube: this is the Crawford game, where the cube is not in play".into(),
+            )
+            .into());
+        }
     }
     let search = args.engine.search()?;
     let threads = crate::input::threads(args.threads);
@@ -1076,9 +1087,25 @@ fn cubeful_rollout(
         )
         .expect("valid template"),
     );
+    let score = tavla_nn::met::MatchScore::of(state, state.turn);
     let r = std::thread::scope(|s| {
-        let job = s.spawn(|| {
-            tavla_nn::rollout::cubeful_rollout(search, state.position, holder, config, &progress)
+        let job = s.spawn(|| match score {
+            None => tavla_nn::rollout::cubeful_rollout(
+                search,
+                state.position,
+                holder,
+                config,
+                &progress,
+            ),
+            Some(score) => tavla_nn::rollout::cubeful_match_rollout(
+                search,
+                state.position,
+                holder,
+                state.cube.value(),
+                score,
+                config,
+                &progress,
+            ),
         });
         while !job.is_finished() {
             bar.set_position(progress.load(Ordering::Relaxed));
@@ -1087,9 +1114,30 @@ fn cubeful_rollout(
         job.join().expect("the rollout thread does not panic")
     });
     bar.finish_and_clear();
-    let ci = |se: f64| 1.96 * se;
     let redouble = holder == CubeHolder::OnRoll;
+    // In a match the lines are chances of winning the match: `k` turns their differences into
+    // normalised equity (a pass of the double 1, the loss of a single game at the cube -1).
+    let (normalise, k) = match score {
+        None => (None, 1.0),
+        Some(s) => {
+            let cube = state.cube.value();
+            let (pass, lose) = (f64::from(s.after(cube, 0)), f64::from(s.after(0, cube)));
+            let k = 2.0 / (pass - lose);
+            (Some((s, pass, lose)), k)
+        }
+    };
+    let equity = |m: f64| normalise.map_or(m, |(_, _, lose)| k * (m - lose) - 1.0);
+    let ci = |se: f64| 1.96 * se;
+    let eq_ci = |se: f64| 1.96 * se * k;
     if args.engine.json {
+        #[derive(Serialize)]
+        struct JsonChances {
+            no_double: f64,
+            no_double_ci95: f64,
+            double_take: f64,
+            double_take_ci95: f64,
+            double_pass: f64,
+        }
         #[derive(Serialize)]
         struct JsonCubeful {
             #[serde(flatten)]
@@ -1103,6 +1151,10 @@ fn cubeful_rollout(
             double_pass: f64,
             double_take_minus_no_double_ci95: f64,
             action: String,
+            /// In a match: the lines as chances of winning the match (the equities above are
+            /// these normalised).
+            #[serde(skip_serializing_if = "Option::is_none")]
+            match_winning_chances: Option<JsonChances>,
         }
         let j = JsonCubeful {
             settings: JsonRolloutSettings::new(r.games, args.seed, &config),
@@ -1112,21 +1164,41 @@ fn cubeful_rollout(
                 CubeHolder::OnRoll => "on-roll",
                 CubeHolder::Opponent => "opponent",
             },
-            no_double: r.no_double,
-            no_double_ci95: ci(r.no_double_stderr),
-            double_take: r.double_take,
-            double_take_ci95: ci(r.double_take_stderr),
+            no_double: equity(r.no_double),
+            no_double_ci95: eq_ci(r.no_double_stderr),
+            double_take: equity(r.double_take),
+            double_take_ci95: eq_ci(r.double_take_stderr),
             double_pass: 1.0,
-            double_take_minus_no_double_ci95: ci(r.difference_stderr),
+            double_take_minus_no_double_ci95: eq_ci(r.difference_stderr),
             action: r.analysis.action.describe(redouble).to_string(),
+            match_winning_chances: normalise.map(|(_, pass, _)| JsonChances {
+                no_double: r.no_double,
+                no_double_ci95: ci(r.no_double_stderr),
+                double_take: r.double_take,
+                double_take_ci95: ci(r.double_take_stderr),
+                double_pass: pass,
+            }),
         };
         writeln!(out, "{}", serde_json::to_string_pretty(&j)?)?;
         return Ok(());
     }
+    let game = match normalise {
+        None => "money".to_string(),
+        Some((s, _, _)) => format!(
+            "{}-point match, the side on roll {}-away, the opponent {}-away{}",
+            state.match_length,
+            s.me,
+            s.them,
+            if s.post_crawford {
+                ", after the Crawford game"
+            } else {
+                ""
+            }
+        ),
+    };
     writeln!(
         out,
-        "{} games a line ({}, 0-ply cube decisions), side on roll, money with the cube on {} \
-         ({}), per unit of the cube:",
+        "{} games a line ({}, 0-ply cube decisions), side on roll, {game}, the cube on {} ({}){}:",
         r.games,
         rollout_settings(args.seed, &config),
         state.cube.value(),
@@ -1134,26 +1206,49 @@ fn cubeful_rollout(
             CubeHolder::Centre => "in the middle",
             CubeHolder::OnRoll => "owned by the side on roll",
             CubeHolder::Opponent => "owned by the opponent",
+        },
+        if normalise.is_some() {
+            "; match winning chances, and normalised equity"
+        } else {
+            ", per unit of the cube"
         }
     )?;
     let verb = if redouble { "redouble" } else { "double" };
+    // One line's value: equity in money play; the chance of winning the match and its
+    // normalised equity in a match.
+    let value = |m: f64, se: Option<f64>| match (normalise, se) {
+        (None, Some(se)) => format!("{m:+.4} ± {:.4}", ci(se)),
+        (None, None) => format!("{m:+.4}"),
+        (Some(_), Some(se)) => format!(
+            "{:6.2}% ± {:.2}%  ({:+.4} ± {:.4})",
+            100.0 * m,
+            100.0 * ci(se),
+            equity(m),
+            eq_ci(se)
+        ),
+        (Some(_), None) => format!("{:6.2}%          ({:+.4})", 100.0 * m, equity(m)),
+    };
     writeln!(
         out,
-        "  {:<16} {:+.4} ± {:.4}",
+        "  {:<16} {}",
         format!("no {verb}"),
-        r.no_double,
-        ci(r.no_double_stderr)
+        value(r.no_double, Some(r.no_double_stderr))
     )?;
     writeln!(
         out,
-        "  {:<16} {:+.4} ± {:.4}  (minus no {verb}: {:+.4} ± {:.4})",
+        "  {:<16} {}  (minus no {verb}: {:+.4} ± {:.4})",
         format!("{verb}, take"),
-        r.double_take,
-        ci(r.double_take_stderr),
-        r.double_take - r.no_double,
-        ci(r.difference_stderr)
+        value(r.double_take, Some(r.double_take_stderr)),
+        k * (r.double_take - r.no_double),
+        eq_ci(r.difference_stderr)
     )?;
-    writeln!(out, "  {:<16} {:+.4}", format!("{verb}, pass"), 1.0)?;
+    let pass = normalise.map_or(1.0, |(_, pass, _)| pass);
+    writeln!(
+        out,
+        "  {:<16} {}",
+        format!("{verb}, pass"),
+        value(pass, None)
+    )?;
     writeln!(
         out,
         "  proper cube action: {}",

@@ -12,7 +12,8 @@
 //! starts, playing both dice. The dice come from a ChaCha8 generator seeded with `--seed` (by
 //! default from the clock; the seed is printed so the game can be replayed). End of input ends
 //! the game cleanly. `--save FILE` writes the game, finished or not, as a `.mat` record (the
-//! person left, the engine right) that `tavla luck` and gnubg read.
+//! person left, the engine right) that `tavla luck`, `tavla analyse` and gnubg read;
+//! `--analyse` prints the engine's analysis of the game when it ends.
 
 use std::io::{BufRead, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -28,8 +29,10 @@ use tavla_nn::cube::{CubeHolder, PlayWorth};
 use tavla_nn::{RankedPlay, Search, Weights};
 use tavla_notation::mat::{Action, GameRecord, MatchRecord};
 use tavla_notation::{format_pretty, PlayText, ResolvePlayError};
+
 use tavla_player::Player;
 
+use crate::analyse_cmd::{analyse_records, write_report, AnalyseArgs};
 use crate::players::PlayerSpec;
 
 /// The record's columns: the person left, the engine right.
@@ -93,6 +96,11 @@ pub struct PlayArgs {
     #[arg(long = "match", value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=32))]
     match_length: Option<u32>,
+    /// When the game (or match) ends, or is abandoned, the engine's analysis of it at 2-ply,
+    /// as `tavla analyse` gives it: each side's doubtful, bad and very bad decisions with the
+    /// best play or cube action, error rates and luck.
+    #[arg(long)]
+    analyse: bool,
 }
 
 /// What a game is played for: money (with the cube or not), or a game of a match.
@@ -198,6 +206,37 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
         let what = if length == 0 { "Game" } else { "Match" };
         writeln!(out, "{what} saved to {}.", path.display())?;
     }
+    if args.analyse {
+        analyse_played(&record, args.cube, out)?;
+    }
+    Ok(())
+}
+
+/// Prints the engine's analysis of the games in `record` (`tavla play --analyse`).
+///
+/// # Errors
+/// When the analysis cannot load its networks or databases, or writing fails.
+fn analyse_played(record: &MatchRecord, cube: bool, out: &mut impl Write) -> Result<()> {
+    // The games were played through the legal plays: each replays.
+    let replays = record
+        .games
+        .iter()
+        .map(GameRecord::replay)
+        .collect::<Result<Vec<_>, _>>()
+        .context("replaying the game for its analysis")?;
+    if replays.iter().all(|r| r.rolls.is_empty()) {
+        return Ok(());
+    }
+    let args = AnalyseArgs::defaults().with_cube(cube);
+    let what = if record.length == 0 {
+        "this game"
+    } else {
+        "this match"
+    };
+    writeln!(out, "\nThe engine's analysis of {what} at 2-ply:")?;
+    let records = [(record.clone(), replays)];
+    let report = analyse_records(&args, &records, vec![what.to_string()], false)?;
+    write_report(out, &report, false)?;
     Ok(())
 }
 

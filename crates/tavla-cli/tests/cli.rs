@@ -373,12 +373,46 @@ fn cubeful_rollouts_give_both_lines_and_the_action() {
         text.contains("proper cube action: No redouble, take"),
         "{text}"
     );
-    // Money play only.
-    let o = tavla(&["rollout", "4HPwATDgc/ABMA:cAmgAAAAAAAE", "--cube"]);
+    // In a match: match winning chances, and the normalised equities beside them.
+    let mut state = tavla_notation::parse_position(START).unwrap();
+    state.match_length = 7;
+    state.score = tavla_core::BySide { x: 4, o: 2 };
+    let xgid = tavla_notation::Xgid::new(state).to_string();
+    let args = [
+        "rollout",
+        &xgid,
+        "--cube",
+        "--games",
+        "36",
+        "--truncate",
+        "6",
+    ];
+    let mut with_json = args.to_vec();
+    with_json.push("--json");
+    let v: serde_json::Value = serde_json::from_str(&stdout(&tavla(&with_json))).unwrap();
+    let m = &v["match_winning_chances"];
+    let chances =
+        [&m["no_double"], &m["double_take"], &m["double_pass"]].map(|x| x.as_f64().unwrap());
+    assert!(chances.iter().all(|c| (0.0..=1.0).contains(c)), "{v}");
+    // 3-away against 5-away at the start: about even, no double.
+    assert!(chances[0] > 0.45 && chances[0] < 0.75, "{v}");
+    assert_eq!(v["double_pass"], 1.0, "{v}");
+    assert!(
+        v["action"].as_str().unwrap().starts_with("No double"),
+        "{v}"
+    );
+    let text = stdout(&tavla(&args));
+    assert!(
+        text.contains("7-point match, the side on roll 3-away, the opponent 5-away"),
+        "{text}"
+    );
+    assert!(text.contains("match winning chances"), "{text}");
+    // The Crawford game has no cube to roll out.
+    state.score = tavla_core::BySide { x: 6, o: 2 };
+    state.crawford = true;
+    let xgid = tavla_notation::Xgid::new(state).to_string();
+    let o = tavla(&["rollout", &xgid, "--cube"]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8(o.stderr).unwrap();
-    assert!(
-        err.contains("cubeful rollouts are of money play only"),
-        "{err}"
-    );
+    assert!(err.contains("Crawford game"), "{err}");
 }

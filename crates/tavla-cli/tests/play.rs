@@ -57,3 +57,28 @@ fn quit_exits_cleanly_and_bad_engines_are_refused() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("invalid player `nonsense`"), "{err}");
 }
+
+#[test]
+fn analyse_prints_the_engines_view_of_the_game_played() {
+    // Seed 3: the engine opens with 41 (24/23 13/9), and the person answers 41 with 8/4 8/7,
+    // which leaves three blots where hitting two (6/2*/1*) is best.
+    let (code, out, err) = play(
+        &["--engine", "neural:ply=0", "--seed", "3", "--analyse"],
+        "8/4 8/7\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    let analysis = out
+        .split("The engine's analysis of this game at 2-ply:")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no analysis: {out}"));
+    assert!(analysis.contains("41: 8/7 8/4"), "{analysis}");
+    assert!(analysis.contains("??"), "a blunder: {analysis}");
+    assert!(analysis.contains("best: 6/2*/1*"), "{analysis}");
+    assert!(
+        analysis.contains("error rate (mEMG per move)"),
+        "{analysis}"
+    );
+    // Without --analyse, none.
+    let (_, out, _) = play(&["--engine", "neural:ply=0", "--seed", "3"], "8/4 8/7\n");
+    assert!(!out.contains("analysis"), "{out}");
+}

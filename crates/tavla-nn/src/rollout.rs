@@ -1,6 +1,7 @@
 //! Rollouts: games played out from a position by the networks, with seeded dice, over several
-//! threads, with variance reduction; cubeless ([`rollout`]), or with the cube in money play
-//! ([`cubeful_rollout`]: no double and double/take played on the same dice).
+//! threads, with variance reduction; cubeless ([`rollout`]), or with the cube, no double and
+//! double/take played on the same dice, in money play ([`cubeful_rollout`]) or in a match
+//! ([`cubeful_match_rollout`]).
 //!
 //! The players choose their plays at [`RolloutConfig::ply`]: 0 (the networks' best play, the
 //! fast default) or deeper, through a [`Search`] per thread with its move filters and cache.
@@ -52,8 +53,9 @@ use rand_chacha::ChaCha8Rng;
 use tavla_core::{PlayList, Position, Roll};
 
 use crate::bearoff::BearoffRace;
-use crate::cube::{cube_efficiency, CubeAnalysis, CubeHolder, MAX_CUBE};
+use crate::cube::{cube_efficiency, CubeAnalysis, CubeHolder, PlayWorth, MAX_CUBE};
 use crate::evaluator::Evaluator;
+use crate::met::MatchScore;
 use crate::probs::Probabilities;
 use crate::search::{RankedPlay, Search, MAX_PLY};
 use crate::weights::Weights;
@@ -355,8 +357,9 @@ pub fn rollout(
     }
 }
 
-/// What a cubeful rollout found for the side on roll at the root, in money play, per unit of
-/// the current cube.
+/// What a cubeful rollout found for the side on roll at the root: in money play per unit of
+/// the current cube ([`cubeful_rollout`]), in a match its chances of winning the match
+/// ([`cubeful_match_rollout`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CubefulRolloutResult {
     /// Games played on each line.
@@ -366,7 +369,7 @@ pub struct CubefulRolloutResult {
     /// Its standard error.
     pub no_double_stderr: f64,
     /// Mean equity of the games played after a double and a take (the opponent then owns the
-    /// cube at twice its value), per unit of the current cube.
+    /// cube at twice its value).
     pub double_take: f64,
     /// Its standard error.
     pub double_take_stderr: f64,
@@ -387,10 +390,13 @@ fn holder_of(owner: Option<bool>, root_to_move: bool) -> CubeHolder {
     }
 }
 
-/// One money game with the cube from `root`, the root side to roll with the cube on `cube`
-/// held by `owner` (as in [`holder_of`]); the root side's points (luck-adjusted when asked).
-/// Before every roll but the root's, the side on roll may double by the 0-ply cube decision
-/// ([`Search::cube_analysis`]), and the other takes or passes by the same.
+/// One game with the cube from `root`, the root side to roll with the cube on `cube` held by
+/// `owner` (as in [`holder_of`]): in money play (`score` `None`) the root side's points, in a
+/// match at `score` (the root side's) its chance of winning the match; luck-adjusted when
+/// asked. Before every roll but the root's, the side on roll may double by the 0-ply cube
+/// decision ([`Search::cube_analysis`], or [`Search::match_cube_analysis`] at its score), and
+/// the other takes or passes by the same. In a match, plays are chosen by match equity
+/// ([`PlayWorth::Match`]) and each roll's luck is in match winning chances.
 #[allow(clippy::too_many_arguments)]
 fn play_out_cubeful(
     search: &mut Search,
@@ -399,6 +405,7 @@ fn play_out_cubeful(
     config: &RolloutConfig,
     mut cube: u32,
     mut owner: Option<bool>,
+    score: Option<MatchScore>,
     plays: &mut PlayList,
     evals: &mut Vec<Probabilities>,
 ) -> f64 {
@@ -417,41 +424,91 @@ fn play_out_cubeful(
     let mut root_to_move = true;
     let mut t = 0u32;
     let sign = |root_to_move: bool| if root_to_move { 1.0 } else { -1.0 };
-    let best_of =
-        |pos: &Position, roll: Roll, plays: &mut PlayList, evals: &mut Vec<Probabilities>| {
-            best_play0(&weights, bearoff.as_deref(), pos, roll, plays, evals)
+    // The root side's result when the side on roll (the root side or not) wins `points` at
+    // the cube's value.
+    let won = |root_to_move: bool, points: u32| match score {
+        None => sign(root_to_move) * f64::from(points),
+        Some(s) if root_to_move => f64::from(s.after(points, 0)),
+        Some(s) => f64::from(s.after(0, points)),
+    };
+    // The score from the side on roll's view.
+    let score_of = |root_to_move: bool| score.map(|s| if root_to_move { s } else { s.flip() });
+    // The worth of a play to its mover: cubeless equity in money play, the chance of winning
+    // the match in a match.
+    let worth =
+        |after: &Position, p: Probabilities, holder, cube, score: Option<MatchScore>| match score {
+            None => f64::from(p.equity()),
+            Some(s) => f64::from(CubeAnalysis::play_match_chance(after, p, holder, cube, s)),
         };
     loop {
         let roll = dice.next();
         let holder = holder_of(owner, root_to_move);
+        let here = score_of(root_to_move);
         if t > 0 && holder != CubeHolder::Opponent && cube < MAX_CUBE {
-            let a = search.cube_analysis(&pos, 0, holder, false);
-            if a.action.doubles() {
+            let a = match here {
+                None => Some(search.cube_analysis(&pos, 0, holder, false)),
+                Some(s) if s.cube_in_play() => {
+                    Some(search.match_cube_analysis(&pos, 0, holder, cube, s))
+                }
+                Some(_) => None,
+            };
+            if let Some(a) = a.filter(|a| a.action.doubles()) {
                 if !a.opponent_takes() {
-                    return sign(root_to_move) * f64::from(cube) - luck;
+                    return won(root_to_move, cube) - luck;
                 }
                 cube *= 2;
                 owner = Some(!root_to_move);
             }
         }
+        // The mover's view of the cube for its plays (its holder after any double).
+        let mover_holder = holder_of(owner, root_to_move);
+        let best_of =
+            |pos: &Position, roll: Roll, plays: &mut PlayList, evals: &mut Vec<Probabilities>| {
+                let (i, p) = best_play0(&weights, bearoff.as_deref(), pos, roll, plays, evals);
+                if here.is_none() {
+                    return (i, f64::from(p.equity()));
+                }
+                (0..plays.len())
+                    .map(|j| {
+                        (
+                            j,
+                            worth(&plays.positions()[j], evals[j], mover_holder, cube, here),
+                        )
+                    })
+                    .fold((i, f64::NEG_INFINITY), |b, c| if c.1 > b.1 { c } else { b })
+            };
         let mut chosen = None;
         if config.luck_adjust {
             let mut mean = 0.0f64;
             for (r, w) in Roll::ALL_21 {
                 let (i, v) = best_of(&pos, r, plays, evals);
-                mean += f64::from(w) / 36.0 * f64::from(v.equity());
+                mean += f64::from(w) / 36.0 * v;
                 if r == roll {
                     chosen = Some((plays.positions()[i], v));
                 }
             }
             let (_, got) = chosen.expect("the roll that came is one of the 21");
-            // The roll's cubeless luck at the cube's value when it is thrown: still of mean
-            // zero given the game so far, so the adjustment stays unbiased.
-            luck += sign(root_to_move) * f64::from(cube) * (f64::from(got.equity()) - mean);
+            // The roll's luck (cubeless at the cube's value in money play, in match winning
+            // chances in a match) when it is thrown: of mean zero given the game so far, so
+            // the adjustment stays unbiased.
+            luck += match here {
+                None => sign(root_to_move) * f64::from(cube) * (got - mean),
+                Some(_) => sign(root_to_move) * (got - mean),
+            };
         }
         let after = if ply > 0 {
             pos.legal_plays(roll, plays);
-            let i = search.choose(plays, ply, &mut ranked);
+            let i = match here {
+                None => search.choose(plays, ply, &mut ranked),
+                Some(s) => {
+                    let w = PlayWorth::Match {
+                        holder: mover_holder,
+                        cube,
+                        score: s,
+                    };
+                    search.choose_by(plays, ply, &mut ranked, |after, p| w.value(after, p))
+                }
+            };
             plays.positions()[i]
         } else {
             chosen.map_or_else(
@@ -463,8 +520,7 @@ fn play_out_cubeful(
             )
         };
         if let Some(o) = after.outcome() {
-            let points = f64::from(o.points) * f64::from(cube);
-            return sign(root_to_move) * points - luck;
+            return won(root_to_move, u32::from(o.points) * cube) - luck;
         }
         if t + 1 == truncate {
             // The position reached, valued for the side to roll there by Janowski's model on
@@ -472,8 +528,19 @@ fn play_out_cubeful(
             let next = after.flip();
             let p = search.evaluate(&next, 0);
             let held = holder_of(owner, !root_to_move);
-            let e = f64::from(CubeAnalysis::money(&next, p, held, false).equity());
-            return sign(!root_to_move) * e * f64::from(cube) - luck;
+            return match score_of(!root_to_move) {
+                None => {
+                    let e = f64::from(CubeAnalysis::money(&next, p, held, false).equity());
+                    sign(!root_to_move) * e * f64::from(cube) - luck
+                }
+                Some(s) => {
+                    let a = CubeAnalysis::match_play(&next, p, held, cube, s);
+                    let [nd, dt, dp] = a.match_winning_chances.expect("match play");
+                    let m = if a.action.doubles() { dt.min(dp) } else { nd };
+                    let m = f64::from(m);
+                    (if root_to_move { 1.0 - m } else { m }) - luck
+                }
+            };
         }
         pos = after.flip();
         root_to_move = !root_to_move;
@@ -499,6 +566,63 @@ pub fn cubeful_rollout(
     config: RolloutConfig,
     progress: &AtomicU64,
 ) -> CubefulRolloutResult {
+    let [no_double, double_take] = rollout_lines(search, root, holder, 1, None, config, progress);
+    let analysis = CubeAnalysis::from_equities(
+        cube_efficiency(&root),
+        holder,
+        no_double.0 as f32,
+        double_take.0 as f32,
+    );
+    lines_result(config.games, no_double, double_take, analysis)
+}
+
+/// Rolls `root` out with the cube in a match, as [`cubeful_rollout`] does in money play: the
+/// side on roll at `score` (its own), before rolling, with the cube on `cube` held by
+/// `holder`, on two lines played on the same dice (no double; double and take). Below the
+/// root both sides double, take and pass by their 0-ply match cube decisions
+/// ([`Search::match_cube_analysis`] at 0-ply: tavla's match equity table) and choose their
+/// plays by match equity at `config.ply`; each roll's luck is taken in match winning chances.
+/// The results are the side's chances of winning the match; the analysis gives them
+/// normalised too.
+///
+/// # Panics
+/// When `config.games` is 0 or `root` is a finished game.
+pub fn cubeful_match_rollout(
+    search: &Search,
+    root: Position,
+    holder: CubeHolder,
+    cube: u32,
+    score: MatchScore,
+    config: RolloutConfig,
+    progress: &AtomicU64,
+) -> CubefulRolloutResult {
+    let cube = cube.clamp(1, MAX_CUBE);
+    let [no_double, double_take] =
+        rollout_lines(search, root, holder, cube, Some(score), config, progress);
+    let analysis = CubeAnalysis::from_match_chances(
+        &root,
+        holder,
+        cube,
+        score,
+        no_double.0 as f32,
+        double_take.0 as f32,
+    );
+    lines_result(config.games, no_double, double_take, analysis)
+}
+
+/// The two lines of a cubeful rollout, no double and double/take: each one's mean and
+/// standard error, and the standard error of their difference, from the root side's view; in
+/// money play per unit of the current cube (`cube` 1), in a match as chances of winning it.
+#[allow(clippy::too_many_arguments)]
+fn rollout_lines(
+    search: &Search,
+    root: Position,
+    holder: CubeHolder,
+    cube: u32,
+    score: Option<MatchScore>,
+    config: RolloutConfig,
+    progress: &AtomicU64,
+) -> [(f64, f64, f64); 2] {
     assert!(config.games > 0, "a rollout needs at least one game");
     assert!(!root.is_game_over(), "the game is over at the root");
     let threads = config.threads.max(1);
@@ -527,15 +651,16 @@ pub fn cubeful_rollout(
                             &config,
                             cube,
                             owner,
+                            score,
                             &mut plays,
                             &mut evals,
                         );
                         progress.fetch_add(1, Ordering::Relaxed);
                         v
                     };
-                    // In units of the current cube: the double/take line plays on with the
-                    // cube on 2, owned by the opponent.
-                    *out = [line(1, owner), line(2, Some(false))];
+                    // The double/take line plays on with the cube doubled, owned by the
+                    // opponent.
+                    *out = [line(cube, owner), line(2 * cube, Some(false))];
                 }
             });
         }
@@ -553,19 +678,25 @@ pub fn cubeful_rollout(
     let (no_double, no_double_stderr) = stats(&|g| g[0]);
     let (double_take, double_take_stderr) = stats(&|g| g[1]);
     let (_, difference_stderr) = stats(&|g| g[1] - g[0]);
-    let analysis = CubeAnalysis::from_equities(
-        cube_efficiency(&root),
-        holder,
-        no_double as f32,
-        double_take as f32,
-    );
+    [
+        (no_double, no_double_stderr, difference_stderr),
+        (double_take, double_take_stderr, difference_stderr),
+    ]
+}
+
+fn lines_result(
+    games: u32,
+    no_double: (f64, f64, f64),
+    double_take: (f64, f64, f64),
+    analysis: CubeAnalysis,
+) -> CubefulRolloutResult {
     CubefulRolloutResult {
-        games: config.games,
-        no_double,
-        no_double_stderr,
-        double_take,
-        double_take_stderr,
-        difference_stderr,
+        games,
+        no_double: no_double.0,
+        no_double_stderr: no_double.1,
+        double_take: double_take.0,
+        double_take_stderr: double_take.1,
+        difference_stderr: no_double.2,
         analysis,
     }
 }
@@ -647,6 +778,61 @@ mod tests {
             crate::cube::CubeAction::NotAvailable
         );
         assert!((theirs.no_double - r.no_double).abs() < 1e-9, "{theirs:?}");
+    }
+
+    fn match_cubeful(
+        pos: Position,
+        holder: CubeHolder,
+        score: MatchScore,
+        threads: usize,
+        games: u32,
+        truncate: u32,
+    ) -> CubefulRolloutResult {
+        let cfg = RolloutConfig {
+            games,
+            seed: 7,
+            threads,
+            luck_adjust: true,
+            truncate,
+            balance_parity: false,
+            ply: 0,
+        };
+        let search = Search::new(Arc::new(Weights::default_weights()));
+        cubeful_match_rollout(&search, pos, holder, 1, score, cfg, &AtomicU64::new(0))
+    }
+
+    #[test]
+    fn match_rollouts_are_reproducible_and_find_the_cash() {
+        // 3-away against 5-away in a 7-point match.
+        let score = MatchScore::new(7, 4, 2, false).unwrap();
+        let a = match_cubeful(Position::START, CubeHolder::Centre, score, 1, 6, 8);
+        assert_eq!(
+            a,
+            match_cubeful(Position::START, CubeHolder::Centre, score, 3, 6, 8)
+        );
+        for m in [a.no_double, a.double_take] {
+            assert!((0.0..=1.0).contains(&m), "{a:?}");
+        }
+        // The short race: a double is passed. No gammons either way, so the games score the
+        // cube: winning 1 point or 2, losing 1 or 2 (or more after a redouble).
+        let r = match_cubeful(short_race(), CubeHolder::Centre, score, 2, 144, 0);
+        assert_eq!(
+            r.analysis.action,
+            crate::cube::CubeAction::DoublePass,
+            "{r:?}"
+        );
+        let pass = f64::from(score.after(1, 0));
+        let [_, _, dp] = r.analysis.match_winning_chances.unwrap();
+        assert_eq!(f64::from(dp), pass);
+        assert!(
+            r.no_double < pass && r.no_double > f64::from(score.after(0, 1)),
+            "{r:?}"
+        );
+        assert!(r.double_take > pass, "taking loses: {r:?}");
+        // The analysis's equities are the chances normalised.
+        let [nd, dt, _] = r.analysis.match_winning_chances.unwrap();
+        assert!((f64::from(nd) - r.no_double).abs() < 1e-6);
+        assert!((f64::from(dt) - r.double_take).abs() < 1e-6);
     }
 
     #[test]

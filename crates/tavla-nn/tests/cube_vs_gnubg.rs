@@ -324,6 +324,68 @@ fn tavla_two_ply_match_search_agrees_with_gnubgs_decisions() {
     }
 }
 
+/// Match cubeful rollouts (`tavla_nn::rollout::cubeful_match_rollout`: 0-ply players and
+/// cube decisions, tavla's match equity table, 144 luck-adjusted games a line, seed 5) of every
+/// twentieth match position, against gnubg's 2-ply decisions, beside the 2-ply search's
+/// decisions on the same positions. About five minutes on two cores:
+/// `cargo test --release -p tavla-nn --test cube_vs_gnubg -- --ignored match_rollouts`.
+#[test]
+#[ignore = "minutes; run by hand"]
+fn match_rollouts_agree_with_gnubgs_decisions() {
+    use std::sync::atomic::AtomicU64;
+    use tavla_nn::rollout::{cubeful_match_rollout, RolloutConfig};
+    let search = Search::new(Arc::new(Weights::default_weights()));
+    let mut deep = search.clone();
+    let config = RolloutConfig {
+        games: 144,
+        seed: 5,
+        threads: 2,
+        luck_adjust: true,
+        truncate: 0,
+        balance_parity: false,
+        ply: 0,
+    };
+    let (mut rolled, mut searched) = (Agreement::default(), Agreement::default());
+    for (i, (pos, case)) in read(include_str!("data/gnubg-cube-match.jsonl"))
+        .into_iter()
+        .enumerate()
+    {
+        if i % 20 != 0 {
+            continue;
+        }
+        let [length, mine, theirs] = case.r#match.unwrap();
+        let score = MatchScore::new(length, mine, theirs, false).unwrap();
+        let r = cubeful_match_rollout(
+            &search,
+            pos,
+            CubeHolder::Centre,
+            1,
+            score,
+            config,
+            &AtomicU64::new(0),
+        );
+        rolled.add(&case, &r.analysis);
+        searched.add(
+            &case,
+            &deep.match_cube_analysis(&pos, 2, CubeHolder::Centre, 1, score),
+        );
+    }
+    for (name, a) in [("rollouts", &rolled), ("2-ply search", &searched)] {
+        let (d, t, nd, dt) = a.rates();
+        let (dc, tc) = a.costs();
+        eprintln!(
+            "{name}: {} positions; double agrees {:.1}% of {}, take {:.1}%; |no double| {nd:.4}, \
+             |double take| {dt:.4}; cost {dc:.1} and {tc:.1}",
+            a.takes,
+            100.0 * d,
+            a.doubles,
+            100.0 * t
+        );
+    }
+    let (dc, tc) = rolled.costs();
+    assert!(dc < 10.0 && tc < 10.0, "{rolled:?}");
+}
+
 /// Where tavla 2-ply's take decision differs from gnubg 2-ply's on the money positions, both
 /// answers judged by tavla's own cubeful rollouts (648 games a line, 0-ply players and cube
 /// decisions, luck-adjusted, seed 37): the taker's equity of tavla's answer minus gnubg's, per
