@@ -9,6 +9,7 @@ mod bearoff_cmd;
 mod bench_cmd;
 mod board;
 mod cmd;
+mod external_cmd;
 mod input;
 mod judge_cmd;
 mod luck_cmd;
@@ -58,6 +59,10 @@ enum Command {
     Bearoff(bearoff_cmd::BearoffArgs),
     /// Speak UBGI, the engine protocol, on stdin/stdout (for GUIs, bots and test harnesses).
     Ubgi(ubgi_cmd::UbgiArgs),
+    /// Answer gnubg's external-player protocol on a TCP socket: FIBS board strings in, plays,
+    /// cube actions and evaluations out (for FIBS bots and programs written for gnubg's
+    /// `external` mode).
+    External(external_cmd::ExternalArgs),
     /// Play one player against another with duplicate dice: money games (cubeless, or with the
     /// cube) with A's points per game, or matches with A's share of them, and 95% confidence
     /// intervals.
@@ -99,6 +104,7 @@ fn main() -> ExitCode {
         Command::Rollout(args) => nn_cmd::rollout(&args, &mut out),
         Command::Bearoff(args) => bearoff_cmd::run(args),
         Command::Ubgi(args) => ubgi_cmd::ubgi(&args, &mut out),
+        Command::External(args) => external_cmd::external(&args, &mut out),
         Command::Arena(args) => arena_cmd::arena(&args, &mut out),
         Command::Train(args) => train_cmd::train(&args, &mut out),
         Command::Judge(args) => judge_cmd::judge(&args, &mut out),

@@ -105,6 +105,28 @@ impl MatchScore {
     pub fn after(self, won: u32, lost: u32) -> f32 {
         MatchEquityTable::tavla().after(self, won, lost)
     }
+
+    /// The side on roll's chance of winning the match when this game, whose cubeless outcome
+    /// probabilities are `p`, is played out with the cube on `cube` and never turned again:
+    /// each result at its score.
+    #[must_use]
+    pub fn cubeless_chance(self, p: crate::Probabilities, cube: u32) -> f32 {
+        let lose = 1.0 - p.win;
+        let wins = [
+            p.win - p.win_gammon,
+            p.win_gammon - p.win_backgammon,
+            p.win_backgammon,
+        ];
+        let losses = [
+            lose - p.lose_gammon,
+            p.lose_gammon - p.lose_backgammon,
+            p.lose_backgammon,
+        ];
+        (1..=3u32)
+            .zip(wins.iter().zip(&losses))
+            .map(|(k, (w, l))| w * self.after(k * cube, 0) + l * self.after(0, k * cube))
+            .sum()
+    }
 }
 
 /// Match equities at the start of a game for every score up to [`MAX_AWAY`]-away, from the side

@@ -7,6 +7,8 @@
 //! * [`Engine`] and [`run`]: the engine loop that serves any [`tavla_player::Player`]. It
 //!   speaks both bgci drafts (v0.1 and v0.2) and answers draft 0.01's bare XGID or FIBS board
 //!   lines; a bad line gets `error <code> <message>` and the loop keeps serving.
+//! * [`External`]: gnubg's external-player protocol (FIBS boards over a TCP socket, one
+//!   request a line), for FIBS bots and programs written for gnubg's external mode.
 //! * [`UbgiPlayer`]: the other side, a [`tavla_player::Player`] whose decisions an external
 //!   UBGI engine makes (started with [`UbgiPlayer::spawn`]).
 //!
@@ -39,6 +41,7 @@
 mod client;
 mod command;
 mod engine;
+pub mod external;
 mod response;
 
 pub use client::{EngineInfo, SpawnError, UbgiError, UbgiPlayer, DEFAULT_TIMEOUT};
@@ -46,4 +49,5 @@ pub use command::{
     BarePosition, Command, Go, GoMode, Limits, ParseCommandError, PositionSpec, Seat, SessionSpec,
 };
 pub use engine::{run, Engine, Reply, KEYS};
+pub use external::{Evaluate, External};
 pub use response::{CubeAction, DraftAnswer, ErrorCode, IdField, KeySpec, KeyType, Response};

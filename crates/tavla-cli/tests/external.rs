@@ -1,0 +1,164 @@
+//! `tavla external`: gnubg's external-player protocol, against gnubg's own answers to the FIBS
+//! board vectors (`vectors-fibs-board.json`: gnubg 1.07 at 0-ply on its external socket), on
+//! stdin/stdout and over a TCP socket.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+mod common;
+
+fn vectors() -> Vec<Value> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tavla-notation/tests/data/vectors-fibs-board.json"
+    );
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    v["vectors"].as_array().unwrap().clone()
+}
+
+/// One `--stdio` session: the answer lines.
+fn session(requests: &[String]) -> Vec<String> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tavla"))
+        .args(["external", "--stdio"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input = requests.join("\n") + "\n";
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+/// A play's sub-moves, in any order.
+fn moves(reply: &str) -> Vec<String> {
+    let mut m: Vec<String> = reply.split_whitespace().map(String::from).collect();
+    m.sort();
+    m
+}
+
+#[test]
+fn the_answers_are_gnubgs_where_the_engines_agree() {
+    let with_reply: Vec<Value> = vectors()
+        .into_iter()
+        .filter(|v| v["gnubg_external_reply"].is_array())
+        .collect();
+    assert_eq!(with_reply.len(), 7);
+    let requests: Vec<String> = with_reply
+        .iter()
+        .map(|v| v["fibs"].as_str().unwrap().to_string())
+        .collect();
+    let answers = session(&requests);
+    assert_eq!(answers.len(), requests.len(), "{answers:?}");
+    for (v, ours) in with_reply.iter().zip(&answers) {
+        let id = v["id"].as_str().unwrap();
+        let gnubg = v["gnubg_external_reply"][0].as_str().unwrap();
+        if gnubg.ends_with(' ') {
+            // A play: gnubg's (XG's best play in F11), with gnubg's trailing space.
+            assert!(ours.ends_with(' '), "{id}: {ours:?}");
+            assert_eq!(moves(ours), moves(gnubg), "{id}");
+        } else if id == "F13" {
+            // XG (Roller++) redoubles here and gnubg 0-ply rolls: tavla 0-ply redoubles.
+            assert!(ours == "double" || ours == "roll", "{id}: {ours:?}");
+        } else {
+            assert_eq!(ours, gnubg, "{id}");
+        }
+    }
+}
+
+#[test]
+fn evaluations_version_errors_and_exit() {
+    let f01 = vectors()[0]["fibs"].as_str().unwrap().to_string();
+    let gnubg: Vec<f64> = vectors()[0]["gnubg_external_evaluation_0ply_cubeless"][0]
+        .as_str()
+        .unwrap()
+        .split_whitespace()
+        .map(|x| x.parse().unwrap())
+        .collect();
+    let answers = session(&[
+        format!("evaluation fibsboard {f01} plies 0 cubeless"),
+        "version".to_string(),
+        "frobnicate".to_string(),
+        "board:1:2:3".to_string(),
+        format!("{f01} resignation 7"),
+        format!("evaluation fibsboard {f01} noise 0.5"),
+        "exit".to_string(),
+        "version".to_string(),
+    ]);
+    // Six numbers, each within 0.02 of gnubg's 0-ply figures (the last, in this 3-point
+    // match at 0-0, the chance of winning the match).
+    let ours: Vec<f64> = answers[0]
+        .split_whitespace()
+        .map(|x| x.parse().unwrap())
+        .collect();
+    assert_eq!(ours.len(), 6, "{answers:?}");
+    for (o, g) in ours.iter().zip(&gnubg) {
+        assert!((o - g).abs() < 0.02, "{ours:?} against gnubg's {gnubg:?}");
+    }
+    assert_eq!(answers[1], "Interface: 2");
+    assert_eq!(answers[2], "RFBF: 0");
+    assert!(answers[4].starts_with("Software: tavla "), "{answers:?}");
+    assert!(
+        answers[5].starts_with("Error: unknown request `frobnicate`"),
+        "{answers:?}"
+    );
+    assert!(answers[6].starts_with("Error: the board:"), "{answers:?}");
+    assert!(answers[6].contains("53 tokens"), "{answers:?}");
+    assert_eq!(
+        answers[7],
+        "Error: resignation: expected 1, 2 or 3, got `7`"
+    );
+    assert!(answers[8].starts_with("Error: noise"), "{answers:?}");
+    // Nothing is answered after `exit`.
+    assert_eq!(answers.len(), 9, "{answers:?}");
+}
+
+#[test]
+fn a_socket_serves_requests_until_exit() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tavla"))
+        .args(["external", "--listen", "127.0.0.1:0", "--connections", "1"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut first = String::new();
+    stderr.read_line(&mut first).unwrap();
+    let address = first
+        .trim()
+        .strip_prefix("tavla external: listening on ")
+        .unwrap_or_else(|| panic!("{first}"))
+        .to_string();
+    let mut stream = TcpStream::connect(&address).unwrap();
+    let f01 = vectors()[0]["fibs"].as_str().unwrap().to_string();
+    write!(stream, "{f01}\r\nexit\r\n").unwrap();
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).unwrap();
+    assert_eq!(reply, "24/18 13/11 \n");
+    // One connection asked for: the server stops.
+    let status = child.wait().unwrap();
+    assert!(status.success());
+    // A busy or bad address is refused with exit code 2.
+    let o = common::tavla(&["external", "--listen", "nonsense"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(common::stderr(&o).contains("--listen nonsense"));
+}
