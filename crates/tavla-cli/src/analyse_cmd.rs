@@ -502,7 +502,8 @@ fn analyse_game(
                 cube_decision(search, &c, s, &alone(d), &mut a);
             }
         }
-        if c.cube {
+        // No one may double before the opening roll.
+        if c.cube && !r.opening {
             let (value, owner) = doubled.map_or((r.cube, r.cube_owner), |d| (d.cube, d.cube_owner));
             let turn = CubeTurn {
                 doubler: r.player,

@@ -27,6 +27,7 @@ use tavla_core::{
 };
 use tavla_nn::cube::{CubeHolder, PlayWorth};
 use tavla_nn::{RankedPlay, Search, Weights};
+use tavla_notation::landing::LandingMarks;
 use tavla_notation::mat::{Action, GameRecord, MatchRecord};
 use tavla_notation::{format_pretty, PlayText, ResolvePlayError};
 
@@ -353,6 +354,8 @@ fn command(line: &str) -> Command {
 const HELP: &str = "\
 Commands:
   a move in standard notation, from your side: 8/5 6/5, 24/14, bar/22*, 6/off(2), 13/7*/5
+         or as landing marks, where each die's checker landed: @5 @5 (or 3@5 1@5), 6@18 4@14,
+         6@off; a start settles the rare marks that fit two plays: @11<13
   hint   the engine's best plays for your roll, with their equities (before a roll or when
          doubled, with --cube: the engine's cube decision)
   board  draw the board again
@@ -363,6 +366,31 @@ Commands:
 With --cube, before your roll: Enter (or `roll`) rolls, `double` doubles; when doubled:
   `take` or `pass` (with --beavers, also `beaver`). When the engine offers to resign:
   `accept` or `reject`.";
+
+/// The person's play for `roll` in `pos`, typed in standard notation (`8/5 6/5`) or as
+/// landing marks (`@5 @5`, `3@5 1@5`: where each die's checker landed); the line to print when
+/// it is not a legal play.
+fn read_play(text: &str, pos: &Position, roll: Roll) -> Result<tavla_core::Play, String> {
+    if text.contains('@') {
+        let marks = text.parse::<LandingMarks>().map_err(|e| {
+            format!("Cannot read `{text}` as landing marks ({e}); type `help` for commands.")
+        })?;
+        return marks
+            .resolve(pos, Some(roll))
+            .map(|(_, play)| play)
+            .map_err(|e| format!("Illegal: {e}."));
+    }
+    let play_text = text
+        .parse::<PlayText>()
+        .map_err(|e| format!("Cannot read `{text}` as a move ({e}); type `help` for commands."))?;
+    play_text.resolve(pos, roll).map_err(|e| match e {
+        ResolvePlayError::Illegal(_) => format!(
+            "Illegal: {text} is not a legal play for {roll} (every die that can be played must \
+             be; `hint` shows good plays)."
+        ),
+        e => format!("Illegal: {e}."),
+    })
+}
 
 /// The dice: one ChaCha8 stream.
 struct DiceRng(ChaCha8Rng);
@@ -562,28 +590,17 @@ pub fn run_game<R: BufRead, W: Write>(
                                 return Ok(end);
                             }
                         }
-                        Command::Move(text) => match text.parse::<PlayText>() {
-                            Err(e) => writeln!(
-                                out,
-                                "Cannot read `{text}` as a move ({e}); type `help` for commands."
-                            )?,
-                            Ok(play_text) => match play_text.resolve(&pos, roll) {
-                                Err(ResolvePlayError::Illegal(_)) => writeln!(
-                                    out,
-                                    "Illegal: {text} is not a legal play for {roll} (every die \
-                                     that can be played must be; `hint` shows good plays)."
-                                )?,
-                                Err(e) => writeln!(out, "Illegal: {e}.")?,
-                                Ok(play) => {
-                                    chosen = plays
-                                        .plays()
-                                        .position(|p| p.sorted_moves() == play.sorted_moves());
-                                    if chosen.is_none() {
-                                        // Cannot happen: `resolve` returns a play of the list.
-                                        writeln!(out, "Illegal: {text}. Try again.")?;
-                                    }
+                        Command::Move(text) => match read_play(&text, &pos, roll) {
+                            Err(message) => writeln!(out, "{message}")?,
+                            Ok(play) => {
+                                chosen = plays
+                                    .plays()
+                                    .position(|p| p.sorted_moves() == play.sorted_moves());
+                                if chosen.is_none() {
+                                    // Cannot happen: both readers return a play of the list.
+                                    writeln!(out, "Illegal: {text}. Try again.")?;
                                 }
-                            },
+                            }
                         },
                     }
                 }

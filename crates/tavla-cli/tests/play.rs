@@ -82,3 +82,20 @@ fn analyse_prints_the_engines_view_of_the_game_played() {
     let (_, out, _) = play(&["--engine", "neural:ply=0", "--seed", "3"], "8/4 8/7\n");
     assert!(!out.contains("analysis"), "{out}");
 }
+
+#[test]
+fn moves_may_be_typed_as_landing_marks() {
+    // Seed 3: the engine opens with 41; the person's 41 typed as where its checkers landed.
+    let (code, out, err) = play(
+        &["--engine", "neural:ply=0", "--seed", "3"],
+        "@3 @1\n4@2 1@1\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("Illegal: no legal play of 41 lands as @3 @1."),
+        "{out}"
+    );
+    // 6/2*/1* was played: the engine's next roll starts from the bar.
+    assert!(out.contains("Your move (51)"), "{out}");
+    assert!(out.contains("plays bar/"), "{out}");
+}
