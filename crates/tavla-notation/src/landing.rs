@@ -27,6 +27,9 @@ use tavla_core::{Play, Position, Roll};
 use crate::error::Problem;
 use crate::moves::{format_pretty, PlayText, TextMove};
 
+/// One reading of a mark: the die, the start point (25 the bar) and the landing point (0 off).
+type Step = (u8, u8, u8);
+
 /// Where a mark's checker went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Landing {
@@ -290,8 +293,8 @@ impl LandingMarks {
         } else {
             vec![roll.high().value(), roll.low().value()]
         };
-        // Each mark's readings: (die, from, to) with to 0 for off; none for a crossed-out die.
-        let mut readings: Vec<Vec<(u8, u8, u8)>> = Vec::new();
+        // Each mark's readings; none for a crossed-out die.
+        let mut readings: Vec<Vec<Step>> = Vec::new();
         let mut written_dice = Vec::new();
         for m in &self.marks {
             let dice: Vec<u8> = match m.die {
@@ -375,10 +378,10 @@ impl LandingMarks {
     /// once.
     fn each_reading(
         &self,
-        readings: &[Vec<(u8, u8, u8)>],
+        readings: &[Vec<Step>],
         rolled: &[u8],
-        steps: &mut Vec<(u8, u8, u8)>,
-        f: &mut dyn FnMut(&[(u8, u8, u8)]),
+        steps: &mut Vec<Step>,
+        f: &mut dyn FnMut(&[Step]),
     ) {
         let Some((first, rest)) = readings.split_first() else {
             f(steps);
