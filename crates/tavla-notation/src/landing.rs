@@ -442,9 +442,7 @@ mod tests {
         b[tavla_core::BAR] = 1;
         b[6] = 4;
         b[5] = 10;
-        for p in 20..=24 {
-            b[p] = -2;
-        }
+        b[20..=24].fill(-2);
         b[12] = -5;
         let pos = Position::try_from(b).unwrap();
         // 64: the 6 enters on the 19-point, then the 4 is played from there.
