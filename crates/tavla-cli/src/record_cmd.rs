@@ -1,11 +1,12 @@
-//! `tavla record`: a match record (`.mat` or gnubg's SGF) checked game by game through the
-//! legal plays and written in either format.
+//! `tavla record`: a match record (`.mat`, gnubg's SGF, or with `--fast` a fast record of
+//! landing marks) checked game by game through the legal plays and written as `.mat` or SGF.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
+use tavla_notation::landing::read_fast_record;
 use tavla_notation::sgf::parse_record;
 
 use crate::input::InputError;
@@ -31,6 +32,11 @@ pub struct RecordArgs {
     /// Write to FILE instead of stdout.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// The input is a fast record: each turn written as landing marks (where each die's
+    /// checker landed, Hideo Kato's 1981 method), checked against the legal plays; see
+    /// docs/notations.md.
+    #[arg(long)]
+    fast: bool,
 }
 
 /// `tavla record`: reads the record, replays every game (an illegal move is refused with its
@@ -48,7 +54,11 @@ pub fn record(args: &RecordArgs, out: &mut impl Write) -> Result<()> {
         std::fs::read_to_string(&args.file)
             .map_err(|e| InputError(format!("cannot read {name}: {e}")))?
     };
-    let record = parse_record(&text).map_err(|e| InputError(format!("{name}: {e}")))?;
+    let record = if args.fast {
+        read_fast_record(&text).map_err(|e| InputError(format!("{name}: {e}")))?
+    } else {
+        parse_record(&text).map_err(|e| InputError(format!("{name}: {e}")))?
+    };
     let mut rolls = 0;
     for game in &record.games {
         let replay = game

@@ -25,6 +25,7 @@ use std::str::FromStr;
 use tavla_core::{Play, Position, Roll};
 
 use crate::error::Problem;
+use crate::mat::{Action, Column, GameRecord, MatchRecord};
 use crate::moves::{format_pretty, PlayText, TextMove};
 
 /// One reading of a mark: the die, the start point (25 the bar) and the landing point (0 off).
@@ -266,6 +267,58 @@ impl LandingMarks {
         }
     }
 
+    /// The marks of `play` (a legal play of `pos` for `roll`): each sub-move's die on its
+    /// landing point (or `off`), and the dice not played crossed out.
+    #[must_use]
+    pub fn from_play(roll: Roll, play: &Play) -> LandingMarks {
+        let mut dice: Vec<u8> = if roll.is_double() {
+            vec![roll.high().value(); 4]
+        } else {
+            vec![roll.high().value(), roll.low().value()]
+        };
+        let mut marks = Vec::new();
+        let mut off = Vec::new();
+        for m in play.moves() {
+            let distance = m.from() - m.to();
+            match dice.iter().position(|&d| d == distance) {
+                Some(i) if m.to() > 0 || distance == dice[i] => {
+                    dice.remove(i);
+                    marks.push(LandingMark {
+                        die: Some(distance),
+                        landing: if m.to() == 0 {
+                            Landing::Off
+                        } else {
+                            Landing::Point(m.to())
+                        },
+                        from: None,
+                    });
+                }
+                _ => off.push(m.from()),
+            }
+        }
+        // Bear-offs with a larger die: the smallest die that reaches, highest checker first.
+        off.sort_unstable_by(|a, b| b.cmp(a));
+        for from in off {
+            dice.sort_unstable();
+            let i = dice
+                .iter()
+                .position(|&d| d >= from)
+                .unwrap_or(dice.len() - 1);
+            let d = dice.remove(i);
+            marks.push(LandingMark {
+                die: Some(d),
+                landing: Landing::Off,
+                from: None,
+            });
+        }
+        marks.extend(dice.into_iter().map(|d| LandingMark {
+            die: Some(d),
+            landing: Landing::NotPlayed,
+            from: None,
+        }));
+        LandingMarks { marks }
+    }
+
     /// The legal play of `pos` the marks describe, for `roll` (or, when `None`, the roll the
     /// marks' dice make), with the roll.
     ///
@@ -395,6 +448,284 @@ impl LandingMarks {
             steps.push(r);
             self.each_reading(rest, rolled, steps, f);
             steps.pop();
+        }
+    }
+}
+
+/// A fast record that cannot be read: the line (from 1) and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {problem}")]
+pub struct FastRecordError {
+    /// The line at fault (from 1).
+    pub line: usize,
+    /// What is wrong.
+    pub problem: String,
+}
+
+/// The game being read, between its `game` line and its result.
+struct FastGame {
+    game: GameRecord,
+    /// The board, seen from `to_move`.
+    position: Position,
+    /// Who is to roll: `None` before the first turn (which must name its player).
+    to_move: Option<Column>,
+    cube: u32,
+    /// Who doubled, while the answer is awaited.
+    doubled: Option<Column>,
+    /// The winner and the points, once over.
+    result: Option<(Column, u32)>,
+}
+
+/// Reads a fast record: a match or money session written as landing marks, one turn a line.
+///
+/// ```text
+/// # Alice against Bob, a 5-point match.
+/// players Alice Bob
+/// match 5
+/// game
+/// R 3@5 1@5            # Bob opens with 31: 8/5 6/5
+/// 6@18 2@11            # Alice: 24/18 13/11; turns alternate
+/// 4@21 4@21 4@9 4@9
+/// double               # Alice, to roll, doubles
+/// take
+/// ...
+/// L wins 2             # a resignation (a game borne off or passed needs no result line)
+/// game
+/// ...
+/// ```
+///
+/// Lines: `players LEFT RIGHT` and `match N` (0 or none: money) before the first game;
+/// `game` to start a game (optional before the first); a turn's landing marks
+/// ([`LandingMarks`]; the roll is read off their dice), prefixed by `L` or `R` (the left or
+/// right player) on a game's first turn, where the prefix may also be kept; `double`, then
+/// `take`, `drop` (or `pass`) or `beaver`; `L wins N` or `R wins N` for a resignation. `#`
+/// starts a comment. Every play is checked against the legal plays; the scores of a match
+/// follow from the results.
+///
+/// # Errors
+/// [`FastRecordError`] naming the line of a line that cannot be read, marks that fit no legal
+/// play or several, an action out of turn, or a game not finished before the next.
+pub fn read_fast_record(text: &str) -> Result<MatchRecord, FastRecordError> {
+    let mut players = ["Left".to_string(), "Right".to_string()];
+    let mut length = 0u32;
+    let mut games: Vec<GameRecord> = Vec::new();
+    let mut current: Option<FastGame> = None;
+    let mut scores = [0u32; 2];
+    let err = |line: usize, problem: String| FastRecordError { line, problem };
+    // Ends the game being read, adding its points to the score.
+    let finish = |g: FastGame, scores: &mut [u32; 2], games: &mut Vec<GameRecord>| {
+        if let Some((w, points)) = g.result {
+            scores[w] += points;
+        }
+        games.push(g.game);
+    };
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let content = raw.split('#').next().unwrap_or("").trim();
+        if content.is_empty() {
+            continue;
+        }
+        let mut words = content.split_whitespace();
+        let first = words.next().unwrap_or("");
+        match first.to_ascii_lowercase().as_str() {
+            "players" | "match" if !games.is_empty() || current.is_some() => {
+                return Err(err(
+                    line,
+                    format!("`{first}` belongs before the first game"),
+                ));
+            }
+            "players" => {
+                let names: Vec<&str> = words.collect();
+                if names.len() != 2 {
+                    return Err(err(line, "expected `players LEFT RIGHT`".to_string()));
+                }
+                players = [names[0].to_string(), names[1].to_string()];
+            }
+            "match" => {
+                let n = words.next().unwrap_or("");
+                length = n
+                    .parse()
+                    .ok()
+                    .filter(|&n| n <= 64 && words.next().is_none())
+                    .ok_or_else(|| {
+                        err(
+                            line,
+                            format!("expected `match N` (N 0 to 64), got `{content}`"),
+                        )
+                    })?;
+            }
+            "game" => {
+                if let Some(g) = current.take() {
+                    if g.result.is_none() && !g.game.turns.is_empty() {
+                        return Err(err(line, "the game before has no result".to_string()));
+                    }
+                    finish(g, &mut scores, &mut games);
+                }
+                if length > 0 && scores.iter().any(|&s| s >= length) {
+                    return Err(err(line, "the match is over".to_string()));
+                }
+                current = Some(FastGame::new(games.len() as u32 + 1, scores));
+            }
+            _ => {
+                let g = current.get_or_insert_with(|| FastGame::new(1, scores));
+                g.turn(content, length).map_err(|p| err(line, p))?;
+            }
+        }
+    }
+    if let Some(g) = current {
+        finish(g, &mut scores, &mut games);
+    }
+    if games.is_empty() {
+        return Err(err(text.lines().count().max(1), "no games".to_string()));
+    }
+    let mut record = MatchRecord::new(length, players);
+    record.games = games;
+    Ok(record)
+}
+
+impl FastGame {
+    fn new(number: u32, scores: [u32; 2]) -> FastGame {
+        FastGame {
+            game: GameRecord::new(number, scores),
+            position: Position::START,
+            to_move: None,
+            cube: 1,
+            doubled: None,
+            result: None,
+        }
+    }
+
+    /// One line of the game: a turn, a cube action or a result.
+    fn turn(&mut self, content: &str, length: u32) -> Result<(), String> {
+        if self.result.is_some() {
+            return Err(format!(
+                "`{content}`: the game is over (start the next with `game`)"
+            ));
+        }
+        let mut words: Vec<&str> = content.split_whitespace().collect();
+        let named = match words[0].to_ascii_uppercase().as_str() {
+            "L" => Some(0),
+            "R" => Some(1),
+            _ => None,
+        };
+        if named.is_some() {
+            words.remove(0);
+        }
+        let rest = words.join(" ");
+        let lower = rest.to_ascii_lowercase();
+        // Who acts: the named player, else the one whose turn it is.
+        let mover = match (named, self.to_move) {
+            (Some(n), _) => n,
+            (None, Some(m)) => m,
+            (None, None) => {
+                return Err(format!(
+                    "`{content}`: name the player of the game's first turn (L or R)"
+                ))
+            }
+        };
+        match lower.as_str() {
+            "double" | "take" | "drop" | "pass" | "beaver" => {
+                self.cube_action(&lower, named, length)
+            }
+            _ if lower.starts_with("wins") => {
+                let Some(winner) = named else {
+                    return Err("name the winner: `L wins N` or `R wins N`".to_string());
+                };
+                let points = lower["wins".len()..]
+                    .trim()
+                    .trim_end_matches("points")
+                    .trim_end_matches("point")
+                    .trim()
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|&p| p >= 1)
+                    .ok_or_else(|| format!("`{content}`: expected `wins N`"))?;
+                self.game.push(winner, Action::Wins(points));
+                self.result = Some((winner, points));
+                Ok(())
+            }
+            _ => {
+                if self.doubled.is_some() {
+                    return Err(format!("`{content}`: a double awaits its answer"));
+                }
+                if self.to_move.is_some_and(|m| m != mover) {
+                    return Err(format!(
+                        "`{content}`: it is the {} player's turn",
+                        ["left", "right"][1 - mover]
+                    ));
+                }
+                let marks: LandingMarks = rest.parse().map_err(|e| format!("{e}"))?;
+                let (roll, play) = marks
+                    .resolve(&self.position, None)
+                    .map_err(|e| e.to_string())?;
+                if self
+                    .game
+                    .turns
+                    .iter()
+                    .all(|t| !matches!(t.action, Action::Move(_)))
+                    && roll.is_double()
+                {
+                    return Err(format!("`{content}`: the opening roll cannot be a double"));
+                }
+                self.game.push_play(mover, &self.position, roll, &play);
+                let after = self.position.play(roll, &play).map_err(|e| e.to_string())?;
+                if let Some(o) = after.outcome() {
+                    let points = u32::from(o.points) * self.cube;
+                    self.game.push(mover, Action::Wins(points));
+                    self.result = Some((mover, points));
+                }
+                self.position = after.flip();
+                self.to_move = Some(1 - mover);
+                Ok(())
+            }
+        }
+    }
+
+    /// `double`, `take`, `drop`/`pass` or `beaver`.
+    fn cube_action(
+        &mut self,
+        action: &str,
+        named: Option<Column>,
+        length: u32,
+    ) -> Result<(), String> {
+        match (action, self.doubled) {
+            ("double", None) => {
+                let doubler = named
+                    .or(self.to_move)
+                    .ok_or("who doubles? (L double or R double)")?;
+                if self.to_move.is_some_and(|m| m != doubler) {
+                    return Err("a player doubles only before its own roll".to_string());
+                }
+                self.game.push(doubler, Action::Double(2 * self.cube));
+                self.doubled = Some(doubler);
+                self.to_move = Some(doubler);
+                Ok(())
+            }
+            ("double", Some(_)) => Err("a double awaits its answer".to_string()),
+            (_, None) => Err(format!("`{action}`: there is no double to answer")),
+            ("take", Some(d)) => {
+                self.game.push(1 - d, Action::Take);
+                self.cube *= 2;
+                self.doubled = None;
+                Ok(())
+            }
+            ("beaver", Some(d)) => {
+                if length > 0 {
+                    return Err("beavers are for money play".to_string());
+                }
+                self.game.push(1 - d, Action::Beaver(4 * self.cube));
+                self.game.push(d, Action::Take);
+                self.cube *= 4;
+                self.doubled = None;
+                Ok(())
+            }
+            (_, Some(d)) => {
+                self.game.push(1 - d, Action::Drop);
+                self.game.push(d, Action::Wins(self.cube));
+                self.result = Some((d, self.cube));
+                self.doubled = None;
+                Ok(())
+            }
         }
     }
 }
