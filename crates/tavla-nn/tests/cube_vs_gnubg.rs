@@ -327,8 +327,11 @@ fn tavla_two_ply_match_search_agrees_with_gnubgs_decisions() {
 /// Match cubeful rollouts (`tavla_nn::rollout::cubeful_match_rollout`: 0-ply players and
 /// cube decisions, tavla's match equity table, 144 luck-adjusted games a line, seed 5) of every
 /// twentieth match position, against gnubg's 2-ply decisions, beside the 2-ply search's
-/// decisions on the same positions. About five minutes on two cores:
+/// decisions on the same positions. 23 minutes on two cores (beside other work):
 /// `cargo test --release -p tavla-nn --test cube_vs_gnubg -- --ignored match_rollouts`.
+/// Measured over the 175 positions: the rollouts agree with gnubg's double 96.0% and take
+/// 97.1% of the time and give up 0.9 and 3.6 (thousandths a position, by gnubg's equities);
+/// the 2-ply search 95.4% and 96.0%, 2.2 and 3.9.
 #[test]
 #[ignore = "minutes; run by hand"]
 fn match_rollouts_agree_with_gnubgs_decisions() {
