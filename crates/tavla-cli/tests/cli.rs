@@ -1,27 +1,7 @@
 //! End-to-end tests of the `tavla` binary: output shapes other tools rely on, and exit codes.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
 mod common;
-use common::{stdout, tavla};
-
-fn tavla_stdin(args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tavla"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("tavla runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
-}
+use common::{stdout, tavla, tavla_stdin};
 
 const START: &str = "4HPwATDgc/ABMA";
 

@@ -21,28 +21,8 @@ fn vectors() -> Vec<Value> {
 
 /// One `--stdio` session: the answer lines.
 fn session(requests: &[String]) -> Vec<String> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tavla"))
-        .args(["external", "--stdio"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
     let input = requests.join("\n") + "\n";
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
+    common::stdout(&common::tavla_stdin(&["external", "--stdio"], &input))
         .lines()
         .map(String::from)
         .collect()

@@ -2,8 +2,9 @@
 // Each test file uses some of them.
 #![allow(dead_code)]
 
+use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
@@ -13,6 +14,24 @@ pub fn tavla(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("tavla runs")
+}
+
+/// Runs `tavla` with `args`, `input` on its stdin.
+pub fn tavla_stdin(args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tavla"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tavla runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
 }
 
 /// A file of `tests/data`.
