@@ -66,6 +66,10 @@ pub struct AnalyseArgs {
     /// Print only the summary of each player.
     #[arg(long)]
     summary: bool,
+    /// List only this player's decisions: `left`, `right`, or a name from the record (the
+    /// summary still gives both).
+    #[arg(long, value_name = "PLAYER")]
+    player: Option<String>,
     /// Networks from FILE instead of the embedded ones.
     #[arg(long, value_name = "FILE")]
     weights: Option<PathBuf>,
@@ -284,8 +288,29 @@ pub fn analyse(args: &AnalyseArgs, out: &mut impl Write) -> Result<()> {
         }
     }
     let records = read_records(&args.files)?;
+    let only = match args.player.as_deref() {
+        None => None,
+        Some(p) if p.eq_ignore_ascii_case("left") => Some(0),
+        Some(p) if p.eq_ignore_ascii_case("right") => Some(1),
+        Some(p) => Some(
+            records[0]
+                .0
+                .players
+                .iter()
+                .position(|n| n == p)
+                .ok_or_else(|| {
+                    InputError(format!(
+                        "--player {p}: not left, right, {} or {}",
+                        records[0].0.players[0], records[0].0.players[1]
+                    ))
+                })?,
+        ),
+    };
     let names: Vec<String> = args.files.iter().map(|f| f.display().to_string()).collect();
-    let report = analyse_records(args, &records, names, !args.json)?;
+    let mut report = analyse_records(args, &records, names, !args.json)?;
+    if let Some(p) = only {
+        report.decisions.retain(|d| d.player == p);
+    }
     if args.json {
         serde_json::to_writer(&mut *out, &report)?;
         writeln!(out)?;
@@ -310,6 +335,7 @@ impl AnalyseArgs {
             beavers: false,
             all: false,
             summary: false,
+            player: None,
             weights: None,
             prune: PruneArgs::default(),
             threads: 0,

@@ -192,6 +192,19 @@ fn the_report_lists_errors_and_sums_them() {
         let total = f(&v["players"][p]["checker_error"]);
         assert!((sum - total).abs() < 1e-3, "{sum} against {total}");
     }
+    // One player's decisions only, by name or column.
+    for who in ["heuristic", "left"] {
+        let one = analyse("heur-cubeless.mat", "0", &["--all", "--player", who]);
+        let listed = one["decisions"].as_array().unwrap();
+        assert_eq!(listed.len(), 366, "{who}");
+        assert!(listed.iter().all(|d| d["player"] == 0));
+        assert_eq!(one["players"], v["players"]);
+    }
+    let o = tavla(&["analyse", &path, "--player", "nobody"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        common::stderr(&o).contains("--player nobody: not left, right, heuristic or neural-ply=0")
+    );
     // The same with one thread or two.
     let two = analyse("heur-cubeless.mat", "0", &["--all", "--threads", "2"]);
     assert_eq!(v["players"], two["players"]);
