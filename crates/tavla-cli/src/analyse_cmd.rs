@@ -343,6 +343,13 @@ impl AnalyseArgs {
         }
     }
 
+    /// The same at `ply` (checker play and cube decisions).
+    #[must_use]
+    pub fn with_ply(mut self, ply: u8) -> AnalyseArgs {
+        self.ply = ply;
+        self
+    }
+
     /// The same, with a money session played with the cube (`--cube`) when `cube`.
     #[must_use]
     pub fn with_cube(mut self, cube: bool) -> AnalyseArgs {

@@ -137,7 +137,14 @@ fn after(state: &GameState, result: &tavla_core::Position) -> GameState {
     }
 }
 
-fn play_objects(state: &GameState, roll: Roll, rules: Rules, list: &mut PlayList) -> Vec<Value> {
+/// Every legal play of `roll` in `state` as `tavla moves --json` writes it: the play, its UBGI
+/// form and the resulting position in three notations.
+pub fn play_objects(
+    state: &GameState,
+    roll: Roll,
+    rules: Rules,
+    list: &mut PlayList,
+) -> Vec<Value> {
     state.position.legal_plays_with(roll, rules, list);
     list.iter()
         .map(|(play, result)| {

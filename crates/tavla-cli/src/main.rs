@@ -19,6 +19,7 @@ mod players;
 mod record_cmd;
 mod records;
 mod relabel_cmd;
+mod serve_cmd;
 mod supervised_cmd;
 mod train_cmd;
 mod ubgi_cmd;
@@ -63,6 +64,9 @@ enum Command {
     /// cube actions and evaluations out (for FIBS bots and programs written for gnubg's
     /// `external` mode).
     External(external_cmd::ExternalArgs),
+    /// Serve the engine over HTTP: positions, legal plays, hints, evaluations and game
+    /// analysis as JSON (for GUIs, bots and web pages).
+    Serve(serve_cmd::ServeArgs),
     /// Play one player against another with duplicate dice: money games (cubeless, or with the
     /// cube) with A's points per game, or matches with A's share of them, and 95% confidence
     /// intervals.
@@ -105,6 +109,7 @@ fn main() -> ExitCode {
         Command::Bearoff(args) => bearoff_cmd::run(args),
         Command::Ubgi(args) => ubgi_cmd::ubgi(&args, &mut out),
         Command::External(args) => external_cmd::external(&args, &mut out),
+        Command::Serve(args) => serve_cmd::serve(&args),
         Command::Arena(args) => arena_cmd::arena(&args, &mut out),
         Command::Train(args) => train_cmd::train(&args, &mut out),
         Command::Judge(args) => judge_cmd::judge(&args, &mut out),

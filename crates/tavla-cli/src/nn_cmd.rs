@@ -577,13 +577,17 @@ impl PruneArgs {
     }
 }
 
+/// Refuses a depth beyond [`MAX_PLY`].
+fn check_ply(ply: u8) -> Result<()> {
+    if ply > MAX_PLY {
+        return Err(InputError(format!("--ply must be in 0..={MAX_PLY}, got {ply}")).into());
+    }
+    Ok(())
+}
+
 impl EngineArgs {
     fn search(&self) -> Result<Search> {
-        if self.ply > MAX_PLY {
-            return Err(
-                InputError(format!("--ply must be in 0..={MAX_PLY}, got {}", self.ply)).into(),
-            );
-        }
+        check_ply(self.ply)?;
         let weights = Weights::load_or_default(self.weights.as_deref())?;
         let mut search = Search::new(Arc::new(weights));
         if let Some(prune) = self.prune.load()? {
@@ -656,6 +660,14 @@ struct JsonHint {
 /// # Errors
 /// When the position, the dice or the weights cannot be read, or `out` fails.
 pub fn hint(args: &HintArgs, out: &mut dyn Write) -> Result<()> {
+    hint_with(args, None, out)
+}
+
+/// [`hint`] with a search already built (`tavla serve`), else the one `args` asks for.
+///
+/// # Errors
+/// As [`hint`].
+pub fn hint_with(args: &HintArgs, search: Option<&mut Search>, out: &mut dyn Write) -> Result<()> {
     let state = tavla_notation::parse_position(&args.position)
         .map_err(|e| InputError(format!("cannot read position {:?}: {e}", args.position)))?;
     let roll = match (&args.dice, state.roll()) {
@@ -674,7 +686,15 @@ pub fn hint(args: &HintArgs, out: &mut dyn Write) -> Result<()> {
     if pos.is_game_over() {
         return Err(InputError("the game is over in this position".into()).into());
     }
-    let mut search = args.engine.search()?;
+    check_ply(args.engine.ply)?;
+    let mut built;
+    let search = match search {
+        Some(s) => s,
+        None => {
+            built = args.engine.search()?;
+            &mut built
+        }
+    };
     let mut plays = PlayList::new();
     pos.legal_plays(roll, &mut plays);
     let mut ranked: Vec<RankedPlay> = Vec::new();
@@ -774,10 +794,26 @@ struct JsonCube {
 /// # Errors
 /// When the position or the weights cannot be read, or `out` fails.
 pub fn eval(args: &EvalArgs, out: &mut dyn Write) -> Result<()> {
+    eval_with(args, None, out)
+}
+
+/// [`eval`] with a search already built (`tavla serve`), else the one `args` asks for.
+///
+/// # Errors
+/// As [`eval`].
+pub fn eval_with(args: &EvalArgs, search: Option<&mut Search>, out: &mut dyn Write) -> Result<()> {
     let state = tavla_notation::parse_position(&args.position)
         .map_err(|e| InputError(format!("cannot read position {:?}: {e}", args.position)))?;
     let ply = args.engine.ply;
-    let mut search = args.engine.search()?;
+    check_ply(ply)?;
+    let mut built;
+    let search = match search {
+        Some(s) => s,
+        None => {
+            built = args.engine.search()?;
+            &mut built
+        }
+    };
     let p = search.evaluate(&state.position, ply);
     let holder = CubeHolder::of(&state);
     let cube = search.cube_decision(&state, ply);

@@ -1,0 +1,272 @@
+//! `tavla serve`: the engine over HTTP, JSON in and out, for GUIs, bots and web pages.
+//!
+//! | request | answer |
+//! |---|---|
+//! | `GET /v1/version` | `{"name": "tavla", "version": ...}` |
+//! | `GET /v1/position?position=P` | the position in every notation, with the side on roll, dice, cube and score |
+//! | `GET /v1/moves?position=P&dice=31` | every legal play (as `tavla moves --json`) |
+//! | `GET /v1/hint?position=P&dice=31&ply=2&top=5` | the best plays, ranked (as `tavla hint --json`) |
+//! | `GET /v1/eval?position=P&ply=2` | outcome probabilities, equity and the cube decision (as `tavla eval --json`) |
+//! | `POST /v1/analyse?ply=1` with a `.mat` or SGF record as the body | the analysis (as `tavla analyse --json`) |
+//!
+//! Every `GET` is also a `POST` with the same fields in a JSON object. A position is in any
+//! notation tavla reads (in a query string, `+` must be written `%2B`, as in any URL). Bad
+//! input is answered with status 400 and `{"error": "..."}` naming what is wrong; each request
+//! is computed on a blocking thread, several at once.
+
+use std::sync::{Arc, Mutex};
+
+use anyhow::{Context, Result};
+use axum::body::Bytes;
+use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::extract::{Query, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use clap::Args;
+use serde::Deserialize;
+use serde_json::json;
+use tavla_nn::search::{Prune, Search};
+use tavla_nn::Weights;
+use tavla_notation::{format, Notation};
+
+use crate::analyse_cmd::{analyse_records, AnalyseArgs};
+use crate::input::{self, InputError};
+use crate::nn_cmd::{eval_with, hint_with, EngineArgs, EvalArgs, HintArgs, PruneArgs};
+use crate::players::shared_bearoff;
+
+/// `tavla serve`.
+#[derive(Args)]
+pub struct ServeArgs {
+    /// Where to listen: HOST:PORT (port 0 picks a free one; the address is printed on stderr).
+    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:8080")]
+    listen: String,
+}
+
+/// The fields of a request, from the query string or a JSON body.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Fields {
+    position: Option<String>,
+    dice: Option<String>,
+    ply: Option<u8>,
+    top: Option<usize>,
+}
+
+/// What every request shares: searches ready to use (built once, taken and given back).
+struct Engine {
+    prototype: Search,
+    idle: Mutex<Vec<Search>>,
+}
+
+impl Engine {
+    /// Runs `f` with a search of the pool.
+    fn with_search<T>(&self, f: impl FnOnce(&mut Search) -> T) -> T {
+        let taken = self.idle.lock().ok().and_then(|mut v| v.pop());
+        let mut search = taken.unwrap_or_else(|| self.prototype.clone());
+        let out = f(&mut search);
+        if let Ok(mut idle) = self.idle.lock() {
+            idle.push(search);
+        }
+        out
+    }
+}
+
+/// An answer: the JSON text, or an error with its status.
+fn answer(result: Result<String>) -> Response {
+    match result {
+        Ok(body) => ([(header::CONTENT_TYPE, "application/json")], body).into_response(),
+        Err(e) => {
+            let status = if e.chain().any(|c| c.is::<InputError>()) {
+                StatusCode::BAD_REQUEST
+            } else {
+                StatusCode::INTERNAL_SERVER_ERROR
+            };
+            let body = json!({ "error": format!("{e:#}") }).to_string();
+            (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+        }
+    }
+}
+
+fn required(field: Option<String>, name: &str) -> Result<String> {
+    field.ok_or_else(|| InputError(format!("missing field `{name}`")).into())
+}
+
+fn engine_args(ply: Option<u8>) -> EngineArgs {
+    EngineArgs {
+        ply: ply.unwrap_or(0),
+        weights: None,
+        json: true,
+        no_bearoff: false,
+        prune: PruneArgs::default(),
+    }
+}
+
+/// The computation of each route, on a blocking thread.
+fn compute(engine: &Engine, route: Route, f: Fields) -> Result<String> {
+    match route {
+        Route::Position => {
+            let text = required(f.position, "position")?;
+            let state = input::position(&text)?;
+            Ok(json!({
+                "bpn": format(&state, Notation::Bpn),
+                "gnubg": format(&state, Notation::Gnubg),
+                "xgid": format(&state, Notation::Xgid),
+                "fibs": format(&state, Notation::Fibs),
+                "turn": if state.turn == tavla_core::Side::X { "x" } else { "o" },
+                "dice": state.roll().map(|r| r.to_string()),
+                "cube": state.cube.value(),
+                "match_length": state.match_length,
+                "score": [state.score.x, state.score.o],
+                // The side on roll's and the opponent's.
+                "pips": <[u32; 2]>::from(state.position.pips()),
+            })
+            .to_string())
+        }
+        Route::Moves => {
+            let text = required(f.position, "position")?;
+            let state = input::position(&text)?;
+            let dice: Vec<String> = f.dice.into_iter().collect();
+            let roll = input::roll_for(&state, &dice)?;
+            let mut list = tavla_core::PlayList::new();
+            let plays =
+                crate::cmd::play_objects(&state, roll, tavla_core::Rules::Standard, &mut list);
+            Ok(serde_json::Value::Array(plays).to_string())
+        }
+        Route::Hint => {
+            let args = HintArgs {
+                position: required(f.position, "position")?,
+                dice: f.dice,
+                top: f.top.unwrap_or(5),
+                engine: engine_args(f.ply),
+            };
+            let mut out = Vec::new();
+            engine.with_search(|s| hint_with(&args, Some(s), &mut out))?;
+            Ok(String::from_utf8(out)?)
+        }
+        Route::Eval => {
+            let args = EvalArgs {
+                position: required(f.position, "position")?,
+                engine: engine_args(f.ply),
+            };
+            let mut out = Vec::new();
+            engine.with_search(|s| eval_with(&args, Some(s), &mut out))?;
+            Ok(String::from_utf8(out)?)
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Route {
+    Position,
+    Moves,
+    Hint,
+    Eval,
+}
+
+async fn run(engine: Arc<Engine>, route: Route, fields: Fields) -> Response {
+    let result = tokio::task::spawn_blocking(move || compute(&engine, route, fields)).await;
+    answer(
+        result
+            .context("the request's computation failed")
+            .and_then(|r| r),
+    )
+}
+
+/// `POST /v1/analyse`: the body is the record.
+async fn analyse(q: Result<Query<Fields>, QueryRejection>, body: Bytes) -> Response {
+    let f = match q {
+        Ok(Query(f)) => f,
+        Err(r) => return answer(Err(InputError(r.body_text()).into())),
+    };
+    let result = tokio::task::spawn_blocking(move || -> Result<String> {
+        let text = String::from_utf8(body.to_vec())
+            .map_err(|_| InputError("the record is not UTF-8 text".into()))?;
+        let record = tavla_notation::sgf::parse_record(&text)
+            .map_err(|e| InputError(format!("the record: {e}")))?;
+        if record.games.is_empty() {
+            return Err(InputError("the record has no games".into()).into());
+        }
+        let replays = record
+            .games
+            .iter()
+            .map(|g| {
+                g.replay()
+                    .map_err(|e| InputError(format!("the record: game {}: {e}", g.number)))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let ply = f.ply.unwrap_or(2);
+        if ply > tavla_nn::search::MAX_PLY {
+            return Err(InputError(format!("ply must be in 0..=3, got {ply}")).into());
+        }
+        let args = AnalyseArgs::defaults().with_ply(ply);
+        let report = analyse_records(&args, &[(record, replays)], vec!["request".into()], false)?;
+        Ok(serde_json::to_string(&report)?)
+    })
+    .await;
+    answer(result.context("the analysis failed").and_then(|r| r))
+}
+
+/// The routes of a `GET` (query string) and `POST` (JSON body) pair; fields that cannot be
+/// read are answered with 400 and the reason, as JSON.
+fn pair(route: Route) -> axum::routing::MethodRouter<Arc<Engine>> {
+    get(
+        move |State(e): State<Arc<Engine>>, q: Result<Query<Fields>, QueryRejection>| async move {
+            match q {
+                Ok(Query(f)) => run(e, route, f).await,
+                Err(r) => answer(Err(InputError(r.body_text()).into())),
+            }
+        },
+    )
+    .post(
+        move |State(e): State<Arc<Engine>>, j: Result<Json<Fields>, JsonRejection>| async move {
+            match j {
+                Ok(Json(f)) => run(e, route, f).await,
+                Err(r) => answer(Err(InputError(r.body_text()).into())),
+            }
+        },
+    )
+}
+
+/// Runs `tavla serve` until the process is stopped.
+///
+/// # Errors
+/// When the address cannot be bound, or the databases cannot be loaded.
+pub fn serve(args: &ServeArgs) -> Result<()> {
+    let prototype = Search::new(Weights::shared_default())
+        .with_bearoff(shared_bearoff()?)
+        .with_prune(Prune::embedded());
+    let engine = Arc::new(Engine {
+        prototype,
+        idle: Mutex::new(Vec::new()),
+    });
+    let app = Router::new()
+        .route(
+            "/v1/version",
+            get(|| async {
+                Json(json!({ "name": "tavla", "version": env!("CARGO_PKG_VERSION") }))
+            }),
+        )
+        .route("/v1/position", pair(Route::Position))
+        .route("/v1/moves", pair(Route::Moves))
+        .route("/v1/hint", pair(Route::Hint))
+        .route("/v1/eval", pair(Route::Eval))
+        .route("/v1/analyse", post(analyse))
+        .with_state(engine);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_io()
+        .build()
+        .context("starting the HTTP runtime")?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(&args.listen)
+            .await
+            .map_err(|e| InputError(format!("--listen {}: {e}", args.listen)))?;
+        eprintln!(
+            "tavla serve: listening on http://{}",
+            listener.local_addr()?
+        );
+        axum::serve(listener, app).await?;
+        Ok(())
+    })
+}

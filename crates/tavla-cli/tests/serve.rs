@@ -1,0 +1,195 @@
+//! `tavla serve`: the HTTP API, spoken to over a plain TCP socket.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+
+use serde_json::Value;
+
+mod common;
+
+/// A server on a free port, stopped when dropped.
+struct Server {
+    child: Child,
+    address: String,
+}
+
+impl Server {
+    fn start() -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tavla"))
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        stderr.read_line(&mut line).unwrap();
+        let address = line
+            .trim()
+            .strip_prefix("tavla serve: listening on http://")
+            .unwrap_or_else(|| panic!("{line}"))
+            .to_string();
+        Server { child, address }
+    }
+
+    /// One request: the status and the body read as JSON.
+    fn request(&self, method: &str, target: &str, body: &str, json: bool) -> (u16, Value) {
+        let mut stream = TcpStream::connect(&self.address).unwrap();
+        let kind = if json {
+            "application/json"
+        } else {
+            "text/plain"
+        };
+        write!(
+            stream,
+            "{method} {target} HTTP/1.1\r\nHost: test\r\nConnection: close\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut reply = String::new();
+        stream.read_to_string(&mut reply).unwrap();
+        let status: u16 = reply[9..12].parse().unwrap();
+        let (head, rest) = reply.split_once("\r\n\r\n").unwrap();
+        // A chunked body: the chunks' sizes in hex on lines of their own.
+        let text = if head
+            .to_ascii_lowercase()
+            .contains("transfer-encoding: chunked")
+        {
+            let mut out = String::new();
+            let mut r = rest;
+            loop {
+                let (size, after) = r.split_once("\r\n").unwrap();
+                let n = usize::from_str_radix(size.trim(), 16).unwrap();
+                if n == 0 {
+                    break;
+                }
+                out.push_str(&after[..n]);
+                r = &after[n + 2..];
+            }
+            out
+        } else {
+            rest.to_string()
+        };
+        let value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text:?}"));
+        (status, value)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn the_api_answers_as_the_commands_do() {
+    let server = Server::start();
+    let (status, v) = server.request("GET", "/v1/version", "", false);
+    assert_eq!(status, 200);
+    assert_eq!(v["name"], "tavla");
+    // A hint: the same plays and values as `tavla hint --json`.
+    let (status, v) = server.request(
+        "GET",
+        "/v1/hint?position=4HPwATDgc/ABMA&dice=31&ply=1&top=3",
+        "",
+        false,
+    );
+    assert_eq!(status, 200, "{v}");
+    let cli = common::json(&common::tavla(&[
+        "hint",
+        "4HPwATDgc/ABMA",
+        "31",
+        "--ply",
+        "1",
+        "--top",
+        "3",
+        "--json",
+    ]));
+    assert_eq!(v, cli);
+    assert_eq!(v[0]["play"], "8/5 6/5");
+    // The same request as a JSON body.
+    let (status, posted) = server.request(
+        "POST",
+        "/v1/hint",
+        r#"{"position": "4HPwATDgc/ABMA", "dice": "31", "ply": 1, "top": 3}"#,
+        true,
+    );
+    assert_eq!(status, 200);
+    assert_eq!(posted, cli);
+    // An evaluation with its cube decision, at a match score.
+    let xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:2:4:0:7:10";
+    let (status, v) = server.request(
+        "POST",
+        "/v1/eval",
+        &format!(r#"{{"position": "{xgid}", "ply": 1}}"#),
+        true,
+    );
+    assert_eq!(status, 200);
+    let cli = common::json(&common::tavla(&["eval", xgid, "--ply", "1", "--json"]));
+    assert_eq!(v, cli);
+    assert!(v["cube"]["match_winning_chances"].is_array(), "{v}");
+    // Legal plays, and a position in every notation.
+    let (_, v) = server.request(
+        "GET",
+        "/v1/moves?position=4HPwATDgc/ABMA&dice=66",
+        "",
+        false,
+    );
+    let cli = common::json(&common::tavla(&["moves", "4HPwATDgc/ABMA", "66", "--json"]));
+    assert_eq!(v, cli);
+    assert_eq!(v.as_array().unwrap().len(), 11, "{v}");
+    let (_, v) = server.request("GET", "/v1/position?position=4HPwATDgc/ABMA", "", false);
+    assert_eq!(
+        v["xgid"],
+        "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"
+    );
+    assert_eq!(v["pips"], serde_json::json!([167, 167]));
+    // A record analysed.
+    let record = std::fs::read_to_string(common::data("analyse/random-cubeless.mat")).unwrap();
+    let (status, v) = server.request("POST", "/v1/analyse?ply=0", &record, false);
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["games"], 4);
+    assert_eq!(v["players"][0]["unforced_moves"], 59);
+}
+
+#[test]
+fn bad_requests_get_400_and_the_reason() {
+    let server = Server::start();
+    for (method, target, body, what) in [
+        (
+            "GET",
+            "/v1/hint?position=foo&dice=31",
+            "",
+            "cannot read position",
+        ),
+        ("GET", "/v1/hint?dice=31", "", "missing field `position`"),
+        (
+            "GET",
+            "/v1/eval?position=4HPwATDgc/ABMA&ply=9",
+            "",
+            "--ply must be in 0..=3",
+        ),
+        ("GET", "/v1/moves?position=4HPwATDgc/ABMA", "", "no dice"),
+        (
+            "GET",
+            "/v1/hint?position=4HPwATDgc/ABMA&bogus=1",
+            "",
+            "bogus",
+        ),
+        ("POST", "/v1/hint", "{not json", "JSON"),
+        ("POST", "/v1/analyse", "hello", "the record"),
+    ] {
+        let (status, v) = server.request(
+            method,
+            target,
+            body,
+            method == "POST" && target != "/v1/analyse",
+        );
+        assert_eq!(status, 400, "{target}: {v}");
+        let error = v["error"].as_str().unwrap_or_else(|| panic!("{v}"));
+        assert!(error.contains(what), "{target}: {error}");
+    }
+}
