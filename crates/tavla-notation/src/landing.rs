@@ -300,10 +300,14 @@ impl LandingMarks {
         off.sort_unstable_by(|a, b| b.cmp(a));
         for from in off {
             dice.sort_unstable();
-            let i = dice
+            // A legal play has a die for each sub-move; the last die otherwise.
+            let Some(i) = dice
                 .iter()
                 .position(|&d| d >= from)
-                .unwrap_or(dice.len() - 1);
+                .or_else(|| dice.len().checked_sub(1))
+            else {
+                break;
+            };
             let d = dice.remove(i);
             marks.push(LandingMark {
                 die: Some(d),
