@@ -2,6 +2,7 @@
 
 use proptest::prelude::*;
 use tavla_core::{Position, Roll};
+use tavla_notation::landing::{read_fast_record, LandingMarks};
 use tavla_notation::mat::MatchRecord;
 use tavla_notation::sgf::parse_record;
 use tavla_notation::testing::{arb_game_state, arb_position};
@@ -17,6 +18,12 @@ fn read_everything(s: &str, pos: &Position, roll: Roll) {
     let _ = s.parse::<FibsBoard>();
     let _ = s.parse::<GnubgId>().map(|id| id.to_game_state());
     let _ = s.parse::<MatchId>().map(|m| m.to_game_state(*pos));
+    if let Ok(m) = s.parse::<LandingMarks>() {
+        let _ = m.to_string();
+        let _ = m.resolve(pos, Some(roll)).map_err(|e| e.to_string());
+        let _ = m.resolve(pos, None).map_err(|e| e.to_string());
+    }
+    let _ = read_fast_record(s).map_err(|e| e.to_string());
     if let Ok(t) = s.parse::<PlayText>() {
         let _ = t.to_string();
         let _ = t.resolve(pos, roll);

@@ -3,6 +3,7 @@
 
 use proptest::prelude::*;
 use tavla_core::{PlayList, Roll};
+use tavla_notation::landing::LandingMarks;
 use tavla_notation::testing::{arb_game_state, arb_position, kept_by};
 use tavla_notation::{
     format, format_plain, format_pretty, format_ubgi, parse_position, Bpn, FibsBoard, FibsDialect,
@@ -41,6 +42,31 @@ proptest! {
             let back: FibsBoard = text.parse().unwrap();
             prop_assert_eq!(back.state, kept_by(&state, Notation::Fibs), "{}", text);
             prop_assert_eq!(back.to_string_in(dialect), text);
+        }
+    }
+
+    #[test]
+    fn every_legal_play_reads_back_from_its_landing_marks(
+        pos in arb_position(),
+        a in 1u8..=6,
+        b in 1u8..=6,
+    ) {
+        let roll = Roll::from_values(a, b);
+        let mut list = PlayList::new();
+        pos.legal_plays(roll, &mut list);
+        for (play, after) in list.iter() {
+            let marks = LandingMarks::from_play(roll, &play);
+            let text = marks.to_string();
+            let parsed: LandingMarks = text.parse()
+                .map_err(|e| TestCaseError::fail(format!("{text:?}: {e}")))?;
+            prop_assert_eq!(&parsed, &marks);
+            // With the roll read off the marks, and with it given.
+            for given in [None, Some(roll)] {
+                let (r, resolved) = parsed.resolve(&pos, given)
+                    .map_err(|e| TestCaseError::fail(format!("{pos:?} {roll} {text:?}: {e}")))?;
+                prop_assert_eq!(r, roll);
+                prop_assert_eq!(pos.apply_moves(&resolved), Some(*after), "{}", text);
+            }
         }
     }
 
