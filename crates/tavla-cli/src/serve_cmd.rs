@@ -7,6 +7,7 @@
 //! | `GET /v1/moves?position=P&dice=31` | every legal play (as `tavla moves --json`) |
 //! | `GET /v1/hint?position=P&dice=31&ply=2&top=5` | the best plays, ranked (as `tavla hint --json`) |
 //! | `GET /v1/eval?position=P&ply=2` | outcome probabilities, equity and the cube decision (as `tavla eval --json`) |
+//! | `GET /v1/rollout?position=P&games=1296&seed=1&ply=0&truncate=0&cube=false` | a rollout (as `tavla rollout --json`; at most 100,000 games) |
 //! | `POST /v1/analyse?ply=1` with a `.mat` or SGF record as the body | the analysis (as `tavla analyse --json`) |
 //!
 //! Every `GET` is also a `POST` with the same fields in a JSON object. A position is in any
@@ -33,7 +34,9 @@ use tavla_notation::{format, Notation};
 
 use crate::analyse_cmd::{analyse_records, AnalyseArgs};
 use crate::input::{self, InputError};
-use crate::nn_cmd::{eval_with, hint_with, EngineArgs, EvalArgs, HintArgs, PruneArgs};
+use crate::nn_cmd::{
+    eval_with, hint_with, rollout, EngineArgs, EvalArgs, HintArgs, PruneArgs, RolloutArgs,
+};
 use crate::players::shared_bearoff;
 
 /// `tavla serve`.
@@ -52,6 +55,11 @@ struct Fields {
     dice: Option<String>,
     ply: Option<u8>,
     top: Option<usize>,
+    /// Rollouts: games, seed, cube (a cubeful rollout), truncate.
+    games: Option<u32>,
+    seed: Option<u64>,
+    cube: Option<bool>,
+    truncate: Option<u32>,
 }
 
 /// What every request shares: searches ready to use (built once, taken and given back).
@@ -145,6 +153,29 @@ fn compute(engine: &Engine, route: Route, f: Fields) -> Result<String> {
             engine.with_search(|s| hint_with(&args, Some(s), &mut out))?;
             Ok(String::from_utf8(out)?)
         }
+        Route::Rollout => {
+            let games = f.games.unwrap_or(1296);
+            if games > MAX_ROLLOUT_GAMES {
+                return Err(InputError(format!(
+                    "games: at most {MAX_ROLLOUT_GAMES} a request, got {games}"
+                ))
+                .into());
+            }
+            let args = RolloutArgs {
+                position: required(f.position, "position")?,
+                games,
+                seed: f.seed.unwrap_or(1),
+                threads: 0,
+                no_luck_adjust: false,
+                truncate: f.truncate.unwrap_or(0),
+                balance_parity: false,
+                cube: f.cube.unwrap_or(false),
+                engine: engine_args(f.ply),
+            };
+            let mut out = Vec::new();
+            rollout(&args, &mut out)?;
+            Ok(String::from_utf8(out)?)
+        }
         Route::Eval => {
             let args = EvalArgs {
                 position: required(f.position, "position")?,
@@ -163,7 +194,11 @@ enum Route {
     Moves,
     Hint,
     Eval,
+    Rollout,
 }
+
+/// The most games a rollout request may ask for.
+const MAX_ROLLOUT_GAMES: u32 = 100_000;
 
 async fn run(engine: Arc<Engine>, route: Route, fields: Fields) -> Response {
     let result = tokio::task::spawn_blocking(move || compute(&engine, route, fields)).await;
@@ -252,6 +287,7 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
         .route("/v1/moves", pair(Route::Moves))
         .route("/v1/hint", pair(Route::Hint))
         .route("/v1/eval", pair(Route::Eval))
+        .route("/v1/rollout", pair(Route::Rollout))
         .route("/v1/analyse", post(analyse))
         .with_state(engine);
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -147,6 +147,26 @@ fn the_api_answers_as_the_commands_do() {
         "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"
     );
     assert_eq!(v["pips"], serde_json::json!([167, 167]));
+    // A rollout, cubeful at the match score: the same as the command's.
+    let (status, v) = server.request(
+        "POST",
+        "/v1/rollout",
+        &format!(r#"{{"position": "{xgid}", "games": 36, "truncate": 6, "cube": true}}"#),
+        true,
+    );
+    assert_eq!(status, 200, "{v}");
+    let cli = common::json(&common::tavla(&[
+        "rollout",
+        xgid,
+        "--games",
+        "36",
+        "--truncate",
+        "6",
+        "--cube",
+        "--json",
+    ]));
+    assert_eq!(v, cli);
+    assert!(v["match_winning_chances"].is_object(), "{v}");
     // A record analysed.
     let record = std::fs::read_to_string(common::data("analyse/random-cubeless.mat")).unwrap();
     let (status, v) = server.request("POST", "/v1/analyse?ply=0", &record, false);
@@ -181,6 +201,12 @@ fn bad_requests_get_400_and_the_reason() {
         ),
         ("POST", "/v1/hint", "{not json", "JSON"),
         ("POST", "/v1/analyse", "hello", "the record"),
+        (
+            "GET",
+            "/v1/rollout?position=4HPwATDgc/ABMA&games=1000000",
+            "",
+            "at most 100000",
+        ),
     ] {
         let (status, v) = server.request(
             method,
