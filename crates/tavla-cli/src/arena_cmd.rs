@@ -70,11 +70,19 @@ pub struct ArenaArgs {
     /// With --luck: value the rolls with the networks of FILE instead of the embedded ones.
     #[arg(long, value_name = "FILE", requires = "luck")]
     luck_weights: Option<PathBuf>,
-    /// Money games with the doubling cube (no Jacoby rule, no beavers): the players double,
-    /// take and pass by their own cube decisions. Raw points per game; with --luck each roll's
-    /// luck counts at the cube's value when it is thrown.
+    /// Money games with the doubling cube (no Jacoby rule): the players double, take and pass
+    /// by their own cube decisions. Raw points per game; with --luck each roll's luck counts at
+    /// the cube's value when it is thrown.
     #[arg(long, conflicts_with = "match_length")]
     cube: bool,
+    /// With --cube: a doubled player may beaver (take and redouble at once, keeping the cube).
+    #[arg(long, requires = "cube")]
+    beavers: bool,
+    /// Money games: before each roll the side on roll may offer to resign, and the other
+    /// accepts or rejects (by their own judgement; an offer rejected is not made again at that
+    /// level or below that game). Resigned games score the level offered, times the cube.
+    #[arg(long, conflicts_with = "match_length")]
+    resign: bool,
     /// Matches to N points with the cube and the Crawford rule instead of money games: --games
     /// counts matches (in pairs on the same dice), and A's "wins" are matches won.
     #[arg(long = "match", value_name = "N")]
@@ -135,10 +143,16 @@ fn game_record(number: u32, game: &RecordedGame) -> GameRecord {
         while let Some(d) = doubles.next_if(|d| d.before == k) {
             let doubler = column(k % 2 == 0);
             g.push(doubler, Action::Double(d.value));
-            g.push(
-                1 - doubler,
-                if d.taken { Action::Take } else { Action::Drop },
-            );
+            if d.beavered {
+                // gnubg's record of a beaver: the beaver, then the doubler's take.
+                g.push(1 - doubler, Action::Beaver(2 * d.value));
+                g.push(doubler, Action::Take);
+            } else {
+                g.push(
+                    1 - doubler,
+                    if d.taken { Action::Take } else { Action::Drop },
+                );
+            }
         }
         if let Some(r) = game.rolls.get(k) {
             g.push_play(column(k % 2 == 0), &r.position, r.roll, &r.play);
@@ -193,6 +207,8 @@ pub fn arena(args: &ArenaArgs, out: &mut impl Write) -> Result<()> {
         rules,
         threads: args.threads,
         stakes,
+        beavers: args.beavers,
+        resignations: args.resign,
     };
     let progress = ProgressBar::new(args.games).with_style(
         ProgressStyle::with_template(if matches!(stakes, Stakes::Match(_)) {

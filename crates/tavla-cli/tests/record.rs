@@ -379,3 +379,60 @@ fn fast_record_errors_name_the_line() {
         assert!(e.to_string().contains(what), "{text:?}: {e}");
     }
 }
+
+#[test]
+fn arena_games_with_resignations_are_recorded_and_judged_alike() {
+    let dir = std::env::temp_dir().join(format!("tavla-resign-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mat = dir.join("games.mat");
+    let mat_s = mat.to_str().unwrap();
+    let arena: serde_json::Value = serde_json::from_str(&stdout(&tavla(&[
+        "arena",
+        "--a",
+        "neural:ply=0",
+        "--b",
+        "neural:ply=1",
+        "--cube",
+        "--beavers",
+        "--resign",
+        "--games",
+        "20",
+        "--seed",
+        "9",
+        "--luck",
+        "--json",
+        "--mat",
+        mat_s,
+    ])))
+    .unwrap();
+    // Resigned games end early: fewer plies than games played out.
+    let played_out: serde_json::Value = serde_json::from_str(&stdout(&tavla(&[
+        "arena",
+        "--a",
+        "neural:ply=0",
+        "--b",
+        "neural:ply=1",
+        "--cube",
+        "--games",
+        "20",
+        "--seed",
+        "9",
+        "--json",
+    ])))
+    .unwrap();
+    assert!(
+        arena["plies_avg"].as_f64().unwrap() < played_out["plies_avg"].as_f64().unwrap(),
+        "{arena} {played_out}"
+    );
+    // The record reads back, and its luck is the arena's.
+    let luck: serde_json::Value =
+        serde_json::from_str(&stdout(&tavla(&["luck", mat_s, "--pairs", "--json"]))).unwrap();
+    let f = |v: &serde_json::Value| v.as_f64().unwrap();
+    // The same sums, added in another order.
+    assert!((f(&luck["luck_adjusted_ppg_left"]) - f(&arena["luck_adjusted_ppg_a"])).abs() < 1e-12);
+    assert!((f(&luck["ppg_left"]) - f(&arena["ppg_a"])).abs() < 1e-12);
+    // Beavers need the cube.
+    let o = tavla(&["arena", "--a", "random", "--b", "random", "--beavers"]);
+    assert_eq!(o.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -21,6 +21,8 @@ fn bench_arena(c: &mut Criterion) {
         rules: Rules::Standard,
         threads,
         stakes: tavla_match::arena::Stakes::Cubeless,
+        beavers: false,
+        resignations: false,
     };
     let hidden = ProgressBar::hidden();
     // The work: the plies played are fixed by the seed.

@@ -54,8 +54,8 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::Serialize;
 use tavla_core::{
-    BySide, Cube, CubeOwner, Dice, GameState, Play, PlayList, Position, PositionId, Roll, Rules,
-    Side,
+    BySide, Cube, CubeOwner, Dice, GameState, Play, PlayList, Position, PositionId, Resign, Roll,
+    Rules, Side,
 };
 use tavla_player::Player;
 
@@ -228,6 +228,19 @@ impl fmt::Display for Stakes {
     }
 }
 
+/// How a game is played beyond its starting state (whose `beavers` says whether a doubled side
+/// may beaver).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct GameOptions {
+    /// The cube is in play: before each roll but the opening one, the side on roll may double
+    /// where [`GameState::may_double`] allows it; a passed double ends the game.
+    pub cube: bool,
+    /// Before each roll but the opening one, the side on roll may offer to resign
+    /// ([`Player::resigns`]); an accepted offer ends the game. A side whose offer was rejected
+    /// makes no offer at that level or below again that game.
+    pub resignations: bool,
+}
+
 /// The most games of one match: a match still going after them is stopped, unfinished.
 pub const MAX_MATCH_GAMES: u64 = 1_000;
 
@@ -253,6 +266,8 @@ pub struct RecordedDouble {
     pub value: u32,
     /// Whether it was taken; a pass ends the game.
     pub taken: bool,
+    /// Whether the take was a beaver (the cube then at twice `value`, owned by the taker).
+    pub beavered: bool,
 }
 
 /// What a game logs as it is played, when asked ([`play_game_from`]).
@@ -262,6 +277,8 @@ pub struct GameLog {
     pub rolls: Vec<RecordedRoll>,
     /// Every double, in order.
     pub doubles: Vec<RecordedDouble>,
+    /// The level of the resignation that ended the game, if one did.
+    pub resigned: Option<Resign>,
 }
 
 /// A game of an arena run, recorded ([`run_arena_recorded`]).
@@ -274,6 +291,8 @@ pub struct RecordedGame {
     pub rolls: Vec<RecordedRoll>,
     /// Every double (none without the cube).
     pub doubles: Vec<RecordedDouble>,
+    /// The level of the resignation that ended it, if one did.
+    pub resigned: Option<Resign>,
     /// How it ended.
     pub result: GameResult,
     /// In a match, `X`'s and `O`'s points before the game; 0 and 0 in money play.
@@ -288,6 +307,7 @@ impl RecordedGame {
             a_is_x,
             rolls: log.rolls,
             doubles: log.doubles,
+            resigned: log.resigned,
             result,
             score: [0, 0],
             game_in_match: 0,
@@ -331,13 +351,22 @@ pub fn play_game_judged(
     record: Option<&mut GameLog>,
 ) -> Result<(GameResult, f64), ArenaError> {
     let start = GameState::money(Position::START);
-    play_game_from(x, o, dice, rules, plays, &start, false, judge, record)
+    play_game_from(
+        x,
+        o,
+        dice,
+        rules,
+        plays,
+        &start,
+        GameOptions::default(),
+        judge,
+        record,
+    )
 }
 
 /// [`play_game_judged`] from the start of a game whose cube, score and match are those of
-/// `start` (its position is ignored), with the cube in play when `cube`: before each roll
-/// but the opening one, the side on roll may double where [`GameState::may_double`] allows
-/// it, and a passed double ends the game. The luck of a roll counts at the cube's value when
+/// `start` (its position is ignored), played as `options` say (the cube, resignations) and, in
+/// money play with the cube, with beavers when `start.beavers`. The luck of a roll counts at the cube's value when
 /// it is thrown (still an unbiased adjustment: the value is known before the roll).
 ///
 /// # Errors
@@ -350,7 +379,7 @@ pub fn play_game_from(
     rules: Rules,
     plays: &mut PlayList,
     start: &GameState,
-    cube: bool,
+    options: GameOptions,
     mut judge: Option<&mut dyn LuckJudge>,
     record: Option<&mut GameLog>,
 ) -> Result<(GameResult, f64), ArenaError> {
@@ -363,7 +392,7 @@ pub fn play_game_from(
     state.position = Position::START;
     state.turn = Side::X;
     state.dice = Dice::NotRolled;
-    let result = play_moves(x, o, dice, rules, plays, state, cube, judge, record)?;
+    let result = play_moves(x, o, dice, rules, plays, state, options, judge, record)?;
     // A player that failed (an external engine that died or answered nonsense) played some
     // moves by its fallback: the game is not a fair result.
     check_failure(x)?;
@@ -416,7 +445,10 @@ pub fn play_match(
             rules,
             plays,
             &start,
-            true,
+            GameOptions {
+                cube: true,
+                resignations: false,
+            },
             judge.as_mut().map(|j| &mut **j as &mut dyn LuckJudge),
             record.is_some().then_some(&mut log),
         )?;
@@ -470,14 +502,45 @@ fn play_moves(
     rules: Rules,
     plays: &mut PlayList,
     mut state: GameState,
-    cube: bool,
+    options: GameOptions,
     mut judge: Option<&mut dyn LuckJudge>,
     mut record: Option<&mut GameLog>,
 ) -> Result<(GameResult, f64), ArenaError> {
+    let cube = options.cube;
     let mut roll = dice.opening_roll();
     let mut luck_x = 0.0;
     let mut values = [0.0; 21];
+    // The level of each side's last rejected resignation (X, O).
+    let mut rejected: [Option<Resign>; 2] = [None, None];
     for plies in 1..=MAX_PLIES {
+        if options.resignations && plies > 1 {
+            state.dice = Dice::NotRolled;
+            let side = usize::from(state.turn == Side::O);
+            let (resigner, other): (&mut dyn Player, &mut dyn Player) = if state.turn == Side::X {
+                (&mut *x, &mut *o)
+            } else {
+                (&mut *o, &mut *x)
+            };
+            let offer = resigner
+                .resigns(&state, cube)
+                .filter(|&level| rejected[side].is_none_or(|r| level > r));
+            if let Some(level) = offer {
+                if other.accepts_resignation(&state, cube, level) {
+                    let result = GameResult {
+                        winner: Some(!state.turn),
+                        points: u8::try_from(level.points_in(&state) / state.cube.value())
+                            .unwrap_or(1),
+                        cube: state.cube.value(),
+                        plies: plies - 1,
+                    };
+                    if let Some(record) = record.as_deref_mut() {
+                        record.resigned = Some(level);
+                    }
+                    return Ok((result, luck_x));
+                }
+                rejected[side] = Some(level);
+            }
+        }
         if cube && plies > 1 && state.may_double() {
             state.dice = Dice::NotRolled;
             let (doubler, answerer): (&mut dyn Player, &mut dyn Player) = if state.turn == Side::X {
@@ -493,11 +556,14 @@ fn play_moves(
                     ..state
                 };
                 let taken = answerer.accepts_double(&asked);
+                let beavered =
+                    taken && state.beavers && state.is_money() && answerer.beavers(&asked);
                 if let Some(record) = record.as_deref_mut() {
                     record.doubles.push(RecordedDouble {
                         before: record.rolls.len(),
                         value: 2 * state.cube.value(),
                         taken,
+                        beavered,
                     });
                 }
                 if !taken {
@@ -509,8 +575,9 @@ fn play_moves(
                     };
                     return Ok((result, luck_x));
                 }
+                // A beaver doubles again at once, the beaver's maker keeping the cube.
                 state.cube = Cube {
-                    log2: state.cube.log2 + 1,
+                    log2: (state.cube.log2 + 1 + u8::from(beavered)).min(15),
                     owner: CubeOwner::Side(!state.turn),
                 };
             }
@@ -593,6 +660,12 @@ pub struct ArenaConfig {
     pub threads: usize,
     /// What the games are played for.
     pub stakes: Stakes,
+    /// Money games with the cube: a doubled side may beaver ([`Player::beavers`]).
+    pub beavers: bool,
+    /// Before each roll but the first, the side on roll may offer to resign
+    /// ([`Player::resigns`]) and the other accepts or not ([`Player::accepts_resignation`]);
+    /// a side whose offer was rejected offers no less again that game.
+    pub resignations: bool,
 }
 
 /// The result of an arena run. Serialises (serde) to the JSON object of `tavla arena --json`.
@@ -998,7 +1071,14 @@ where
                 // the chance by d changes the expected points by 2d.
                 ((m1.0, 2.0 * m1.1), (m2.0, 2.0 * m2.1))
             } else {
-                let cube = config.stakes == Stakes::Cube;
+                let options = GameOptions {
+                    cube: config.stakes == Stakes::Cube,
+                    resignations: config.resignations,
+                };
+                let start = GameState {
+                    beavers: config.beavers && options.cube,
+                    ..start
+                };
                 // One game of the pair, on the pair's dice.
                 let mut game = |x: &mut dyn Player, o: &mut dyn Player, log| {
                     let mut dice = DiceStream::new(config.seed, pair);
@@ -1009,7 +1089,7 @@ where
                         config.rules,
                         &mut plays,
                         &start,
-                        cube,
+                        options,
                         judge.as_mut().map(|j| &mut **j as &mut dyn LuckJudge),
                         record.then_some(log),
                     )
@@ -1103,6 +1183,8 @@ mod tests {
             rules: Rules::Standard,
             threads,
             stakes: Stakes::Cubeless,
+            beavers: false,
+            resignations: false,
         }
     }
 
@@ -1244,6 +1326,12 @@ mod tests {
         doubles: bool,
         takes: bool,
         asked_wrongly: bool,
+        /// Beavers every double it takes (when beavers are allowed).
+        beavers: bool,
+        /// Offers to resign at this level before every roll.
+        resigns: Option<Resign>,
+        /// Accepts every resignation offered.
+        accepts: bool,
     }
 
     impl Player for Cubing {
@@ -1261,6 +1349,17 @@ mod tests {
             self.asked_wrongly |= state.crawford || state.dice != Dice::DoubleOffered;
             self.takes
         }
+        fn beavers(&mut self, state: &GameState) -> bool {
+            self.asked_wrongly |= !state.beavers;
+            self.beavers
+        }
+        fn resigns(&mut self, state: &GameState, _cube: bool) -> Option<Resign> {
+            self.asked_wrongly |= state.dice != Dice::NotRolled;
+            self.resigns
+        }
+        fn accepts_resignation(&mut self, _state: &GameState, _cube: bool, _: Resign) -> bool {
+            self.accepts
+        }
     }
 
     fn cubing(doubles: bool, takes: bool) -> Cubing {
@@ -1269,7 +1368,91 @@ mod tests {
             doubles,
             takes,
             asked_wrongly: false,
+            beavers: false,
+            resigns: None,
+            accepts: false,
         }
+    }
+
+    #[test]
+    fn beavers_and_resignations_when_the_arena_allows_them() {
+        let hidden = ProgressBar::hidden();
+        let money = |beavers, resignations| ArenaConfig {
+            stakes: Stakes::Cube,
+            beavers,
+            resignations,
+            ..config(4, 5, 1)
+        };
+        // A doubler against a beaverer: the first double is beavered, the cube at 4 owned by
+        // the beaverer, recorded as such.
+        let beaverer = || Cubing {
+            beavers: true,
+            ..cubing(false, true)
+        };
+        let (r, games) = run_arena_recorded(
+            &money(true, false),
+            |_| Ok::<_, Infallible>(cubing(true, true)),
+            |_| Ok::<_, Infallible>(beaverer()),
+            None,
+            &hidden,
+            true,
+        )
+        .unwrap();
+        for g in &games {
+            let first = g.doubles[0];
+            assert!(first.taken && first.beavered && first.value == 2, "{g:?}");
+            // After the beaver the beaverer owns the cube at 4 and never doubles: the doubler
+            // cannot double again, and the game is played for 4.
+            assert_eq!(g.doubles.len(), 1, "{g:?}");
+            assert_eq!(g.result.cube, 4, "{g:?}");
+        }
+        assert!(r.games == 4);
+        // Without beavers allowed, none is asked for.
+        let (_, games) = run_arena_recorded(
+            &money(false, false),
+            |_| Ok::<_, Infallible>(cubing(true, true)),
+            |_| Ok::<_, Infallible>(beaverer()),
+            None,
+            &hidden,
+            true,
+        )
+        .unwrap();
+        assert!(games.iter().all(|g| g.doubles.iter().all(|d| !d.beavered)));
+        // A side that resigns a gammon at once to one that accepts: every game ends before
+        // the resigner's first roll after the opening, for 2 points, recorded.
+        let quitter = || Cubing {
+            resigns: Some(Resign::Gammon),
+            ..cubing(false, true)
+        };
+        let accepter = || Cubing {
+            accepts: true,
+            ..cubing(false, true)
+        };
+        let (r, games) = run_arena_recorded(
+            &money(false, true),
+            |_| Ok::<_, Infallible>(accepter()),
+            |_| Ok::<_, Infallible>(quitter()),
+            None,
+            &hidden,
+            true,
+        )
+        .unwrap();
+        assert_eq!((r.wins_a, r.points_a, r.gammons_a), (4, 8, 4), "{r:?}");
+        assert!(games
+            .iter()
+            .all(|g| g.resigned == Some(Resign::Gammon) && g.rolls.len() <= 2));
+        // Rejected, the offer is not made again at that level: the games are played out.
+        let (r, games) = run_arena_recorded(
+            &money(false, true),
+            |_| Ok::<_, Infallible>(cubing(false, true)),
+            |_| Ok::<_, Infallible>(quitter()),
+            None,
+            &hidden,
+            true,
+        )
+        .unwrap();
+        assert!(games.iter().all(|g| g.resigned.is_none()), "{r:?}");
+        assert!(r.plies_avg > 20.0, "{r:?}");
     }
 
     #[test]
@@ -1277,6 +1460,8 @@ mod tests {
         let hidden = ProgressBar::hidden();
         let cube = |games, seed| ArenaConfig {
             stakes: Stakes::Cube,
+            beavers: false,
+            resignations: false,
             ..config(games, seed, 2)
         };
         // A passer against a doubler: every game ends at the doubler's first turn after the
@@ -1307,6 +1492,7 @@ mod tests {
                 before,
                 value: 2,
                 taken: false,
+                beavered: false,
             };
             assert_eq!(g.doubles, [passed], "{g:?}");
             assert_eq!(g.rolls.len(), before);
@@ -1327,7 +1513,10 @@ mod tests {
             Rules::Standard,
             &mut plays,
             &start,
-            true,
+            GameOptions {
+                cube: true,
+                resignations: false,
+            },
             None,
             None,
         )
@@ -1368,6 +1557,8 @@ mod tests {
         let hidden = ProgressBar::hidden();
         let matches = |games, seed, length| ArenaConfig {
             stakes: Stakes::Match(length),
+            beavers: false,
+            resignations: false,
             ..config(games, seed, 2)
         };
         // Identical players break even pair by pair; the better player wins more matches.
@@ -1620,6 +1811,8 @@ mod tests {
         let hidden = ProgressBar::hidden();
         let matches = |games, seed| ArenaConfig {
             stakes: Stakes::Match(3),
+            beavers: false,
+            resignations: false,
             ..config(games, seed, 2)
         };
         let money_only = || -> Box<dyn LuckJudge> { Box::new(PipJudge) };

@@ -12,7 +12,7 @@
 //! use tavla_match::arena::{run_arena, ArenaConfig, Stakes};
 //! use tavla_player::RandomPlayer;
 //!
-//! let config = ArenaConfig { games: 20, seed: 1, rules: Rules::Standard, threads: 1, stakes: Stakes::Cubeless };
+//! let config = ArenaConfig { games: 20, seed: 1, rules: Rules::Standard, threads: 1, stakes: Stakes::Cubeless, beavers: false, resignations: false };
 //! let random = |seed| Ok::<_, Infallible>(RandomPlayer::new(seed));
 //! let result = run_arena(&config, random, random, &ProgressBar::hidden())?;
 //! assert_eq!(result.wins_a + result.wins_b, 20);

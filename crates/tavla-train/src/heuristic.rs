@@ -502,6 +502,8 @@ impl Trainer {
             rules: self.settings.rules,
             threads: self.settings.threads,
             stakes: tavla_match::arena::Stakes::Cubeless,
+            beavers: false,
+            resignations: false,
         };
         let make = |config: HeuristicConfig| {
             let eval = HeuristicEval::new(config);
