@@ -660,14 +660,15 @@ struct JsonHint {
 /// # Errors
 /// When the position, the dice or the weights cannot be read, or `out` fails.
 pub fn hint(args: &HintArgs, out: &mut dyn Write) -> Result<()> {
-    hint_with(args, None, out)
+    hint_with(args, &mut args.engine.search()?, out)
 }
 
-/// [`hint`] with a search already built (`tavla serve`), else the one `args` asks for.
+/// [`hint`] with a search already built (`tavla serve`; `args`'s weights and pruning are
+/// then the search's, its depth is `args`'s).
 ///
 /// # Errors
 /// As [`hint`].
-pub fn hint_with(args: &HintArgs, search: Option<&mut Search>, out: &mut dyn Write) -> Result<()> {
+pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> Result<()> {
     let state = tavla_notation::parse_position(&args.position)
         .map_err(|e| InputError(format!("cannot read position {:?}: {e}", args.position)))?;
     let roll = match (&args.dice, state.roll()) {
@@ -687,14 +688,6 @@ pub fn hint_with(args: &HintArgs, search: Option<&mut Search>, out: &mut dyn Wri
         return Err(InputError("the game is over in this position".into()).into());
     }
     check_ply(args.engine.ply)?;
-    let mut built;
-    let search = match search {
-        Some(s) => s,
-        None => {
-            built = args.engine.search()?;
-            &mut built
-        }
-    };
     let mut plays = PlayList::new();
     pos.legal_plays(roll, &mut plays);
     let mut ranked: Vec<RankedPlay> = Vec::new();
@@ -794,26 +787,19 @@ struct JsonCube {
 /// # Errors
 /// When the position or the weights cannot be read, or `out` fails.
 pub fn eval(args: &EvalArgs, out: &mut dyn Write) -> Result<()> {
-    eval_with(args, None, out)
+    eval_with(args, &mut args.engine.search()?, out)
 }
 
-/// [`eval`] with a search already built (`tavla serve`), else the one `args` asks for.
+/// [`eval`] with a search already built (`tavla serve`; `args`'s weights and pruning are
+/// then the search's, its depth is `args`'s).
 ///
 /// # Errors
 /// As [`eval`].
-pub fn eval_with(args: &EvalArgs, search: Option<&mut Search>, out: &mut dyn Write) -> Result<()> {
+pub fn eval_with(args: &EvalArgs, search: &mut Search, out: &mut dyn Write) -> Result<()> {
     let state = tavla_notation::parse_position(&args.position)
         .map_err(|e| InputError(format!("cannot read position {:?}: {e}", args.position)))?;
     let ply = args.engine.ply;
     check_ply(ply)?;
-    let mut built;
-    let search = match search {
-        Some(s) => s,
-        None => {
-            built = args.engine.search()?;
-            &mut built
-        }
-    };
     let p = search.evaluate(&state.position, ply);
     let holder = CubeHolder::of(&state);
     let cube = search.cube_decision(&state, ply);

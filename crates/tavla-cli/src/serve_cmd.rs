@@ -150,7 +150,7 @@ fn compute(engine: &Engine, route: Route, f: Fields) -> Result<String> {
                 engine: engine_args(f.ply),
             };
             let mut out = Vec::new();
-            engine.with_search(|s| hint_with(&args, Some(s), &mut out))?;
+            engine.with_search(|s| hint_with(&args, s, &mut out))?;
             Ok(String::from_utf8(out)?)
         }
         Route::Rollout => {
@@ -182,7 +182,7 @@ fn compute(engine: &Engine, route: Route, f: Fields) -> Result<String> {
                 engine: engine_args(f.ply),
             };
             let mut out = Vec::new();
-            engine.with_search(|s| eval_with(&args, Some(s), &mut out))?;
+            engine.with_search(|s| eval_with(&args, s, &mut out))?;
             Ok(String::from_utf8(out)?)
         }
     }
