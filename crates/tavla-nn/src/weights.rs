@@ -239,7 +239,7 @@ impl Weights {
             .clone()
     }
 
-    /// The embedded default pruning networks ([`DEFAULT_PRUNE`]), parsed once per process and
+    /// The embedded default pruning networks (`DEFAULT_PRUNE`), parsed once per process and
     /// shared.
     #[must_use]
     pub fn shared_default_prune() -> std::sync::Arc<Weights> {
