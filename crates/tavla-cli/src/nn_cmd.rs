@@ -938,6 +938,9 @@ pub struct RolloutArgs {
     /// equity table, with plays chosen by match equity; and the cube action.
     #[arg(long)]
     pub cube: bool,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
     /// Both sides' players: their depth (`--ply`, 0 to 3: 1 and deeper are slower and play
     /// better), weights, bearoff databases and pruning.
     #[command(flatten)]
@@ -996,7 +999,11 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
         return cubeful_rollout(args, &state, &search, config, out);
     }
     let progress = AtomicU64::new(0);
-    let bar = ProgressBar::new(u64::from(args.games));
+    let bar = if args.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(u64::from(args.games))
+    };
     bar.set_style(
         ProgressStyle::with_template(
             "{elapsed_precise} [{wide_bar}] {pos}/{len} games ({per_sec}, eta {eta})",
@@ -1102,7 +1109,11 @@ fn cubeful_rollout(
     use std::sync::atomic::{AtomicU64, Ordering};
     let holder = CubeHolder::of(state);
     let progress = AtomicU64::new(0);
-    let bar = ProgressBar::new(2 * u64::from(args.games));
+    let bar = if args.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(2 * u64::from(args.games))
+    };
     bar.set_style(
         ProgressStyle::with_template(
             "{elapsed_precise} [{wide_bar}] {pos}/{len} games, both lines ({per_sec}, eta {eta})",

@@ -170,6 +170,7 @@ fn compute(engine: &Engine, route: Route, f: Fields) -> Result<String> {
                 truncate: f.truncate.unwrap_or(0),
                 balance_parity: false,
                 cube: f.cube.unwrap_or(false),
+                quiet: true,
                 engine: engine_args(f.ply),
             };
             let mut out = Vec::new();
