@@ -192,6 +192,13 @@ pub struct PlayerStats {
     pub luck: f64,
     /// Luck per roll, in thousandths.
     pub luck_rate: f64,
+    /// Money play: the points the player won (negative: lost) over the finished games.
+    pub points: f64,
+    /// Money play: the luck of its rolls in points (each roll's luck times the cube then).
+    pub luck_points: f64,
+    /// Money play: the points won with the luck taken out, its own and the opponent's
+    /// (`tavla luck`'s luck-adjusted result).
+    pub luck_adjusted_points: f64,
     /// Rolls worth 0.3 or more above the mean (lucky) and 0.6 or more (very lucky).
     pub lucky: u32,
     /// See `lucky`.
@@ -472,6 +479,10 @@ pub fn analyse_records(
     for p in &mut players {
         p.finish();
     }
+    let luck = [players[0].luck_points, players[1].luck_points];
+    for (i, p) in players.iter_mut().enumerate() {
+        p.luck_adjusted_points = p.points - luck[i] + luck[1 - i];
+    }
     kinds.dedup();
     Ok(AnalysisReport {
         files,
@@ -554,6 +565,10 @@ fn analyse_game(
     for d in doubles {
         cube_decision(search, &c, s, &alone(d), &mut a);
     }
+    if let (0, Some((winner, points))) = (c.game.length, replay.result) {
+        a.stats[winner].points += f64::from(points);
+        a.stats[1 - winner].points -= f64::from(points);
+    }
     a
 }
 
@@ -583,6 +598,9 @@ fn move_decision(
     let stats = &mut a.stats[r.player];
     stats.rolls += 1;
     stats.luck += luck;
+    if c.game.length == 0 {
+        stats.luck_points += luck * f64::from(r.cube);
+    }
     match luck {
         l if l >= 2.0 * LUCKY => stats.very_lucky += 1,
         l if l >= LUCKY => stats.lucky += 1,
@@ -855,6 +873,8 @@ impl PlayerStats {
         self.cube_errors += g.cube_errors;
         self.rolls += g.rolls;
         self.luck += g.luck;
+        self.points += g.points;
+        self.luck_points += g.luck_points;
         self.lucky += g.lucky;
         self.very_lucky += g.very_lucky;
         self.unlucky += g.unlucky;
@@ -1028,6 +1048,16 @@ pub fn write_report(out: &mut dyn Write, r: &AnalysisReport, summary: bool) -> R
     row(out, "  very unlucky / unlucky", &|p| {
         format!("{} / {}", p.very_unlucky, p.unlucky)
     })?;
+    if !matches {
+        row(out, "Result (points, finished games)", &|_| String::new())?;
+        row(out, "  won", &|p| format!("{:+}", p.points))?;
+        row(out, "  luck in points (times the cube)", &|p| {
+            format!("{:+.3}", p.luck_points)
+        })?;
+        row(out, "  luck-adjusted", &|p| {
+            format!("{:+.3}", p.luck_adjusted_points)
+        })?;
+    }
     Ok(())
 }
 

@@ -233,3 +233,26 @@ fn bad_input_is_refused_with_a_message() {
     assert!(err.contains("line 5") && err.contains("8/4"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_result_luck_adjusted_is_tavla_lucks() {
+    for file in ["heur-cube.mat", "heur-cubeless.mat"] {
+        let v = analyse(file, "0", &["--summary"]);
+        let path = data(&format!("analyse/{file}"));
+        let luck = json(&tavla(&["luck", &path, "--json"]));
+        let games = f(&v["games"]);
+        let [left, right] = [&v["players"][0], &v["players"][1]];
+        assert!((f(&left["points"]) + f(&right["points"])).abs() < 1e-9);
+        assert!(
+            (f(&left["points"]) / games - f(&luck["ppg_left"])).abs() < 1e-9,
+            "{file}"
+        );
+        assert!(
+            (f(&left["luck_adjusted_points"]) / games - f(&luck["luck_adjusted_ppg_left"])).abs()
+                < 1e-9,
+            "{file}: {} against {}",
+            f(&left["luck_adjusted_points"]) / games,
+            luck["luck_adjusted_ppg_left"]
+        );
+    }
+}
