@@ -1,24 +1,11 @@
 //! `tavla play` as a program: moves from stdin, the game on stdout.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod common;
 
 fn play(args: &[&str], input: &str) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tavla"))
-        .arg("play")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let mut argv = vec!["play"];
+    argv.extend_from_slice(args);
+    let out = common::tavla_stdin(&argv, input);
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8(out.stdout).unwrap(),
