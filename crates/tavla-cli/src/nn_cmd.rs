@@ -515,9 +515,10 @@ pub struct EngineArgs {
 /// small networks by default (`tavla_nn::search::Prune`).
 #[derive(Debug, Clone, Args)]
 pub struct PruneArgs {
-    /// Evaluate every candidate of the search's inner move choices with the full networks. By
-    /// default small pruning networks pick them and the full networks evaluate only their best
-    /// --keep, which makes 2- and 3-ply searches about half again as fast.
+    /// Evaluate every candidate of the search's inner move choices, and of a rollout's 0-ply
+    /// players, with the full networks. By default small pruning networks pick them and the
+    /// full networks evaluate only their best --keep, which makes 2- and 3-ply searches about
+    /// half again as fast and 0-ply rollouts about two and a half times.
     #[arg(long, conflicts_with_all = ["prune", "keep"])]
     pub no_prune: bool,
     /// Pruning networks from FILE instead of the embedded ones (a bare --prune, the default, is

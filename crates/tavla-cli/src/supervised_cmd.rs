@@ -285,11 +285,11 @@ pub fn label(args: &LabelArgs) -> Result<()> {
     }
     let weights = Arc::new(Weights::load_or_default(args.weights.as_deref())?);
     let exact = bearoff_databases(args.bearoff)?;
-    // Pruning changes only labels of the search (not 0-ply or 0-ply rollout labels), the
-    // disputed decisions and deeper rollout players, and only those record it.
+    // Pruning changes only labels of the search (not 0-ply labels), the disputed decisions
+    // and the rollout players, and only those record it.
     let prune = if (args.ply >= 1 && args.rollout_games == 0)
         || args.disputed.is_some()
-        || (args.rollout_games > 0 && args.rollout_ply > 0)
+        || args.rollout_games > 0
     {
         args.prune.load()?
     } else {

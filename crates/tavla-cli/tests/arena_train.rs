@@ -478,11 +478,23 @@ fn label_by_truncated_rollouts_and_refuse_bad_options() {
     );
     let text = std::fs::read_to_string(&data).unwrap();
     let header = text.lines().next().unwrap();
+    // The rollout players prune their choices, and the header says so.
     assert!(
-        header.ends_with("sample-siblings 0.2 siblings 5 rollout-games 2 truncate 4"),
+        header.contains("sample-siblings 0.2 siblings 5 rollout-games 2 truncate 4 prune ")
+            && header.ends_with(" keep 4"),
         "{header}"
     );
     assert!(text.lines().filter(|l| !l.starts_with('#')).count() > 10);
+    // Unpruned players: the header of the files made before they pruned, the same positions.
+    let unpruned = dir.join("u.txt");
+    let o = label(unpruned.to_str().unwrap(), &["--no-prune"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text_u = std::fs::read_to_string(&unpruned).unwrap();
+    let header_u = text_u.lines().next().unwrap();
+    assert!(
+        header_u.ends_with("sample-siblings 0.2 siblings 5 rollout-games 2 truncate 4"),
+        "{header_u}"
+    );
     // Balanced parity: recorded in the header, and other labels from the same games.
     let balanced = dir.join("b.txt");
     let o = label(balanced.to_str().unwrap(), &["--balance-parity"]);
@@ -496,13 +508,14 @@ fn label_by_truncated_rollouts_and_refuse_bad_options() {
         .lines()
         .next()
         .unwrap()
-        .ends_with("truncate 4 balance-parity"));
+        .contains("truncate 4 balance-parity prune "));
     let positions = |t: &str| -> Vec<String> {
         t.lines()
             .filter(|l| !l.starts_with('#'))
             .map(|l| l.split(' ').next().unwrap().to_string())
             .collect()
     };
+    assert_eq!(positions(&text_u), positions(&text), "the same positions");
     assert_eq!(positions(&text_b), positions(&text), "the same positions");
     assert_ne!(text_b.lines().nth(1), text.lines().nth(1), "other labels");
     // 1-ply rollout players: recorded with their pruning, the same positions, other labels.

@@ -5,6 +5,11 @@
 //!
 //! The players choose their plays at [`RolloutConfig::ply`]: 0 (the networks' best play, the
 //! fast default) or deeper, through a [`Search`] per thread with its move filters and cache.
+//! At 0-ply they choose as the search's inner nodes do, so with the search's
+//! [`Prune`](crate::search::Prune) the pruning networks rank the plays and the full networks
+//! value only the best few (the luck adjustment's 21 choices a roll too): 0-ply rollouts then
+//! take about two fifths of the time. Each game starts with an empty cache, so a game's result
+//! depends only on the root, the seed and the game's number.
 //!
 //! Variance reduction:
 //! - **First rolls enumerated.** Game `i` starts with the `(i mod 36)`-th of the 36 ordered
@@ -169,6 +174,33 @@ fn best_play0(
     (i, evals[i])
 }
 
+/// A 0-ply player's choice for `roll` in `pos`: with pruning, as the search's inner nodes
+/// choose ([`Search::best_of_roll`]; the plays the pruning networks left out are marked in
+/// [`Search::pruned`], their values in `evals` the pruning networks'); without, the full
+/// networks' values of every play ([`best_play0`], the rollouts of earlier versions bit for
+/// bit). Its index in `plays` (filled) and its value for the mover.
+fn choose0(
+    search: &mut Search,
+    pos: &Position,
+    roll: Roll,
+    plays: &mut PlayList,
+    evals: &mut Vec<Probabilities>,
+) -> (usize, Probabilities) {
+    if search.prunes() {
+        search.best_of_roll(pos, roll, plays, evals)
+    } else {
+        let weights = Arc::clone(search.weights());
+        best_play0(
+            &weights,
+            search.bearoff().map(|b| &**b),
+            pos,
+            roll,
+            plays,
+            evals,
+        )
+    }
+}
+
 /// One game from `root` (side on roll to move); returns the (adjusted) probabilities from the
 /// root side. `search` chooses the plays when `config.ply > 0`; its networks are the players'.
 fn play_out(
@@ -181,6 +213,10 @@ fn play_out(
 ) -> [f64; 5] {
     let weights = Arc::clone(search.weights());
     let bearoff = search.bearoff().cloned();
+    // Each game starts with an empty cache: with pruning, which plays the full networks see
+    // depends on what the cache holds, and a game must not depend on the games before it on
+    // its thread (the result would change with the thread count).
+    search.reset();
     let ply = config.ply.min(MAX_PLY);
     let mut ranked: Vec<RankedPlay> = Vec::new();
     let (seed, luck_adjust) = (config.seed, config.luck_adjust);
@@ -194,10 +230,6 @@ fn play_out(
     let mut luck = [0.0f64; 5];
     let mut root_to_move = true;
     let mut t = 0u32;
-    let best_of =
-        |pos: &Position, roll: Roll, plays: &mut PlayList, evals: &mut Vec<Probabilities>| {
-            best_play0(&weights, bearoff.as_deref(), pos, roll, plays, evals)
-        };
     loop {
         let roll = dice.next();
         // The play chosen for the roll that came, and its value for the mover.
@@ -205,7 +237,7 @@ fn play_out(
         if luck_adjust {
             let mut mean = [0.0f64; 5];
             for (r, w) in Roll::ALL_21 {
-                let (i, v) = best_of(&pos, r, plays, evals);
+                let (i, v) = choose0(search, &pos, r, plays, evals);
                 for (m, x) in mean.iter_mut().zip(v.to_array()) {
                     *m += f64::from(w) / 36.0 * f64::from(x);
                 }
@@ -236,7 +268,7 @@ fn play_out(
             (after, value)
         } else {
             chosen.unwrap_or_else(|| {
-                let (i, v) = best_of(&pos, roll, plays, evals);
+                let (i, v) = choose0(search, &pos, roll, plays, evals);
                 (plays.positions()[i], v)
             })
         };
@@ -409,8 +441,10 @@ fn play_out_cubeful(
     plays: &mut PlayList,
     evals: &mut Vec<Probabilities>,
 ) -> f64 {
-    let weights = Arc::clone(search.weights());
-    let bearoff = search.bearoff().cloned();
+    // Each game starts with an empty cache: with pruning, which plays the full networks see
+    // depends on what the cache holds, and a game must not depend on the games before it on
+    // its thread (the result would change with the thread count).
+    search.reset();
     let ply = config.ply.min(MAX_PLY);
     let mut ranked: Vec<RankedPlay> = Vec::new();
     let truncate = if config.balance_parity && config.truncate > 0 && game % 2 == 1 {
@@ -462,26 +496,32 @@ fn play_out_cubeful(
         }
         // The mover's view of the cube for its plays (its holder after any double).
         let mover_holder = holder_of(owner, root_to_move);
-        let best_of =
-            |pos: &Position, roll: Roll, plays: &mut PlayList, evals: &mut Vec<Probabilities>| {
-                let (i, p) = best_play0(&weights, bearoff.as_deref(), pos, roll, plays, evals);
-                if here.is_none() {
-                    return (i, f64::from(p.equity()));
-                }
-                (0..plays.len())
-                    .map(|j| {
-                        (
-                            j,
-                            worth(&plays.positions()[j], evals[j], mover_holder, cube, here),
-                        )
-                    })
-                    .fold((i, f64::NEG_INFINITY), |b, c| if c.1 > b.1 { c } else { b })
-            };
+        // In a match the best by match worth of the plays the networks valued in full.
+        let best_of = |search: &mut Search,
+                       pos: &Position,
+                       roll: Roll,
+                       plays: &mut PlayList,
+                       evals: &mut Vec<Probabilities>| {
+            let (i, p) = choose0(search, pos, roll, plays, evals);
+            if here.is_none() {
+                return (i, f64::from(p.equity()));
+            }
+            let pruned = search.prunes().then(|| search.pruned());
+            (0..plays.len())
+                .filter(|&j| pruned.is_none_or(|pruned| !pruned[j]))
+                .map(|j| {
+                    (
+                        j,
+                        worth(&plays.positions()[j], evals[j], mover_holder, cube, here),
+                    )
+                })
+                .fold((i, f64::NEG_INFINITY), |b, c| if c.1 > b.1 { c } else { b })
+        };
         let mut chosen = None;
         if config.luck_adjust {
             let mut mean = 0.0f64;
             for (r, w) in Roll::ALL_21 {
-                let (i, v) = best_of(&pos, r, plays, evals);
+                let (i, v) = best_of(search, &pos, r, plays, evals);
                 mean += f64::from(w) / 36.0 * v;
                 if r == roll {
                     chosen = Some((plays.positions()[i], v));
@@ -513,7 +553,7 @@ fn play_out_cubeful(
         } else {
             chosen.map_or_else(
                 || {
-                    let (i, _) = best_of(&pos, roll, plays, evals);
+                    let (i, _) = best_of(search, &pos, roll, plays, evals);
                     plays.positions()[i]
                 },
                 |(after, _)| after,
@@ -841,6 +881,42 @@ mod tests {
         let b = run(3, true, 12);
         assert_eq!(a, b);
         assert_eq!(a.games, 12);
+    }
+
+    #[test]
+    fn pruned_players_are_independent_of_threads() {
+        // With pruning the plays the full networks see depend on the cache; each game starts
+        // with an empty one, so neither the games before it on its thread nor the thread
+        // count change a result.
+        let search = Search::new(Arc::new(Weights::default_weights()))
+            .with_prune(crate::search::Prune::embedded());
+        let cfg = |threads| RolloutConfig {
+            games: 36,
+            seed: 5,
+            threads,
+            luck_adjust: true,
+            truncate: 0,
+            balance_parity: false,
+            ply: 0,
+        };
+        let pos = Position::from_position_id("4HPwATDgc/ABMA").unwrap();
+        let one = rollout(&search, pos, cfg(1), &AtomicU64::new(0));
+        let three = rollout(&search, pos, cfg(3), &AtomicU64::new(0));
+        assert_eq!(one, three);
+        let cfg = |threads| RolloutConfig {
+            games: 12,
+            ..cfg(threads)
+        };
+        let cubeful = |threads| {
+            cubeful_rollout(
+                &search,
+                pos,
+                CubeHolder::Centre,
+                cfg(threads),
+                &AtomicU64::new(0),
+            )
+        };
+        assert_eq!(cubeful(1), cubeful(3));
     }
 
     #[test]

@@ -590,6 +590,33 @@ impl Search {
         self.evals[0] = evals;
     }
 
+    /// The best play of `pos` for `roll` at 0-ply, chosen as the search's inner nodes choose
+    /// (finished games exact, the cache, the bearoff databases, then the networks, with
+    /// [`Prune`] when the search has it): its index in `plays` (filled with the legal plays)
+    /// and its value for the mover. A rollout's 0-ply players choose by it.
+    pub(crate) fn best_of_roll(
+        &mut self,
+        pos: &Position,
+        roll: Roll,
+        plays: &mut PlayList,
+        evals: &mut Vec<Probabilities>,
+    ) -> (usize, Probabilities) {
+        pos.legal_plays(roll, plays);
+        self.best_play0(plays.positions(), evals)
+    }
+
+    /// Which plays of the last 0-ply choice ([`Search::best_of_roll`]) the pruning networks
+    /// left out: their values are the pruning networks', not the full networks'.
+    pub(crate) fn pruned(&self) -> &[bool] {
+        &self.pruned
+    }
+
+    /// Whether the search prunes its inner move choices ([`Search::with_prune`]).
+    #[must_use]
+    pub fn prunes(&self) -> bool {
+        self.prune.is_some()
+    }
+
     /// The best of `plays` at 0-ply for the mover: its index and value. With [`Prune`], the
     /// plays whose values are not known without a network are ranked by the pruning networks
     /// first and only the best `keep` of them are evaluated in full.
