@@ -932,6 +932,17 @@ pub struct RolloutArgs {
     /// play and the last mover's advantage in the value reached cancels.
     #[arg(long)]
     pub balance_parity: bool,
+    /// The dice (`31`, `3-1`): roll out the plays for this roll (the side on roll has rolled)
+    /// instead of the position before rolling. --top and --play choose the plays; the dice may
+    /// also come from the position (an XGID or gnubg ID with dice) when either is given.
+    pub dice: Option<String>,
+    /// With dice: roll out the K best plays by the 2-ply search (`tavla hint --ply 2`'s
+    /// ranking); 5 when neither --top nor --play is given.
+    #[arg(long, value_name = "K")]
+    pub top: Option<usize>,
+    /// With dice: roll out this play too, in standard notation (`24/18 13/10`); may be repeated.
+    #[arg(long = "play", value_name = "MOVE")]
+    pub plays: Vec<String>,
     /// A cubeful rollout: no double and double/take, each line played out on the same dice
     /// with the cube where the position puts it, both sides doubling, taking and passing by
     /// their 0-ply cube decisions; in money play equities per unit of the cube, in a match
@@ -953,7 +964,7 @@ pub struct RolloutArgs {
 /// # Errors
 /// When the position or the weights cannot be read, the game is over, or `out` fails.
 pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
-    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::atomic::AtomicU64;
     use tavla_nn::rollout::{rollout, RolloutConfig};
     let state = tavla_notation::parse_position(&args.position)
         .map_err(|e| InputError(format!("cannot read position {:?}: {e}", args.position)))?;
@@ -996,30 +1007,20 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
         balance_parity: args.balance_parity,
         ply: args.engine.ply,
     };
+    if args.dice.is_some() || args.top.is_some() || !args.plays.is_empty() {
+        return play_rollouts(args, &state, search, config, out);
+    }
     if args.cube {
         return cubeful_rollout(args, &state, &search, config, out);
     }
     let progress = AtomicU64::new(0);
-    let bar = if args.quiet {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(u64::from(args.games))
-    };
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{elapsed_precise} [{wide_bar}] {pos}/{len} games ({per_sec}, eta {eta})",
-        )
-        .expect("valid template"),
+    let r = with_progress(
+        args.quiet,
+        u64::from(args.games),
+        "games",
+        &progress,
+        || rollout(&search, state.position, config, &progress),
     );
-    let r = std::thread::scope(|s| {
-        let job = s.spawn(|| rollout(&search, state.position, config, &progress));
-        while !job.is_finished() {
-            bar.set_position(progress.load(Ordering::Relaxed));
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        job.join().expect("the rollout thread does not panic")
-    });
-    bar.finish_and_clear();
     let (lo, hi) = r.equity_ci95();
     if args.engine.json {
         #[derive(Serialize)]
@@ -1056,6 +1057,195 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
             1.96 * r.equity_stderr,
             lo,
             hi
+        )?;
+    }
+    Ok(())
+}
+
+/// Runs `job` on a thread of its own while a progress bar (none with `quiet`) shows
+/// `progress` out of `len` `what` (on stderr), and returns what it returns.
+fn with_progress<T: Send>(
+    quiet: bool,
+    len: u64,
+    what: &str,
+    progress: &std::sync::atomic::AtomicU64,
+    job: impl FnOnce() -> T + Send,
+) -> T {
+    let bar = if quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(len)
+    };
+    bar.set_style(
+        ProgressStyle::with_template(&format!(
+            "{{elapsed_precise}} [{{wide_bar}}] {{pos}}/{{len}} {what} ({{per_sec}}, eta {{eta}})"
+        ))
+        .expect("valid template"),
+    );
+    let r = std::thread::scope(|s| {
+        let job = s.spawn(job);
+        while !job.is_finished() {
+            bar.set_position(progress.load(std::sync::atomic::Ordering::Relaxed));
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        job.join().expect("the rollout thread does not panic")
+    });
+    bar.finish_and_clear();
+    r
+}
+
+/// `tavla rollout POSITION DICE`: the plays of a roll rolled out on the same dice, ranked by
+/// their rolled-out equity, with each one's difference from the best.
+fn play_rollouts(
+    args: &RolloutArgs,
+    state: &GameState,
+    mut search: Search,
+    config: tavla_nn::rollout::RolloutConfig,
+    out: &mut dyn Write,
+) -> Result<()> {
+    use std::sync::atomic::AtomicU64;
+    let roll = match (&args.dice, state.roll()) {
+        (Some(d), _) => d
+            .parse::<Roll>()
+            .map_err(|e| InputError(format!("cannot read dice {d:?}: {e}")))?,
+        (None, Some(r)) => r,
+        (None, None) => {
+            return Err(InputError(
+                "--top and --play roll out the plays of a roll: give the dice after the \
+                 position (for example `31`)"
+                    .into(),
+            )
+            .into())
+        }
+    };
+    if args.cube {
+        return Err(InputError(
+            "--cube rolls out the cube decision before the roll; the plays of a roll are \
+             rolled out cubeless (leave out --cube or the dice)"
+                .into(),
+        )
+        .into());
+    }
+    if args.top == Some(0) {
+        return Err(InputError("--top must be at least 1".into()).into());
+    }
+    let pos = state.position;
+    let mut plays = PlayList::new();
+    pos.legal_plays(roll, &mut plays);
+    let mut chosen: Vec<usize> = Vec::new();
+    let top = args
+        .top
+        .unwrap_or(if args.plays.is_empty() { 5 } else { 0 });
+    if top > 0 {
+        let mut ranked: Vec<RankedPlay> = Vec::new();
+        search.rank_plays(&plays, 2, &mut ranked);
+        chosen.extend(ranked.iter().take(top).map(|r| r.index));
+    }
+    for text in &args.plays {
+        let play = text
+            .parse::<tavla_notation::PlayText>()
+            .map_err(|e| InputError(format!("--play {text:?}: {e}")))?
+            .resolve(&pos, roll)
+            .map_err(|e| InputError(format!("--play {text:?}: {e}")))?;
+        let index = (0..plays.len())
+            .find(|&i| plays.play(i) == play)
+            .expect("a resolved play is one of the legal plays");
+        if !chosen.contains(&index) {
+            chosen.push(index);
+        }
+    }
+    let afters: Vec<Position> = chosen.iter().map(|&i| plays.positions()[i]).collect();
+    let progress = AtomicU64::new(0);
+    let len = u64::from(args.games) * afters.len() as u64;
+    let results = with_progress(args.quiet, len, "games, all plays", &progress, || {
+        tavla_nn::rollout::rollout_plays(&search, &afters, config, &progress)
+    });
+    let mut order: Vec<usize> = (0..results.len()).collect();
+    order.sort_by(|&a, &b| {
+        results[b]
+            .result
+            .equity
+            .total_cmp(&results[a].result.equity)
+    });
+    let text = |k: usize| tavla_notation::format_pretty(&pos, &plays.play(chosen[k]));
+    if args.engine.json {
+        #[derive(Serialize)]
+        struct JsonPlay {
+            rank: usize,
+            play: String,
+            #[serde(flatten)]
+            probs: JsonProbs,
+            equity_stderr: f64,
+            equity_ci95: [f64; 2],
+            difference: f64,
+            difference_ci95: f64,
+        }
+        #[derive(Serialize)]
+        struct JsonPlays {
+            #[serde(flatten)]
+            settings: JsonRolloutSettings,
+            dice: String,
+            plays: Vec<JsonPlay>,
+        }
+        let rows = order
+            .iter()
+            .enumerate()
+            .map(|(rank, &k)| {
+                let r = &results[k];
+                let mut probs = JsonProbs::from(r.result.probs);
+                probs.equity = r.result.equity as f32;
+                let (lo, hi) = r.result.equity_ci95();
+                JsonPlay {
+                    rank: rank + 1,
+                    play: text(k),
+                    probs,
+                    equity_stderr: r.result.equity_stderr,
+                    equity_ci95: [lo, hi],
+                    difference: r.difference,
+                    difference_ci95: 1.96 * r.difference_stderr,
+                }
+            })
+            .collect();
+        let j = JsonPlays {
+            settings: JsonRolloutSettings::new(args.games, args.seed, &config),
+            dice: roll.to_string(),
+            plays: rows,
+        };
+        writeln!(out, "{}", serde_json::to_string_pretty(&j)?)?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{} for {roll}, {} games each ({}), on the same dice; cubeless, for the side that \
+         plays:",
+        match results.len() {
+            1 => "1 play".to_string(),
+            n => format!("{n} plays"),
+        },
+        args.games,
+        rollout_settings(args.seed, &config)
+    )?;
+    for (rank, &k) in order.iter().enumerate() {
+        let r = &results[k];
+        let p = r.result.probs;
+        let diff = if rank == 0 {
+            String::new()
+        } else {
+            format!("{:+.4} ± {:.4}", r.difference, 1.96 * r.difference_stderr)
+        };
+        writeln!(
+            out,
+            "{:>2}. {:<24} {:+.4} ± {:.4}  {diff:<17}  win {:5.1}% {:5.1}% {:5.1}%  lose {:5.1}% {:5.1}% {:5.1}%",
+            rank + 1,
+            text(k),
+            r.result.equity,
+            1.96 * r.result.equity_stderr,
+            100.0 * p.win,
+            100.0 * p.win_gammon,
+            100.0 * p.win_backgammon,
+            100.0 * p.lose(),
+            100.0 * p.lose_gammon,
+            100.0 * p.lose_backgammon
         )?;
     }
     Ok(())
@@ -1107,23 +1297,17 @@ fn cubeful_rollout(
     config: tavla_nn::rollout::RolloutConfig,
     out: &mut dyn Write,
 ) -> Result<()> {
-    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::atomic::AtomicU64;
     let holder = CubeHolder::of(state);
     let progress = AtomicU64::new(0);
-    let bar = if args.quiet {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(2 * u64::from(args.games))
-    };
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{elapsed_precise} [{wide_bar}] {pos}/{len} games, both lines ({per_sec}, eta {eta})",
-        )
-        .expect("valid template"),
-    );
     let score = tavla_nn::met::MatchScore::of(state, state.turn);
-    let r = std::thread::scope(|s| {
-        let job = s.spawn(|| match score {
+    let len = 2 * u64::from(args.games);
+    let r = with_progress(
+        args.quiet,
+        len,
+        "games, both lines",
+        &progress,
+        || match score {
             None => tavla_nn::rollout::cubeful_rollout(
                 search,
                 state.position,
@@ -1140,14 +1324,8 @@ fn cubeful_rollout(
                 config,
                 &progress,
             ),
-        });
-        while !job.is_finished() {
-            bar.set_position(progress.load(Ordering::Relaxed));
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        job.join().expect("the rollout thread does not panic")
-    });
-    bar.finish_and_clear();
+        },
+    );
     let redouble = holder == CubeHolder::OnRoll;
     // In a match the lines are chances of winning the match: `k` turns their differences into
     // normalised equity (a pass of the double 1, the loss of a single game at the cube -1).

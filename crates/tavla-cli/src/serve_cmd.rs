@@ -155,9 +155,16 @@ fn compute(engine: &Engine, route: Route, f: Fields) -> Result<String> {
         }
         Route::Rollout => {
             let games = f.games.unwrap_or(1296);
-            if games > MAX_ROLLOUT_GAMES {
+            // With dice every play is rolled out: the limit is on the games of all of them.
+            let plays = if f.dice.is_some() {
+                f.top.unwrap_or(5)
+            } else {
+                1
+            };
+            if u64::from(games) * plays as u64 > u64::from(MAX_ROLLOUT_GAMES) {
                 return Err(InputError(format!(
-                    "games: at most {MAX_ROLLOUT_GAMES} a request, got {games}"
+                    "games: at most {MAX_ROLLOUT_GAMES} a request (over all the plays \
+                     rolled out), got {games} for each of {plays}"
                 ))
                 .into());
             }
@@ -169,6 +176,9 @@ fn compute(engine: &Engine, route: Route, f: Fields) -> Result<String> {
                 no_luck_adjust: false,
                 truncate: f.truncate.unwrap_or(0),
                 balance_parity: false,
+                top: f.dice.is_some().then_some(f.top.unwrap_or(5)),
+                dice: f.dice,
+                plays: Vec::new(),
                 cube: f.cube.unwrap_or(false),
                 quiet: true,
                 engine: engine_args(f.ply),

@@ -1,7 +1,7 @@
 //! End-to-end tests of the `tavla` binary: output shapes other tools rely on, and exit codes.
 
 mod common;
-use common::{stdout, tavla, tavla_stdin};
+use common::{stderr, stdout, tavla, tavla_stdin};
 
 const START: &str = "4HPwATDgc/ABMA";
 
@@ -282,6 +282,73 @@ fn rollout_at_any_ply_is_seeded_and_refuses_bad_options() {
         let err = String::from_utf8(o.stderr).unwrap();
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
         assert!(err.contains(what), "{err}");
+    }
+}
+
+#[test]
+fn rollout_of_the_plays_of_a_roll() {
+    // The opening 3-1: the 2-ply search's three best plays and a named one, on the same dice.
+    let o = tavla(&[
+        "rollout",
+        START,
+        "31",
+        "--top",
+        "3",
+        "--play",
+        "24/21 24/23",
+        "--games",
+        "72",
+        "--threads",
+        "2",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["dice"], "31");
+    let plays = v["plays"].as_array().unwrap();
+    assert_eq!(plays.len(), 4);
+    assert!(plays.iter().any(|p| p["play"] == "24/23 24/21"));
+    // Ranked by the rolled-out equity; the best's difference is 0, the others' their gap.
+    let eq = |p: &serde_json::Value| p["equity"].as_f64().unwrap();
+    assert_eq!(plays[0]["difference"], 0.0);
+    for (i, p) in plays.iter().enumerate() {
+        assert_eq!(p["rank"], i + 1);
+        let d = p["difference"].as_f64().unwrap();
+        assert!((d - (eq(p) - eq(&plays[0]))).abs() < 1e-6, "{p}");
+        let ci = &p["equity_ci95"];
+        assert!(ci[0].as_f64().unwrap() <= eq(p) && eq(p) <= ci[1].as_f64().unwrap());
+    }
+    // The text form names the roll and the plays, best first.
+    let text = stdout(&tavla(&[
+        "rollout", START, "31", "--top", "2", "--games", "36",
+    ]));
+    assert!(text.starts_with("2 plays for 31, 36 games each"), "{text}");
+    assert!(
+        text.lines().nth(1).unwrap().trim_start().starts_with("1. "),
+        "{text}"
+    );
+    for (args, what) in [
+        (vec!["rollout", START, "--top", "2"], "give the dice"),
+        (
+            vec!["rollout", START, "31", "--play", "24/18"],
+            "--play \"24/18\"",
+        ),
+        (vec!["rollout", START, "31", "--play", "x"], "--play \"x\""),
+        (
+            vec!["rollout", START, "31", "--top", "0"],
+            "--top must be at least 1",
+        ),
+        (
+            vec!["rollout", START, "31", "--cube"],
+            "--cube rolls out the cube decision",
+        ),
+        (vec!["rollout", START, "3x"], "cannot read dice"),
+    ] {
+        let o = tavla(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = stderr(&o);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(what), "{args:?}: {err}");
     }
 }
 

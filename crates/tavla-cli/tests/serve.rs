@@ -167,6 +167,26 @@ fn the_api_answers_as_the_commands_do() {
     ]));
     assert_eq!(v, cli);
     assert!(v["match_winning_chances"].is_object(), "{v}");
+    // The plays of a roll rolled out.
+    let (status, v) = server.request(
+        "GET",
+        "/v1/rollout?position=4HPwATDgc/ABMA&dice=42&top=2&games=36",
+        "",
+        false,
+    );
+    assert_eq!(status, 200, "{v}");
+    let cli = common::json(&common::tavla(&[
+        "rollout",
+        "4HPwATDgc/ABMA",
+        "42",
+        "--top",
+        "2",
+        "--games",
+        "36",
+        "--json",
+    ]));
+    assert_eq!(v, cli);
+    assert_eq!(v["plays"].as_array().unwrap().len(), 2, "{v}");
     // A record analysed.
     let record = std::fs::read_to_string(common::data("analyse/random-cubeless.mat")).unwrap();
     let (status, v) = server.request("POST", "/v1/analyse?ply=0", &record, false);
@@ -206,6 +226,12 @@ fn bad_requests_get_400_and_the_reason() {
             "/v1/rollout?position=4HPwATDgc/ABMA&games=1000000",
             "",
             "at most 100000",
+        ),
+        (
+            "GET",
+            "/v1/rollout?position=4HPwATDgc/ABMA&dice=31&games=30000",
+            "",
+            "over all the plays",
         ),
     ] {
         let (status, v) = server.request(

@@ -336,57 +336,146 @@ pub fn rollout(
 ) -> RolloutResult {
     assert!(config.games > 0, "a rollout needs at least one game");
     assert!(!root.is_game_over(), "the game is over at the root");
+    summarise(&games_of(search, root, &config, progress))
+}
+
+/// Each game's (adjusted) probabilities from `root`'s side, in game order, played on
+/// `config.threads` threads.
+fn games_of(
+    search: &Search,
+    root: Position,
+    config: &RolloutConfig,
+    progress: &AtomicU64,
+) -> Vec<[f64; 5]> {
     let threads = config.threads.max(1);
     let mut per_game = vec![[0.0f64; 5]; config.games as usize];
+    let chunk = config.games.div_ceil(threads as u32) as usize;
     std::thread::scope(|s| {
-        for (k, chunk) in per_game
-            .chunks_mut(config.games.div_ceil(threads as u32) as usize)
-            .enumerate()
-        {
+        for (k, games) in per_game.chunks_mut(chunk).enumerate() {
             let mut search = search.clone();
             search.reset();
-            let start = k * config.games.div_ceil(threads as u32) as usize;
             s.spawn(move || {
                 let mut plays = PlayList::new();
                 let mut evals = Vec::new();
-                for (j, out) in chunk.iter_mut().enumerate() {
-                    *out = play_out(
-                        &mut search,
-                        root,
-                        (start + j) as u32,
-                        &config,
-                        &mut plays,
-                        &mut evals,
-                    );
+                for (j, out) in games.iter_mut().enumerate() {
+                    let game = (k * chunk + j) as u32;
+                    *out = play_out(&mut search, root, game, config, &mut plays, &mut evals);
                     progress.fetch_add(1, Ordering::Relaxed);
                 }
             });
         }
     });
-    let n = f64::from(config.games);
-    let mut mean = [0.0f64; 5];
-    let mut eq_sum = 0.0;
-    let mut eq_sq = 0.0;
-    for g in &per_game {
-        for (m, x) in mean.iter_mut().zip(g) {
-            *m += x / n;
-        }
-        let e = 2.0 * g[0] - 1.0 + g[1] - g[3] + g[2] - g[4];
-        eq_sum += e;
-        eq_sq += e * e;
+    per_game
+}
+
+/// The equity of one game's (adjusted) probabilities.
+fn game_equity(g: &[f64; 5]) -> f64 {
+    2.0 * g[0] - 1.0 + g[1] - g[3] + g[2] - g[4]
+}
+
+/// The mean and the standard error of the mean of `xs` (0 from fewer than two).
+fn mean_and_stderr(xs: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (mut n, mut sum, mut sq) = (0.0f64, 0.0f64, 0.0f64);
+    for x in xs {
+        n += 1.0;
+        sum += x;
+        sq += x * x;
     }
-    let eq = eq_sum / n;
-    let var = if config.games > 1 {
-        ((eq_sq / n - eq * eq) * n / (n - 1.0)).max(0.0)
+    let mean = sum / n;
+    let var = if n > 1.0 {
+        ((sq / n - mean * mean) * n / (n - 1.0)).max(0.0)
     } else {
         0.0
     };
-    RolloutResult {
-        games: config.games,
-        probs: Probabilities::from_array(mean.map(|m| m as f32)),
-        equity: eq,
-        equity_stderr: (var / n).sqrt(),
+    (mean, (var / n).sqrt())
+}
+
+/// A rollout's result from its games' (adjusted) probabilities.
+fn summarise(per_game: &[[f64; 5]]) -> RolloutResult {
+    let n = per_game.len() as f64;
+    let mut mean = [0.0f64; 5];
+    for g in per_game {
+        for (m, x) in mean.iter_mut().zip(g) {
+            *m += x / n;
+        }
     }
+    let (equity, equity_stderr) = mean_and_stderr(per_game.iter().map(game_equity));
+    RolloutResult {
+        games: per_game.len() as u32,
+        probs: Probabilities::from_array(mean.map(|m| m as f32)),
+        equity,
+        equity_stderr,
+    }
+}
+
+/// One play's rollout ([`rollout_plays`]), for the side that plays it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlayRollout {
+    /// The position after the play (the mover's view, before the opponent rolls) rolled out,
+    /// for the mover.
+    pub result: RolloutResult,
+    /// Its equity minus the best play's (the highest rolled-out equity), game by game on the
+    /// same dice: 0 for the best, negative for the others.
+    pub difference: f64,
+    /// The standard error of that difference (paired by game).
+    pub difference_stderr: f64,
+}
+
+/// Rolls out the positions left by several plays of one roll (`afters`, each seen from the
+/// mover, as a [`PlayList`] holds them), each with the same dice (game `i` of every play
+/// draws the same rolls), for the mover; with each play's difference from the best by
+/// rollout, paired game by game, whose error is much smaller than the plays' own when they
+/// are alike. A play that ends the game is its exact outcome. `progress` counts finished
+/// games over all the plays.
+///
+/// # Panics
+/// When `config.games` is 0 or `afters` is empty.
+pub fn rollout_plays(
+    search: &Search,
+    afters: &[Position],
+    config: RolloutConfig,
+    progress: &AtomicU64,
+) -> Vec<PlayRollout> {
+    assert!(config.games > 0, "a rollout needs at least one game");
+    assert!(!afters.is_empty(), "no plays to roll out");
+    // Each play's games for the mover: the opponent's games from the flipped position, seen
+    // from the other side.
+    let games: Vec<Vec<[f64; 5]>> = afters
+        .iter()
+        .map(|after| match after.outcome() {
+            Some(o) => {
+                progress.fetch_add(u64::from(config.games), Ordering::Relaxed);
+                vec![
+                    Probabilities::from_outcome(o).to_array().map(f64::from);
+                    config.games as usize
+                ]
+            }
+            None => games_of(search, after.flip(), &config, progress)
+                .into_iter()
+                .map(|[w, wg, wbg, lg, lbg]| [1.0 - w, lg, lbg, wg, wbg])
+                .collect(),
+        })
+        .collect();
+    let results: Vec<RolloutResult> = games.iter().map(|g| summarise(g)).collect();
+    let best = (0..results.len())
+        .max_by(|&a, &b| results[a].equity.total_cmp(&results[b].equity))
+        .expect("at least one play");
+    games
+        .iter()
+        .zip(&results)
+        .map(|(g, &result)| {
+            let (difference, difference_stderr) = mean_and_stderr(
+                g.iter()
+                    .zip(&games[best])
+                    .map(|(a, b)| game_equity(a) - game_equity(b)),
+            );
+            PlayRollout {
+                result,
+                difference,
+                difference_stderr,
+            }
+        })
+        .collect()
 }
 
 /// What a cubeful rollout found for the side on roll at the root: in money play per unit of
@@ -917,6 +1006,56 @@ mod tests {
             )
         };
         assert_eq!(cubeful(1), cubeful(3));
+    }
+
+    #[test]
+    fn plays_are_rolled_out_as_their_positions_are() {
+        // The opening 3-1: every play's rollout is the opponent's rollout of the position it
+        // leaves, seen from the other side, on the same dice; the differences are paired.
+        let search = Search::new(Arc::new(Weights::default_weights()));
+        let mut plays = PlayList::new();
+        Position::START.legal_plays(Roll::from_values(3, 1), &mut plays);
+        let afters = &plays.positions()[..3];
+        let cfg = RolloutConfig {
+            games: 36,
+            seed: 3,
+            threads: 2,
+            luck_adjust: true,
+            truncate: 0,
+            balance_parity: false,
+            ply: 0,
+        };
+        let r = rollout_plays(&search, afters, cfg, &AtomicU64::new(0));
+        assert_eq!(r.len(), 3);
+        for (p, after) in r.iter().zip(afters) {
+            let theirs = rollout(&search, after.flip(), cfg, &AtomicU64::new(0));
+            assert!((p.result.equity + theirs.equity).abs() < 1e-9);
+            assert!((p.result.probs.win - (1.0 - theirs.probs.win)).abs() < 1e-6);
+            assert!((p.result.probs.win_gammon - theirs.probs.lose_gammon).abs() < 1e-6);
+            assert!((p.result.equity_stderr - theirs.equity_stderr).abs() < 1e-9);
+        }
+        let best = r
+            .iter()
+            .max_by(|a, b| a.result.equity.total_cmp(&b.result.equity))
+            .unwrap();
+        assert_eq!((best.difference, best.difference_stderr), (0.0, 0.0));
+        for p in &r {
+            assert!((p.difference - (p.result.equity - best.result.equity)).abs() < 1e-9);
+            assert!(p.difference <= 0.0);
+        }
+        // A play that bears off the last checker is its outcome, without games.
+        let mut board = [0i8; 26];
+        board[2] = 1;
+        board[20] = -15;
+        let racing = Position::try_from(board).unwrap();
+        let mut plays = PlayList::new();
+        racing.legal_plays(Roll::from_values(6, 5), &mut plays);
+        let won = rollout_plays(&search, plays.positions(), cfg, &AtomicU64::new(0));
+        assert_eq!(
+            won[0].result.probs,
+            Probabilities::from_outcome(plays.positions()[0].outcome().unwrap())
+        );
+        assert!(won[0].result.equity >= 2.0 && won[0].result.equity_stderr == 0.0);
     }
 
     #[test]
