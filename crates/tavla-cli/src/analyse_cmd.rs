@@ -70,6 +70,16 @@ pub struct AnalyseArgs {
     /// summary still gives both).
     #[arg(long, value_name = "PLAYER")]
     player: Option<String>,
+    /// Check each listed checker-play error by rollouts: the play made and the best play
+    /// rolled out, GAMES games each on the same dice (cubeless, 0-ply players,
+    /// luck-adjusted, seed --rollout-seed), and the rollouts' difference printed beside the
+    /// search's.
+    #[arg(long, value_name = "GAMES", conflicts_with = "summary",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    rollout: Option<u32>,
+    /// The dice seed of --rollout.
+    #[arg(long, value_name = "S", default_value_t = 1, requires = "rollout")]
+    rollout_seed: u64,
     /// Networks from FILE instead of the embedded ones.
     #[arg(long, value_name = "FILE")]
     weights: Option<PathBuf>,
@@ -132,6 +142,24 @@ pub struct Decision {
     /// chances), 0-ply.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub luck: Option<f64>,
+    /// With `--rollout`: the error checked by rollouts of the play made and the best play.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rollout: Option<RolloutCheck>,
+    /// For a move: the positions the play made and the best play leave (the mover's view).
+    #[serde(skip)]
+    pub afters: Option<[Position; 2]>,
+}
+
+/// A checker-play error checked by rollouts (`tavla analyse --rollout`).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct RolloutCheck {
+    /// Games rolled out for each of the two plays, on the same dice.
+    pub games: u32,
+    /// The best play's rolled-out cubeless equity minus the play made's (positive when the
+    /// rollouts agree that the play made is worse).
+    pub loss: f64,
+    /// The 95% half-width of that difference, paired game by game.
+    pub ci95: f64,
 }
 
 /// One player's figures.
@@ -318,6 +346,9 @@ pub fn analyse(args: &AnalyseArgs, out: &mut impl Write) -> Result<()> {
     if let Some(p) = only {
         report.decisions.retain(|d| d.player == p);
     }
+    if let Some(games) = args.rollout {
+        check_by_rollouts(args, games, &mut report.decisions, !args.json)?;
+    }
     if args.json {
         serde_json::to_writer(&mut *out, &report)?;
         writeln!(out)?;
@@ -343,6 +374,8 @@ impl AnalyseArgs {
             all: false,
             summary: false,
             player: None,
+            rollout: None,
+            rollout_seed: 1,
             weights: None,
             prune: PruneArgs::default(),
             threads: 0,
@@ -377,16 +410,7 @@ pub fn analyse_records(
     progress: bool,
 ) -> Result<AnalysisReport> {
     let cube_ply = args.cube_ply.unwrap_or(args.ply);
-    let weights = match &args.weights {
-        Some(f) => Arc::new(
-            Weights::load(f).map_err(|e| InputError(format!("--weights {}: {e}", f.display())))?,
-        ),
-        None => Weights::shared_default(),
-    };
-    let mut search = Search::new(weights).with_bearoff(shared_bearoff()?);
-    if let Some(prune) = args.prune.load()? {
-        search = search.with_prune(prune);
-    }
+    let search = judging_search(args)?;
     let judge = NeuralLuck::new(args.weights.as_deref())?;
     let mut games: Vec<(&Replay, Context)> = Vec::new();
     let mut kinds = Vec::new();
@@ -494,6 +518,67 @@ pub fn analyse_records(
         per_game,
         decisions,
     })
+}
+
+/// The search of `args`'s networks, bearoff databases and pruning.
+fn judging_search(args: &AnalyseArgs) -> Result<Search> {
+    let weights = match &args.weights {
+        Some(f) => Arc::new(
+            Weights::load(f).map_err(|e| InputError(format!("--weights {}: {e}", f.display())))?,
+        ),
+        None => Weights::shared_default(),
+    };
+    let mut search = Search::new(weights).with_bearoff(shared_bearoff()?);
+    if let Some(prune) = args.prune.load()? {
+        search = search.with_prune(prune);
+    }
+    Ok(search)
+}
+
+/// `--rollout`: each listed checker-play error (the play made is not the best) checked by
+/// rolling out both plays on the same dice with `args`'s networks. A progress bar on stderr
+/// when `progress`.
+///
+/// # Errors
+/// Weights or pruning networks that cannot be loaded.
+pub fn check_by_rollouts(
+    args: &AnalyseArgs,
+    games: u32,
+    decisions: &mut [Decision],
+    progress: bool,
+) -> Result<()> {
+    use tavla_nn::rollout::{rollout_plays, RolloutConfig};
+    let search = judging_search(args)?;
+    let config = RolloutConfig {
+        games,
+        seed: args.rollout_seed,
+        threads: threads(args.threads),
+        luck_adjust: true,
+        truncate: 0,
+        balance_parity: false,
+        ply: 0,
+    };
+    let mut checked: Vec<&mut Decision> = decisions
+        .iter_mut()
+        .filter(|d| d.afters.is_some_and(|[made, best]| made != best))
+        .collect();
+    let done = AtomicU64::new(0);
+    let len = 2 * u64::from(games) * checked.len() as u64;
+    crate::nn_cmd::with_progress(!progress, len, "rollout games", &done, || {
+        for d in &mut checked {
+            let afters = d.afters.expect("filtered");
+            let r = rollout_plays(&search, &afters, config, &done);
+            // One of the two is the best by rollout, its difference 0.
+            let loss = r[1].result.equity - r[0].result.equity;
+            let stderr = r[0].difference_stderr.max(r[1].difference_stderr);
+            d.rollout = Some(RolloutCheck {
+                games,
+                loss,
+                ci95: 1.96 * stderr,
+            });
+        }
+    });
+    Ok(())
 }
 
 fn record_has_beaver(replays: &[Replay]) -> bool {
@@ -671,6 +756,8 @@ fn move_row(
         rank: review.rank,
         counted: true,
         luck: Some(luck),
+        rollout: None,
+        afters: Some([r.after, review.best]),
     }
 }
 
@@ -847,6 +934,8 @@ fn record_cube(
         rank: None,
         counted: review.counted,
         luck: None,
+        rollout: None,
+        afters: None,
     });
 }
 
@@ -964,6 +1053,18 @@ pub fn write_report(out: &mut dyn Write, r: &AnalysisReport, summary: bool) -> R
                 d.best
             )?;
             writeln!(out, "  {:<20} {}", "", d.xgid)?;
+            if let Some(c) = &d.rollout {
+                let verdict = if c.loss >= 0.0 {
+                    format!("loses {:.3} ± {:.3}", c.loss, c.ci95)
+                } else {
+                    format!("better by {:.3} ± {:.3}", -c.loss, c.ci95)
+                };
+                writeln!(
+                    out,
+                    "  {:<20} rollout, {} games a play: {verdict}",
+                    "", c.games
+                )?;
+            }
         }
         writeln!(out)?;
     }

@@ -1064,7 +1064,7 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
 
 /// Runs `job` on a thread of its own while a progress bar (none with `quiet`) shows
 /// `progress` out of `len` `what` (on stderr), and returns what it returns.
-fn with_progress<T: Send>(
+pub(crate) fn with_progress<T: Send>(
     quiet: bool,
     len: u64,
     what: &str,

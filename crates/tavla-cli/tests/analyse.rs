@@ -256,3 +256,47 @@ fn the_result_luck_adjusted_is_tavla_lucks() {
         );
     }
 }
+
+#[test]
+fn rollouts_check_the_listed_errors() {
+    // The random player's games at 0-ply: every listed checker-play error is rolled out, the
+    // play made against the best, on the same dice; the rollouts confirm every very bad one.
+    let r = analyse("random-cubeless.mat", "0", &["--rollout", "36"]);
+    let moves: Vec<&Value> = r["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["kind"] == "move")
+        .collect();
+    assert!(moves.len() >= 20, "{}", moves.len());
+    let mut very_bad = 0;
+    for d in &moves {
+        let c = &d["rollout"];
+        assert_eq!(c["games"], 36, "{d}");
+        assert!(f(&c["ci95"]) >= 0.0, "{d}");
+        if f(&d["loss"]) >= 0.16 {
+            very_bad += 1;
+            assert!(f(&c["loss"]) > 0.0, "the rollouts disagree: {d}");
+        }
+    }
+    assert!(very_bad >= 10, "{very_bad}");
+    // The report prints each check under its error; --rollout lists errors, so not with
+    // --summary.
+    let path = data("analyse/random-cubeless.mat");
+    let o = tavla(&[
+        "analyse",
+        &path,
+        "--ply",
+        "0",
+        "--rollout",
+        "12",
+        "--player",
+        "left",
+    ]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("rollout, 12 games a play: "), "{text}");
+    let o = tavla(&["analyse", &path, "--rollout", "12", "--summary"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = tavla(&["analyse", &path, "--rollout", "0"]);
+    assert_eq!(o.status.code(), Some(2));
+}
