@@ -78,10 +78,11 @@ pub struct ArenaArgs {
     /// With --cube: a doubled player may beaver (take and redouble at once, keeping the cube).
     #[arg(long, requires = "cube")]
     beavers: bool,
-    /// Money games: before each roll the side on roll may offer to resign, and the other
-    /// accepts or rejects (by their own judgement; an offer rejected is not made again at that
-    /// level or below that game). Resigned games score the level offered, times the cube.
-    #[arg(long, conflicts_with = "match_length")]
+    /// Before each roll the side on roll may offer to resign, and the other accepts or rejects
+    /// (by their own judgement, in a match by match winning chances; an offer rejected is not
+    /// made again at that level or below that game). Resigned games score the level offered,
+    /// times the cube.
+    #[arg(long)]
     resign: bool,
     /// Matches to N points with the cube and the Crawford rule instead of money games: --games
     /// counts matches (in pairs on the same dice), and A's "wins" are matches won.

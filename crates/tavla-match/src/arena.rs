@@ -406,7 +406,9 @@ pub fn play_game_from(
 /// winner) after [`MAX_MATCH_GAMES`] games; with it, the luck of `X`'s rolls minus the luck of
 /// `O`'s over the whole match, in match winning chances, as `judge` values them (0 without a
 /// judge, or one that does not value match play). With `record`, every game is added to it
-/// (with `a_is_x` true: the caller says who A is).
+/// (with `a_is_x` true: the caller says who A is). With `resignations`, before each roll the
+/// side on roll may offer to resign as in money games ([`GameOptions::resignations`]), a game
+/// resigned scoring the level offered times the cube.
 ///
 /// # Errors
 /// As [`play_game`].
@@ -418,6 +420,7 @@ pub fn play_match(
     first_stream: u64,
     length: u32,
     rules: Rules,
+    resignations: bool,
     plays: &mut PlayList,
     mut judge: Option<&mut dyn LuckJudge>,
     mut record: Option<&mut Vec<RecordedGame>>,
@@ -447,7 +450,7 @@ pub fn play_match(
             &start,
             GameOptions {
                 cube: true,
-                resignations: false,
+                resignations,
             },
             judge.as_mut().map(|j| &mut **j as &mut dyn LuckJudge),
             record.is_some().then_some(&mut log),
@@ -1051,15 +1054,19 @@ where
                 // A pair of matches on the same dice, game by game.
                 let streams = pair.wrapping_mul(MAX_MATCH_GAMES);
                 let (a, b) = (&mut a as &mut dyn Player, &mut b as &mut dyn Player);
-                let (seed, rules) = (config.seed, config.rules);
+                let (seed, rules, resign) = (config.seed, config.rules, config.resignations);
                 let first = games.len();
                 let rec = record.then_some(&mut games);
                 let j = judge.as_mut().map(|j| &mut **j as &mut dyn LuckJudge);
-                let m1 = play_match(a, b, seed, streams, length, rules, &mut plays, j, rec)?;
+                let m1 = play_match(
+                    a, b, seed, streams, length, rules, resign, &mut plays, j, rec,
+                )?;
                 let second = games.len();
                 let rec = record.then_some(&mut games);
                 let j = judge.as_mut().map(|j| &mut **j as &mut dyn LuckJudge);
-                let m2 = play_match(b, a, seed, streams, length, rules, &mut plays, j, rec)?;
+                let m2 = play_match(
+                    b, a, seed, streams, length, rules, resign, &mut plays, j, rec,
+                )?;
                 // A is X in the first match, O in the second.
                 for g in &mut games[first..second] {
                     g.a_is_x = true;
@@ -1453,6 +1460,39 @@ mod tests {
         .unwrap();
         assert!(games.iter().all(|g| g.resigned.is_none()), "{r:?}");
         assert!(r.plies_avg > 20.0, "{r:?}");
+        // In 3-point matches, the quitter's gammons resigned at once: the accepter wins every
+        // match in two games (2 points, then the Crawford game), each game recorded resigned.
+        let matches = ArenaConfig {
+            stakes: Stakes::Match(3),
+            resignations: true,
+            ..config(4, 5, 1)
+        };
+        let (r, games) = run_arena_recorded(
+            &matches,
+            |_| Ok::<_, Infallible>(accepter()),
+            |_| Ok::<_, Infallible>(quitter()),
+            None,
+            &hidden,
+            true,
+        )
+        .unwrap();
+        assert_eq!(r.wins_a, 4, "{r:?}");
+        assert_eq!(games.len(), 8, "{games:?}");
+        assert!(games.iter().all(|g| g.resigned == Some(Resign::Gammon)));
+        // Without resignations in the arena, no offer is asked for in a match either.
+        let (_, games) = run_arena_recorded(
+            &ArenaConfig {
+                resignations: false,
+                ..matches
+            },
+            |_| Ok::<_, Infallible>(accepter()),
+            |_| Ok::<_, Infallible>(quitter()),
+            None,
+            &hidden,
+            true,
+        )
+        .unwrap();
+        assert!(games.iter().all(|g| g.resigned.is_none()));
     }
 
     #[test]
@@ -1544,6 +1584,7 @@ mod tests {
                 0,
                 5,
                 Rules::Standard,
+                false,
                 &mut plays,
                 None,
                 None,
