@@ -721,7 +721,6 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
         writeln!(out, "{}", serde_json::to_string_pretty(&rows)?)?;
     } else {
         for (i, r) in shown.enumerate() {
-            let p = r.probs;
             let text = tavla_notation::format_pretty(&pos, &plays.play(r.index));
             let diff = if i == 0 {
                 String::new()
@@ -730,18 +729,13 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
             };
             writeln!(
                 out,
-                "{:>2}. {:<28} {}-ply  {label} {:+.3} {:>8}  win {:5.1}% {:5.1}% {:5.1}%  lose {:5.1}% {:5.1}% {:5.1}%",
+                "{:>2}. {:<28} {}-ply  {label} {:+.3} {:>8}  {}",
                 i + 1,
                 text,
                 r.ply,
                 worth(r),
                 diff,
-                100.0 * p.win,
-                100.0 * p.win_gammon,
-                100.0 * p.win_backgammon,
-                100.0 * p.lose(),
-                100.0 * p.lose_gammon,
-                100.0 * p.lose_backgammon
+                probability_columns(&r.probs)
             )?;
         }
     }
@@ -1227,7 +1221,6 @@ fn play_rollouts(
     )?;
     for (rank, &k) in order.iter().enumerate() {
         let r = &results[k];
-        let p = r.result.probs;
         let diff = if rank == 0 {
             String::new()
         } else {
@@ -1235,17 +1228,12 @@ fn play_rollouts(
         };
         writeln!(
             out,
-            "{:>2}. {:<24} {:+.4} ± {:.4}  {diff:<17}  win {:5.1}% {:5.1}% {:5.1}%  lose {:5.1}% {:5.1}% {:5.1}%",
+            "{:>2}. {:<24} {:+.4} ± {:.4}  {diff:<17}  {}",
             rank + 1,
             text(k),
             r.result.equity,
             1.96 * r.result.equity_stderr,
-            100.0 * p.win,
-            100.0 * p.win_gammon,
-            100.0 * p.win_backgammon,
-            100.0 * p.lose(),
-            100.0 * p.lose_gammon,
-            100.0 * p.lose_backgammon
+            probability_columns(&r.result.probs)
         )?;
     }
     Ok(())
@@ -1470,6 +1458,20 @@ fn cubeful_rollout(
 }
 
 /// The win and lose lines of `eval` and `rollout`.
+/// A play's probabilities in one line's columns: `win  55.5%  17.7%   0.6%  lose ...`
+/// (win, gammon, backgammon for each side).
+fn probability_columns(p: &Probabilities) -> String {
+    format!(
+        "win {:5.1}% {:5.1}% {:5.1}%  lose {:5.1}% {:5.1}% {:5.1}%",
+        100.0 * p.win,
+        100.0 * p.win_gammon,
+        100.0 * p.win_backgammon,
+        100.0 * p.lose(),
+        100.0 * p.lose_gammon,
+        100.0 * p.lose_backgammon
+    )
+}
+
 fn write_probabilities(out: &mut dyn Write, p: &Probabilities) -> Result<()> {
     writeln!(
         out,
