@@ -424,9 +424,9 @@ pub struct PlayRollout {
 /// Rolls out the positions left by several plays of one roll (`afters`, each seen from the
 /// mover, as a [`PlayList`] holds them), each with the same dice (game `i` of every play
 /// draws the same rolls), for the mover; with each play's difference from the best by
-/// rollout, paired game by game, whose error is much smaller than the plays' own when they
-/// are alike. A play that ends the game is its exact outcome. `progress` counts finished
-/// games over all the plays.
+/// rollout, paired game by game (after the luck adjustment the shared dice narrow it little:
+/// what noise is left is mostly the plays' own). A play that ends the game is its exact
+/// outcome. `progress` counts finished games over all the plays.
 ///
 /// # Panics
 /// When `config.games` is 0 or `afters` is empty.
