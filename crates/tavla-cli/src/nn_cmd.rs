@@ -1210,13 +1210,9 @@ fn play_rollouts(
     }
     writeln!(
         out,
-        "{} for {roll}, {} games each ({}), on the same dice; cubeless, for the side that \
-         plays:",
-        match results.len() {
-            1 => "1 play".to_string(),
-            n => format!("{n} plays"),
-        },
-        args.games,
+        "{} for {roll}, {} each ({}), on the same dice; cubeless, for the side that plays:",
+        counted(results.len(), "play"),
+        counted(args.games as usize, "game"),
         rollout_settings(args.seed, &config)
     )?;
     for (rank, &k) in order.iter().enumerate() {
@@ -1458,6 +1454,15 @@ fn cubeful_rollout(
 }
 
 /// The win and lose lines of `eval` and `rollout`.
+/// `n` things: `1 game`, `2 games`.
+fn counted(n: usize, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{n} {thing}s")
+    }
+}
+
 /// A play's probabilities in one line's columns: `win  55.5%  17.7%   0.6%  lose ...`
 /// (win, gammon, backgammon for each side).
 fn probability_columns(p: &Probabilities) -> String {
