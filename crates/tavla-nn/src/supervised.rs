@@ -454,7 +454,7 @@ pub struct Fitter {
     adam: Option<Batches>,
 }
 
-/// Mini-batch Adam: one optimiser state per network (by [`Phase::index`]).
+/// Mini-batch Adam: one optimiser state per network (in the order of [`Phase::ALL`]).
 #[derive(Debug)]
 struct Batches {
     size: usize,
