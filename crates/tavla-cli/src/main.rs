@@ -54,7 +54,7 @@ enum Command {
     Hint(nn_cmd::HintArgs),
     /// The engine's evaluation of a position: outcome probabilities and equity.
     Eval(nn_cmd::EvalArgs),
-    /// Play a position out many times (cubeless, seeded, variance-reduced).
+    /// Play a position, or each candidate play of a roll, out many times (seeded, variance-reduced; cubeless, or both cube lines with --cube).
     Rollout(nn_cmd::RolloutArgs),
     /// Bearoff databases: build, look up, best play, plots.
     Bearoff(bearoff_cmd::BearoffArgs),
