@@ -672,18 +672,11 @@ pub fn hint(args: &HintArgs, out: &mut dyn Write) -> Result<()> {
 pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> Result<()> {
     let state = tavla_notation::parse_position(&args.position)
         .map_err(|e| InputError(format!("cannot read position {:?}: {e}", args.position)))?;
-    let roll = match (&args.dice, state.roll()) {
-        (Some(d), _) => d
-            .parse::<Roll>()
-            .map_err(|e| InputError(format!("cannot read dice {d:?}: {e}")))?,
-        (None, Some(r)) => r,
-        (None, None) => {
-            return Err(InputError(
-                "no dice: give them after the position (for example `31`)".into(),
-            )
-            .into())
-        }
-    };
+    let roll = roll_of(
+        args.dice.as_deref(),
+        &state,
+        "no dice: give them after the position (for example `31`)",
+    )?;
     let pos = state.position;
     if pos.is_game_over() {
         return Err(InputError("the game is over in this position".into()).into());
@@ -740,6 +733,18 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
         }
     }
     Ok(())
+}
+
+/// The roll: `dice` as typed, else the dice of the position; `missing` is the error when
+/// there are neither.
+fn roll_of(dice: Option<&str>, state: &GameState, missing: &str) -> Result<Roll> {
+    match (dice, state.roll()) {
+        (Some(d), _) => Ok(d
+            .parse::<Roll>()
+            .map_err(|e| InputError(format!("cannot read dice {d:?}: {e}")))?),
+        (None, Some(r)) => Ok(r),
+        (None, None) => Err(InputError(missing.into()).into()),
+    }
 }
 
 /// `tavla eval POSITION`: cubeless probabilities and equity for the side on roll, before it
@@ -1098,20 +1103,12 @@ fn play_rollouts(
     out: &mut dyn Write,
 ) -> Result<()> {
     use std::sync::atomic::AtomicU64;
-    let roll = match (&args.dice, state.roll()) {
-        (Some(d), _) => d
-            .parse::<Roll>()
-            .map_err(|e| InputError(format!("cannot read dice {d:?}: {e}")))?,
-        (None, Some(r)) => r,
-        (None, None) => {
-            return Err(InputError(
-                "--top and --play roll out the plays of a roll: give the dice after the \
-                 position (for example `31`)"
-                    .into(),
-            )
-            .into())
-        }
-    };
+    let roll = roll_of(
+        args.dice.as_deref(),
+        state,
+        "--top and --play roll out the plays of a roll: give the dice after the position \
+         (for example `31`)",
+    )?;
     if args.cube {
         return Err(InputError(
             "--cube rolls out the cube decision before the roll; the plays of a roll are \
