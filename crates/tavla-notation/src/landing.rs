@@ -403,6 +403,12 @@ impl LandingMarks {
         let mut found: Vec<Play> = Vec::new();
         let mut steps = Vec::with_capacity(readings.len());
         self.each_reading(&readings, &rolled, &mut steps, &mut |steps| {
+            // The play is matched by the position it leaves, so a reading that no order of
+            // single-die steps can play (a 2 borne off from the 1-point with checkers above)
+            // must not stand for a play with the same result (6/off, played 6/4/off).
+            if !playable_in_some_order(pos, steps) {
+                return;
+            }
             let text = PlayText {
                 roll: None,
                 moves: steps
@@ -454,6 +460,71 @@ impl LandingMarks {
             steps.pop();
         }
     }
+}
+
+/// Whether `steps` can be played one die at a time in some order from `pos`: each step leaves
+/// a point (or the bar) holding a checker, nothing moves while a checker is on the bar, bear-offs
+/// wait until every checker is home, a die larger than the point bears off only the highest
+/// checker, and no checker lands on two or more of the opponent's. Readings with a written start
+/// further than their die (one checker's whole path) are left to the play's match.
+fn playable_in_some_order(pos: &Position, steps: &[Step]) -> bool {
+    fn single(&(die, from, to): &Step) -> bool {
+        if to == 0 {
+            from <= die
+        } else {
+            from == to + die
+        }
+    }
+    fn go(board: &mut [i8; 26], steps: &[Step], used: &mut [bool; 4]) -> bool {
+        if used.iter().take(steps.len()).all(|&u| u) {
+            return true;
+        }
+        for (i, &(die, from, to)) in steps.iter().enumerate() {
+            let from_i = usize::from(from);
+            let to_i = usize::from(to);
+            if used[i] || board[from_i] <= 0 || (from != 25 && board[25] > 0) {
+                continue;
+            }
+            if to == 0 {
+                let outside = board[7..=25].iter().any(|&n| n > 0);
+                let higher = from < die && board[from_i + 1..=6].iter().any(|&n| n > 0);
+                if outside || higher {
+                    continue;
+                }
+            } else if board[to_i] < -1 {
+                continue;
+            }
+            let hit = to != 0 && board[to_i] == -1;
+            board[from_i] -= 1;
+            if to != 0 {
+                if hit {
+                    board[to_i] = 0;
+                    board[0] -= 1;
+                }
+                board[to_i] += 1;
+            }
+            used[i] = true;
+            let ok = go(board, steps, used);
+            used[i] = false;
+            if to != 0 {
+                board[to_i] -= 1;
+                if hit {
+                    board[to_i] = -1;
+                    board[0] += 1;
+                }
+            }
+            board[from_i] += 1;
+            if ok {
+                return true;
+            }
+        }
+        false
+    }
+    if steps.len() > 4 || !steps.iter().all(single) {
+        return true;
+    }
+    let mut board = *pos.signed_board();
+    go(&mut board, steps, &mut [false; 4])
 }
 
 /// A fast record that cannot be read: the line (from 1) and what is wrong.
@@ -795,6 +866,12 @@ mod tests {
             resolve(&pos, "6@off<3 5@off<2", None).unwrap(),
             "3/off 2/off"
         );
+        // A larger die bears off only the highest checker, so `2@off` after `5@1` is not the
+        // checker that just landed on 1 while others stand on 2 and 3 (a property test found
+        // the marks of 6/1 2/off read as 6/off too, which is played 6/4/off).
+        let pos = crate::parse_position("37CCgAP/vQgAAA").unwrap().position;
+        assert_eq!(resolve(&pos, "5@1 2@off", None).unwrap(), "6/1 2/off");
+        assert_eq!(resolve(&pos, "2@4 5@off", None).unwrap(), "6/off");
     }
 
     #[test]
