@@ -946,7 +946,8 @@ pub struct RolloutArgs {
     /// with the cube where the position puts it, both sides doubling, taking and passing by
     /// their 0-ply cube decisions; in money play equities per unit of the cube, in a match
     /// (an XGID or gnubg Match ID gives the score) match winning chances by tavla's match
-    /// equity table, with plays chosen by match equity; and the cube action.
+    /// equity table, with plays chosen by match equity; and the cube action. With dice, the
+    /// plays are rolled out so, the opponent free to double before its first roll.
     #[arg(long)]
     pub cube: bool,
     /// No progress bar.
@@ -988,7 +989,8 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
                 state.match_length
             ))
         })?;
-        if !score.cube_in_play() {
+        let plays = args.dice.is_some() || args.top.is_some() || !args.plays.is_empty();
+        if !score.cube_in_play() && !plays {
             return Err(InputError(
                 "--cube: this is the Crawford game, where the cube is not in play".into(),
             )
@@ -1109,14 +1111,6 @@ fn play_rollouts(
         "--top and --play roll out the plays of a roll: give the dice after the position \
          (for example `31`)",
     )?;
-    if args.cube {
-        return Err(InputError(
-            "--cube rolls out the cube decision before the roll; the plays of a roll are \
-             rolled out cubeless (leave out --cube or the dice)"
-                .into(),
-        )
-        .into());
-    }
     if args.top == Some(0) {
         return Err(InputError("--top must be at least 1".into()).into());
     }
@@ -1146,6 +1140,10 @@ fn play_rollouts(
         }
     }
     let afters: Vec<Position> = chosen.iter().map(|&i| plays.positions()[i]).collect();
+    let text = |k: usize| tavla_notation::format_pretty(&pos, &plays.play(chosen[k]));
+    if args.cube {
+        return cubeful_play_rollouts(args, state, roll, &search, config, &afters, &text, out);
+    }
     let progress = AtomicU64::new(0);
     let len = u64::from(args.games) * afters.len() as u64;
     let results = with_progress(args.quiet, len, "games, all plays", &progress, || {
@@ -1158,7 +1156,6 @@ fn play_rollouts(
             .equity
             .total_cmp(&results[a].result.equity)
     });
-    let text = |k: usize| tavla_notation::format_pretty(&pos, &plays.play(chosen[k]));
     if args.engine.json {
         #[derive(Serialize)]
         struct JsonPlay {
@@ -1227,6 +1224,114 @@ fn play_rollouts(
             r.result.equity,
             1.96 * r.result.equity_stderr,
             probability_columns(&r.result.probs)
+        )?;
+    }
+    Ok(())
+}
+
+/// `tavla rollout POSITION DICE --cube`: the plays of a roll rolled out with the cube (the
+/// opponent may double before its first roll), ranked by the mover's result.
+#[allow(clippy::too_many_arguments)]
+fn cubeful_play_rollouts(
+    args: &RolloutArgs,
+    state: &GameState,
+    roll: tavla_core::Roll,
+    search: &Search,
+    config: tavla_nn::rollout::RolloutConfig,
+    afters: &[Position],
+    text: &dyn Fn(usize) -> String,
+    out: &mut dyn Write,
+) -> Result<()> {
+    use std::sync::atomic::AtomicU64;
+    let holder = CubeHolder::of(state);
+    let score = tavla_nn::met::MatchScore::of(state, state.turn);
+    let cube = state.cube.value();
+    let progress = AtomicU64::new(0);
+    let len = u64::from(args.games) * afters.len() as u64;
+    let results = with_progress(args.quiet, len, "games, all plays", &progress, || {
+        tavla_nn::rollout::cubeful_play_rollouts(
+            search, afters, holder, cube, score, config, &progress,
+        )
+    });
+    let mut order: Vec<usize> = (0..results.len()).collect();
+    order.sort_by(|&a, &b| results[b].equity.total_cmp(&results[a].equity));
+    let unit = if score.is_some() {
+        "match winning chances"
+    } else {
+        "money, per unit of the cube"
+    };
+    if args.engine.json {
+        #[derive(Serialize)]
+        struct JsonPlay {
+            rank: usize,
+            play: String,
+            equity: f64,
+            equity_stderr: f64,
+            equity_ci95: [f64; 2],
+            difference: f64,
+            difference_ci95: f64,
+        }
+        #[derive(Serialize)]
+        struct JsonPlays {
+            #[serde(flatten)]
+            settings: JsonRolloutSettings,
+            dice: String,
+            cube: &'static str,
+            plays: Vec<JsonPlay>,
+        }
+        let rows = order
+            .iter()
+            .enumerate()
+            .map(|(rank, &k)| {
+                let r = &results[k];
+                let half = 1.96 * r.equity_stderr;
+                JsonPlay {
+                    rank: rank + 1,
+                    play: text(k),
+                    equity: r.equity,
+                    equity_stderr: r.equity_stderr,
+                    equity_ci95: [r.equity - half, r.equity + half],
+                    difference: r.difference,
+                    difference_ci95: 1.96 * r.difference_stderr,
+                }
+            })
+            .collect();
+        let j = JsonPlays {
+            settings: JsonRolloutSettings::new(args.games, args.seed, &config),
+            dice: roll.to_string(),
+            cube: if score.is_some() { "match" } else { "money" },
+            plays: rows,
+        };
+        writeln!(out, "{}", serde_json::to_string_pretty(&j)?)?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{} for {roll}, {} each ({}), on the same dice; cubeful ({unit}; the cube {}), for the \
+         side that plays:",
+        counted(results.len(), "play"),
+        counted(args.games as usize, "game"),
+        rollout_settings(args.seed, &config),
+        match holder {
+            CubeHolder::Centre => format!("at {cube} in the middle"),
+            CubeHolder::OnRoll => format!("at {cube}, the mover's"),
+            CubeHolder::Opponent => format!("at {cube}, the opponent's"),
+        }
+    )?;
+    for (rank, &k) in order.iter().enumerate() {
+        let r = &results[k];
+        let diff = if rank == 0 {
+            String::new()
+        } else {
+            format!("{:+.4} ± {:.4}", r.difference, 1.96 * r.difference_stderr)
+        };
+        writeln!(
+            out,
+            "{:>2}. {:<24} {:+.4} ± {:.4}  {diff}",
+            rank + 1,
+            text(k),
+            r.equity,
+            1.96 * r.equity_stderr,
         )?;
     }
     Ok(())

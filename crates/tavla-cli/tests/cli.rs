@@ -338,10 +338,6 @@ fn rollout_of_the_plays_of_a_roll() {
             vec!["rollout", START, "31", "--top", "0"],
             "--top must be at least 1",
         ),
-        (
-            vec!["rollout", START, "31", "--cube"],
-            "--cube rolls out the cube decision",
-        ),
         (vec!["rollout", START, "3x"], "cannot read dice"),
     ] {
         let o = tavla(&args);
@@ -350,6 +346,49 @@ fn rollout_of_the_plays_of_a_roll() {
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
         assert!(err.contains(what), "{args:?}: {err}");
     }
+}
+
+#[test]
+fn cubeful_rollout_of_the_plays_of_a_roll() {
+    // The opening 3-1 with the cube in the middle (money), then in a 5-point match at 0-0.
+    for (position, cube) in [(START, "money"), ("4HPwATDgc/ABMA:cAmgAAAAAAAE", "match")] {
+        let o = tavla(&[
+            "rollout",
+            position,
+            "31",
+            "--top",
+            "2",
+            "--games",
+            "36",
+            "--threads",
+            "2",
+            "--cube",
+            "--json",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        assert_eq!(v["cube"], cube);
+        let plays = v["plays"].as_array().unwrap();
+        assert_eq!(plays.len(), 2);
+        assert_eq!(plays[0]["difference"], 0.0);
+        let eq = |p: &serde_json::Value| p["equity"].as_f64().unwrap();
+        assert!(eq(&plays[0]) >= eq(&plays[1]));
+        if cube == "match" {
+            for p in plays {
+                assert!((0.0..=1.0).contains(&eq(p)), "{p}");
+            }
+        }
+    }
+    let text = stdout(&tavla(&[
+        "rollout", START, "31", "--top", "2", "--games", "36", "--cube",
+    ]));
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .contains("cubeful (money, per unit of the cube"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -390,6 +390,19 @@ fn mean_and_stderr(xs: impl Iterator<Item = f64>) -> (f64, f64) {
     (mean, (var / n).sqrt())
 }
 
+/// The mean and the standard error of the mean of `xs` (0 from fewer than two), the variance
+/// taken about the mean in a second pass (as the cubeful rollouts have always reported it).
+fn two_pass_stats(xs: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
+    let n = xs.clone().count() as f64;
+    let mean = xs.clone().sum::<f64>() / n;
+    let var = if n > 1.0 {
+        xs.map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)
+    } else {
+        0.0
+    };
+    (mean, (var / n).sqrt())
+}
+
 /// A rollout's result from its games' (adjusted) probabilities.
 fn summarise(per_game: &[[f64; 5]]) -> RolloutResult {
     let n = per_game.len() as f64;
@@ -478,6 +491,126 @@ pub fn rollout_plays(
         .collect()
 }
 
+/// One play's cubeful rollout ([`cubeful_play_rollouts`]), for the side that plays it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CubefulPlayRollout {
+    /// Games played.
+    pub games: u32,
+    /// The mean result for the mover: in money play its points per unit of the cube, in a
+    /// match its chance of winning the match.
+    pub equity: f64,
+    /// Its standard error.
+    pub equity_stderr: f64,
+    /// `equity` minus the best play's, game by game on the same dice: 0 for the best.
+    pub difference: f64,
+    /// The standard error of that difference (paired by game).
+    pub difference_stderr: f64,
+}
+
+/// Rolls out the positions left by several plays of one roll (`afters`, each seen from the
+/// mover, as a [`PlayList`] holds them) with the cube, each on the same dice, for the mover,
+/// with the cube as it stands for the mover's play (`cube` held by `holder`, both seen from the
+/// mover; the mover's `score` in a match, `None` for money play). The opponent rolls first and
+/// may double before it does, as both sides may before every roll after, by their 0-ply cube
+/// decisions; the rest is as in [`cubeful_rollout`] (money, results per unit of the cube) and
+/// [`cubeful_match_rollout`] (match winning chances by tavla's table, plays chosen by match
+/// equity). A play that ends the game is its exact result. `progress` counts finished games
+/// over all the plays.
+///
+/// # Panics
+/// When `config.games` is 0 or `afters` is empty.
+#[allow(clippy::too_many_arguments)]
+pub fn cubeful_play_rollouts(
+    search: &Search,
+    afters: &[Position],
+    holder: CubeHolder,
+    cube: u32,
+    score: Option<MatchScore>,
+    config: RolloutConfig,
+    progress: &AtomicU64,
+) -> Vec<CubefulPlayRollout> {
+    assert!(config.games > 0, "a rollout needs at least one game");
+    assert!(!afters.is_empty(), "no plays to roll out");
+    // In money play results are per unit of the cube.
+    let cube = if score.is_some() {
+        cube.clamp(1, MAX_CUBE)
+    } else {
+        1
+    };
+    // The lines start with the opponent on roll: the root side of each is the opponent, who
+    // holds the cube where the mover's opponent does.
+    let owner = match holder {
+        CubeHolder::Centre => None,
+        CubeHolder::OnRoll => Some(false),
+        CubeHolder::Opponent => Some(true),
+    };
+    let running: Vec<usize> = (0..afters.len())
+        .filter(|&i| afters[i].outcome().is_none())
+        .collect();
+    let lines: Vec<CubeLine> = running
+        .iter()
+        .map(|&i| CubeLine {
+            root: afters[i].flip(),
+            cube,
+            owner,
+            score: score.map(MatchScore::flip),
+            root_may_double: true,
+        })
+        .collect();
+    let per_game = cubeful_games(search, &lines, &config, progress);
+    // Each play's games for the mover.
+    let games: Vec<Vec<f64>> = afters
+        .iter()
+        .enumerate()
+        .map(|(i, after)| match after.outcome() {
+            Some(o) => {
+                progress.fetch_add(u64::from(config.games), Ordering::Relaxed);
+                let points = u32::from(o.points) * cube;
+                let won = match score {
+                    None => f64::from(points),
+                    Some(s) => f64::from(s.after(points, 0)),
+                };
+                vec![won; config.games as usize]
+            }
+            None => {
+                let k = running
+                    .iter()
+                    .position(|&j| j == i)
+                    .expect("every running play has its line");
+                per_game
+                    .iter()
+                    .map(|g| match score {
+                        None => -g[k],
+                        Some(_) => 1.0 - g[k],
+                    })
+                    .collect()
+            }
+        })
+        .collect();
+    let stats: Vec<(f64, f64)> = games
+        .iter()
+        .map(|g| mean_and_stderr(g.iter().copied()))
+        .collect();
+    let best = (0..stats.len())
+        .max_by(|&a, &b| stats[a].0.total_cmp(&stats[b].0))
+        .expect("at least one play");
+    games
+        .iter()
+        .zip(&stats)
+        .map(|(g, &(equity, equity_stderr))| {
+            let (difference, difference_stderr) =
+                mean_and_stderr(g.iter().zip(&games[best]).map(|(a, b)| a - b));
+            CubefulPlayRollout {
+                games: config.games,
+                equity,
+                equity_stderr,
+                difference,
+                difference_stderr,
+            }
+        })
+        .collect()
+}
+
 /// What a cubeful rollout found for the side on roll at the root: in money play per unit of
 /// the current cube ([`cubeful_rollout`]), in a match its chances of winning the match
 /// ([`cubeful_match_rollout`]).
@@ -511,25 +644,43 @@ fn holder_of(owner: Option<bool>, root_to_move: bool) -> CubeHolder {
     }
 }
 
-/// One game with the cube from `root`, the root side to roll with the cube on `cube` held by
-/// `owner` (as in [`holder_of`]): in money play (`score` `None`) the root side's points, in a
-/// match at `score` (the root side's) its chance of winning the match; luck-adjusted when
-/// asked. Before every roll but the root's, the side on roll may double by the 0-ply cube
+/// One rollout line with the cube: where it starts and who may do what there.
+#[derive(Debug, Clone, Copy)]
+struct CubeLine {
+    /// The side on roll at the start (the root side), before rolling.
+    root: Position,
+    /// The cube's value (1 in money play: results per unit of the cube).
+    cube: u32,
+    /// Who holds it: `None` the middle, `Some(true)` the root side.
+    owner: Option<bool>,
+    /// The root side's score in a match; `None` in money play.
+    score: Option<MatchScore>,
+    /// Whether the root side may double before its first roll (no where that decision is what
+    /// the rollout measures, yes where the line starts after another side's play).
+    root_may_double: bool,
+}
+
+/// One game of `line` with the cube: in money play the root side's points, in a match its
+/// chance of winning the match; luck-adjusted when asked. Before every roll (the root's only
+/// when the line says so) the side on roll may double by the 0-ply cube
 /// decision ([`Search::cube_analysis`], or [`Search::match_cube_analysis`] at its score), and
 /// the other takes or passes by the same. In a match, plays are chosen by match equity
 /// ([`PlayWorth::Match`]) and each roll's luck is in match winning chances.
-#[allow(clippy::too_many_arguments)]
 fn play_out_cubeful(
     search: &mut Search,
-    root: Position,
+    line: &CubeLine,
     game: u32,
     config: &RolloutConfig,
-    mut cube: u32,
-    mut owner: Option<bool>,
-    score: Option<MatchScore>,
     plays: &mut PlayList,
     evals: &mut Vec<Probabilities>,
 ) -> f64 {
+    let CubeLine {
+        root,
+        mut cube,
+        mut owner,
+        score,
+        root_may_double,
+    } = *line;
     // Each game starts with an empty cache: with pruning, which plays the full networks see
     // depends on what the cache holds, and a game must not depend on the games before it on
     // its thread (the result would change with the thread count).
@@ -567,7 +718,7 @@ fn play_out_cubeful(
         let roll = dice.next();
         let holder = holder_of(owner, root_to_move);
         let here = score_of(root_to_move);
-        if t > 0 && holder != CubeHolder::Opponent && cube < MAX_CUBE {
+        if (t > 0 || root_may_double) && holder != CubeHolder::Opponent && cube < MAX_CUBE {
             let a = match here {
                 None => Some(search.cube_analysis(&pos, 0, holder, false)),
                 Some(s) if s.cube_in_play() => {
@@ -754,13 +905,44 @@ fn rollout_lines(
 ) -> [(f64, f64, f64); 2] {
     assert!(config.games > 0, "a rollout needs at least one game");
     assert!(!root.is_game_over(), "the game is over at the root");
-    let threads = config.threads.max(1);
     let owner = match holder {
         CubeHolder::Centre => None,
         CubeHolder::OnRoll => Some(true),
         CubeHolder::Opponent => Some(false),
     };
-    let mut per_game = vec![[0.0f64; 2]; config.games as usize];
+    let line = |cube, owner| CubeLine {
+        root,
+        cube,
+        owner,
+        score,
+        root_may_double: false,
+    };
+    // The double/take line plays on with the cube doubled, owned by the opponent.
+    let per_game = cubeful_games(
+        search,
+        &[line(cube, owner), line(2 * cube, Some(false))],
+        &config,
+        progress,
+    );
+    let (no_double, no_double_stderr) = two_pass_stats(per_game.iter().map(|g| g[0]));
+    let (double_take, double_take_stderr) = two_pass_stats(per_game.iter().map(|g| g[1]));
+    let (_, difference_stderr) = two_pass_stats(per_game.iter().map(|g| g[1] - g[0]));
+    [
+        (no_double, no_double_stderr, difference_stderr),
+        (double_take, double_take_stderr, difference_stderr),
+    ]
+}
+
+/// Each game's result on each of `lines` (game `i` of every line on the same dice), in game
+/// order, played on `config.threads` threads. `progress` counts finished games, one a line.
+fn cubeful_games(
+    search: &Search,
+    lines: &[CubeLine],
+    config: &RolloutConfig,
+    progress: &AtomicU64,
+) -> Vec<Vec<f64>> {
+    let threads = config.threads.max(1);
+    let mut per_game = vec![vec![0.0f64; lines.len()]; config.games as usize];
     let chunk_len = config.games.div_ceil(threads as u32) as usize;
     std::thread::scope(|s| {
         for (k, chunk) in per_game.chunks_mut(chunk_len).enumerate() {
@@ -772,45 +954,22 @@ fn rollout_lines(
                 let mut evals = Vec::new();
                 for (j, out) in chunk.iter_mut().enumerate() {
                     let game = (start + j) as u32;
-                    let mut line = |cube, owner| {
-                        let v = play_out_cubeful(
+                    for (v, line) in out.iter_mut().zip(lines) {
+                        *v = play_out_cubeful(
                             &mut search,
-                            root,
+                            line,
                             game,
-                            &config,
-                            cube,
-                            owner,
-                            score,
+                            config,
                             &mut plays,
                             &mut evals,
                         );
                         progress.fetch_add(1, Ordering::Relaxed);
-                        v
-                    };
-                    // The double/take line plays on with the cube doubled, owned by the
-                    // opponent.
-                    *out = [line(cube, owner), line(2 * cube, Some(false))];
+                    }
                 }
             });
         }
     });
-    let n = f64::from(config.games);
-    let stats = |f: &dyn Fn(&[f64; 2]) -> f64| {
-        let mean = per_game.iter().map(f).sum::<f64>() / n;
-        let var = if config.games > 1 {
-            per_game.iter().map(|g| (f(g) - mean).powi(2)).sum::<f64>() / (n - 1.0)
-        } else {
-            0.0
-        };
-        (mean, (var / n).sqrt())
-    };
-    let (no_double, no_double_stderr) = stats(&|g| g[0]);
-    let (double_take, double_take_stderr) = stats(&|g| g[1]);
-    let (_, difference_stderr) = stats(&|g| g[1] - g[0]);
-    [
-        (no_double, no_double_stderr, difference_stderr),
-        (double_take, double_take_stderr, difference_stderr),
-    ]
+    per_game
 }
 
 fn lines_result(
@@ -1056,6 +1215,81 @@ mod tests {
             Probabilities::from_outcome(plays.positions()[0].outcome().unwrap())
         );
         assert!(won[0].result.equity >= 2.0 && won[0].result.equity_stderr == 0.0);
+    }
+
+    #[test]
+    fn cubeful_plays_are_the_opponents_cube_lines() {
+        let mut search = Search::new(Arc::new(Weights::default_weights()));
+        let cfg = RolloutConfig {
+            games: 36,
+            seed: 7,
+            threads: 2,
+            luck_adjust: true,
+            truncate: 0,
+            balance_parity: false,
+            ply: 0,
+        };
+        let progress = AtomicU64::new(0);
+        // The opening 3-1: no one doubles before the second roll, so each play's games are the
+        // opponent's no-double line from the position it leaves, seen from the other side.
+        let mut plays = PlayList::new();
+        Position::START.legal_plays(Roll::from_values(3, 1), &mut plays);
+        let afters = &plays.positions()[..3];
+        let r = cubeful_play_rollouts(&search, afters, CubeHolder::Centre, 1, None, cfg, &progress);
+        assert_eq!(progress.load(Ordering::Relaxed), 3 * 36);
+        for (p, after) in r.iter().zip(afters) {
+            let a = search.cube_analysis(&after.flip(), 0, CubeHolder::Centre, false);
+            assert!(!a.action.doubles());
+            let theirs = cubeful_rollout(&search, after.flip(), CubeHolder::Centre, cfg, &progress);
+            assert!(
+                (p.equity + theirs.no_double).abs() < 1e-9,
+                "{p:?} {theirs:?}"
+            );
+        }
+        assert!(r.iter().any(|p| p.difference == 0.0));
+        // A play that leaves the opponent the short race: with the cube in the middle or its
+        // own, it doubles at once and the mover passes, every game a point lost; with the
+        // mover's cube it cannot double, and the games are its no-double line.
+        let after = [short_race().flip()];
+        for holder in [CubeHolder::Centre, CubeHolder::Opponent] {
+            let r = cubeful_play_rollouts(&search, &after, holder, 1, None, cfg, &progress);
+            assert_eq!((r[0].equity, r[0].equity_stderr), (-1.0, 0.0), "{holder:?}");
+        }
+        let mine =
+            cubeful_play_rollouts(&search, &after, CubeHolder::OnRoll, 1, None, cfg, &progress);
+        let theirs = cubeful_rollout(&search, short_race(), CubeHolder::Opponent, cfg, &progress);
+        assert!((mine[0].equity + theirs.no_double).abs() < 1e-9, "{mine:?}");
+        assert!(mine[0].equity > -1.0 && mine[0].equity < -0.9, "{mine:?}");
+        // In a match (3-away against 5-away, the mover's score): the pass loses the cube's
+        // value, 2 points at a 2-cube.
+        let score = MatchScore::new(7, 4, 2, false).unwrap();
+        let r = cubeful_play_rollouts(
+            &search,
+            &after,
+            CubeHolder::Centre,
+            2,
+            Some(score),
+            cfg,
+            &progress,
+        );
+        assert_eq!(r[0].equity, f64::from(score.after(0, 2)));
+        // A play that bears off the last checker wins its points at once.
+        let mut board = [0i8; 26];
+        board[2] = 1;
+        board[20] = -15;
+        let racing = Position::try_from(board).unwrap();
+        let mut plays = PlayList::new();
+        racing.legal_plays(Roll::from_values(6, 5), &mut plays);
+        let won = cubeful_play_rollouts(
+            &search,
+            &plays.positions()[..1],
+            CubeHolder::Centre,
+            1,
+            None,
+            cfg,
+            &progress,
+        );
+        assert_eq!((won[0].equity, won[0].equity_stderr), (2.0, 0.0));
     }
 
     #[test]
