@@ -1140,132 +1140,43 @@ fn play_rollouts(
         }
     }
     let afters: Vec<Position> = chosen.iter().map(|&i| plays.positions()[i]).collect();
-    let text = |k: usize| tavla_notation::format_pretty(&pos, &plays.play(chosen[k]));
-    if args.cube {
-        return cubeful_play_rollouts(args, state, roll, &search, config, &afters, &text, out);
-    }
     let progress = AtomicU64::new(0);
     let len = u64::from(args.games) * afters.len() as u64;
-    let results = with_progress(args.quiet, len, "games, all plays", &progress, || {
-        tavla_nn::rollout::rollout_plays(&search, &afters, config, &progress)
-    });
-    let mut order: Vec<usize> = (0..results.len()).collect();
-    order.sort_by(|&a, &b| {
-        results[b]
-            .result
-            .equity
-            .total_cmp(&results[a].result.equity)
-    });
-    if args.engine.json {
-        #[derive(Serialize)]
-        struct JsonPlay {
-            rank: usize,
-            play: String,
-            #[serde(flatten)]
-            probs: JsonProbs,
-            equity_stderr: f64,
-            equity_ci95: [f64; 2],
-            difference: f64,
-            difference_ci95: f64,
-        }
-        #[derive(Serialize)]
-        struct JsonPlays {
-            #[serde(flatten)]
-            settings: JsonRolloutSettings,
-            dice: String,
-            plays: Vec<JsonPlay>,
-        }
-        let rows = order
-            .iter()
-            .enumerate()
-            .map(|(rank, &k)| {
-                let r = &results[k];
-                let mut probs = JsonProbs::from(r.result.probs);
-                probs.equity = r.result.equity as f32;
-                let (lo, hi) = r.result.equity_ci95();
-                JsonPlay {
-                    rank: rank + 1,
-                    play: text(k),
-                    probs,
-                    equity_stderr: r.result.equity_stderr,
-                    equity_ci95: [lo, hi],
-                    difference: r.difference,
-                    difference_ci95: 1.96 * r.difference_stderr,
-                }
-            })
-            .collect();
-        let j = JsonPlays {
-            settings: JsonRolloutSettings::new(args.games, args.seed, &config),
-            dice: roll.to_string(),
-            plays: rows,
-        };
-        writeln!(out, "{}", serde_json::to_string_pretty(&j)?)?;
-        return Ok(());
-    }
-    writeln!(
-        out,
-        "{} for {roll}, {} each ({}), on the same dice; cubeless, for the side that plays:",
-        counted(results.len(), "play"),
-        counted(args.games as usize, "game"),
-        rollout_settings(args.seed, &config)
-    )?;
-    for (rank, &k) in order.iter().enumerate() {
-        let r = &results[k];
-        let diff = if rank == 0 {
-            String::new()
-        } else {
-            format!("{:+.4} ± {:.4}", r.difference, 1.96 * r.difference_stderr)
-        };
-        writeln!(
-            out,
-            "{:>2}. {:<24} {:+.4} ± {:.4}  {diff:<17}  {}",
-            rank + 1,
-            text(k),
-            r.result.equity,
-            1.96 * r.result.equity_stderr,
-            probability_columns(&r.result.probs)
-        )?;
-    }
-    Ok(())
-}
-
-/// `tavla rollout POSITION DICE --cube`: the plays of a roll rolled out with the cube (the
-/// opponent may double before its first roll), ranked by the mover's result.
-#[allow(clippy::too_many_arguments)]
-fn cubeful_play_rollouts(
-    args: &RolloutArgs,
-    state: &GameState,
-    roll: tavla_core::Roll,
-    search: &Search,
-    config: tavla_nn::rollout::RolloutConfig,
-    afters: &[Position],
-    text: &dyn Fn(usize) -> String,
-    out: &mut dyn Write,
-) -> Result<()> {
-    use std::sync::atomic::AtomicU64;
     let holder = CubeHolder::of(state);
     let score = tavla_nn::met::MatchScore::of(state, state.turn);
     let cube = state.cube.value();
-    let progress = AtomicU64::new(0);
-    let len = u64::from(args.games) * afters.len() as u64;
-    let results = with_progress(args.quiet, len, "games, all plays", &progress, || {
-        tavla_nn::rollout::cubeful_play_rollouts(
-            search, afters, holder, cube, score, config, &progress,
-        )
-    });
-    let mut order: Vec<usize> = (0..results.len()).collect();
-    order.sort_by(|&a, &b| results[b].equity.total_cmp(&results[a].equity));
-    let unit = if score.is_some() {
-        "match winning chances"
-    } else {
-        "money, per unit of the cube"
-    };
+    // Each play's result for the mover, with its probabilities when cubeless.
+    let rows: Vec<(PlayResult, Option<Probabilities>)> =
+        with_progress(args.quiet, len, "games, all plays", &progress, || {
+            if args.cube {
+                tavla_nn::rollout::cubeful_play_rollouts(
+                    &search, &afters, holder, cube, score, config, &progress,
+                )
+                .into_iter()
+                .map(|r| (PlayResult::from(r), None))
+                .collect()
+            } else {
+                tavla_nn::rollout::rollout_plays(&search, &afters, config, &progress)
+                    .into_iter()
+                    .map(|r| (PlayResult::from(r), Some(r.result.probs)))
+                    .collect()
+            }
+        });
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_by(|&a, &b| rows[b].0.equity.total_cmp(&rows[a].0.equity));
+    let text = |k: usize| tavla_notation::format_pretty(&pos, &plays.play(chosen[k]));
+    let cubeful = args
+        .cube
+        .then_some(if score.is_some() { "match" } else { "money" });
     if args.engine.json {
         #[derive(Serialize)]
         struct JsonPlay {
             rank: usize,
             play: String,
-            equity: f64,
+            #[serde(flatten)]
+            probs: Option<JsonProbs>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            equity: Option<f64>,
             equity_stderr: f64,
             equity_ci95: [f64; 2],
             difference: f64,
@@ -1276,19 +1187,26 @@ fn cubeful_play_rollouts(
             #[serde(flatten)]
             settings: JsonRolloutSettings,
             dice: String,
-            cube: &'static str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            cube: Option<&'static str>,
             plays: Vec<JsonPlay>,
         }
-        let rows = order
+        let plays = order
             .iter()
             .enumerate()
             .map(|(rank, &k)| {
-                let r = &results[k];
+                let (r, probs) = &rows[k];
                 let half = 1.96 * r.equity_stderr;
+                // Cubeless, the equity is written with the probabilities.
+                let probs = probs.map(|p| JsonProbs {
+                    equity: r.equity as f32,
+                    ..JsonProbs::from(p)
+                });
                 JsonPlay {
                     rank: rank + 1,
                     play: text(k),
-                    equity: r.equity,
+                    equity: probs.is_none().then_some(r.equity),
+                    probs,
                     equity_stderr: r.equity_stderr,
                     equity_ci95: [r.equity - half, r.equity + half],
                     difference: r.difference,
@@ -1299,42 +1217,84 @@ fn cubeful_play_rollouts(
         let j = JsonPlays {
             settings: JsonRolloutSettings::new(args.games, args.seed, &config),
             dice: roll.to_string(),
-            cube: if score.is_some() { "match" } else { "money" },
-            plays: rows,
+            cube: cubeful,
+            plays,
         };
         writeln!(out, "{}", serde_json::to_string_pretty(&j)?)?;
         return Ok(());
     }
+    let how = match cubeful {
+        None => "cubeless".to_string(),
+        Some(kind) => format!(
+            "cubeful ({}; the cube {})",
+            if kind == "match" {
+                "match winning chances"
+            } else {
+                "money, per unit of the cube"
+            },
+            match holder {
+                CubeHolder::Centre => format!("at {cube} in the middle"),
+                CubeHolder::OnRoll => format!("at {cube}, the mover's"),
+                CubeHolder::Opponent => format!("at {cube}, the opponent's"),
+            }
+        ),
+    };
     writeln!(
         out,
-        "{} for {roll}, {} each ({}), on the same dice; cubeful ({unit}; the cube {}), for the \
-         side that plays:",
-        counted(results.len(), "play"),
+        "{} for {roll}, {} each ({}), on the same dice; {how}, for the side that plays:",
+        counted(rows.len(), "play"),
         counted(args.games as usize, "game"),
-        rollout_settings(args.seed, &config),
-        match holder {
-            CubeHolder::Centre => format!("at {cube} in the middle"),
-            CubeHolder::OnRoll => format!("at {cube}, the mover's"),
-            CubeHolder::Opponent => format!("at {cube}, the opponent's"),
-        }
+        rollout_settings(args.seed, &config)
     )?;
     for (rank, &k) in order.iter().enumerate() {
-        let r = &results[k];
+        let (r, probs) = &rows[k];
         let diff = if rank == 0 {
             String::new()
         } else {
             format!("{:+.4} ± {:.4}", r.difference, 1.96 * r.difference_stderr)
         };
-        writeln!(
-            out,
-            "{:>2}. {:<24} {:+.4} ± {:.4}  {diff}",
+        let columns = probs.as_ref().map(probability_columns).unwrap_or_default();
+        let line = format!(
+            "{:>2}. {:<24} {:+.4} ± {:.4}  {diff:<17}  {columns}",
             rank + 1,
             text(k),
             r.equity,
             1.96 * r.equity_stderr,
-        )?;
+        );
+        writeln!(out, "{}", line.trim_end())?;
     }
     Ok(())
+}
+
+/// One play's rolled-out result for the mover (cubeless equity, cubeful points per unit of the
+/// cube, or match winning chances), with its paired difference from the best.
+struct PlayResult {
+    equity: f64,
+    equity_stderr: f64,
+    difference: f64,
+    difference_stderr: f64,
+}
+
+impl From<tavla_nn::rollout::PlayRollout> for PlayResult {
+    fn from(r: tavla_nn::rollout::PlayRollout) -> Self {
+        PlayResult {
+            equity: r.result.equity,
+            equity_stderr: r.result.equity_stderr,
+            difference: r.difference,
+            difference_stderr: r.difference_stderr,
+        }
+    }
+}
+
+impl From<tavla_nn::rollout::CubefulPlayRollout> for PlayResult {
+    fn from(r: tavla_nn::rollout::CubefulPlayRollout) -> Self {
+        PlayResult {
+            equity: r.equity,
+            equity_stderr: r.equity_stderr,
+            difference: r.difference,
+            difference_stderr: r.difference_stderr,
+        }
+    }
 }
 
 /// A rollout's settings in `tavla rollout --json`.

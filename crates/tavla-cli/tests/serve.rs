@@ -187,6 +187,27 @@ fn the_api_answers_as_the_commands_do() {
     ]));
     assert_eq!(v, cli);
     assert_eq!(v["plays"].as_array().unwrap().len(), 2, "{v}");
+    // ... with the cube.
+    let (status, v) = server.request(
+        "GET",
+        "/v1/rollout?position=4HPwATDgc/ABMA&dice=42&top=2&games=36&cube=true",
+        "",
+        false,
+    );
+    assert_eq!(status, 200, "{v}");
+    let cli = common::json(&common::tavla(&[
+        "rollout",
+        "4HPwATDgc/ABMA",
+        "42",
+        "--top",
+        "2",
+        "--games",
+        "36",
+        "--cube",
+        "--json",
+    ]));
+    assert_eq!(v, cli);
+    assert_eq!(v["cube"], "money", "{v}");
     // A record analysed.
     let record = std::fs::read_to_string(common::data("analyse/random-cubeless.mat")).unwrap();
     let (status, v) = server.request("POST", "/v1/analyse?ply=0", &record, false);
