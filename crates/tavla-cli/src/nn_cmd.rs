@@ -1233,6 +1233,9 @@ fn play_rollouts(
                 "money, per unit of the cube"
             },
             match holder {
+                _ if score.is_some_and(|s| !s.cube_in_play()) => {
+                    "out of play, the Crawford game".to_string()
+                }
                 CubeHolder::Centre => format!("at {cube} in the middle"),
                 CubeHolder::OnRoll => format!("at {cube}, the mover's"),
                 CubeHolder::Opponent => format!("at {cube}, the opponent's"),
