@@ -469,25 +469,34 @@ pub fn rollout_plays(
                 .collect(),
         })
         .collect();
-    let results: Vec<RolloutResult> = games.iter().map(|g| summarise(g)).collect();
-    let best = (0..results.len())
-        .max_by(|&a, &b| results[a].equity.total_cmp(&results[b].equity))
-        .expect("at least one play");
+    let equities: Vec<Vec<f64>> = games
+        .iter()
+        .map(|g| g.iter().map(game_equity).collect())
+        .collect();
     games
         .iter()
-        .zip(&results)
-        .map(|(g, &result)| {
-            let (difference, difference_stderr) = mean_and_stderr(
-                g.iter()
-                    .zip(&games[best])
-                    .map(|(a, b)| game_equity(a) - game_equity(b)),
-            );
-            PlayRollout {
-                result,
-                difference,
-                difference_stderr,
-            }
+        .zip(paired_differences(&equities))
+        .map(|(g, (difference, difference_stderr))| PlayRollout {
+            result: summarise(g),
+            difference,
+            difference_stderr,
         })
+        .collect()
+}
+
+/// Each play's mean result minus the best play's (the highest mean), game by game, and the
+/// standard error of that difference; `per_play[p][i]` is play `p`'s result in game `i`.
+fn paired_differences(per_play: &[Vec<f64>]) -> Vec<(f64, f64)> {
+    let means: Vec<f64> = per_play
+        .iter()
+        .map(|g| mean_and_stderr(g.iter().copied()).0)
+        .collect();
+    let best = (0..means.len())
+        .max_by(|&a, &b| means[a].total_cmp(&means[b]))
+        .expect("at least one play");
+    per_play
+        .iter()
+        .map(|g| mean_and_stderr(g.iter().zip(&per_play[best]).map(|(a, b)| a - b)))
         .collect()
 }
 
@@ -587,19 +596,11 @@ pub fn cubeful_play_rollouts(
             }
         })
         .collect();
-    let stats: Vec<(f64, f64)> = games
-        .iter()
-        .map(|g| mean_and_stderr(g.iter().copied()))
-        .collect();
-    let best = (0..stats.len())
-        .max_by(|&a, &b| stats[a].0.total_cmp(&stats[b].0))
-        .expect("at least one play");
     games
         .iter()
-        .zip(&stats)
-        .map(|(g, &(equity, equity_stderr))| {
-            let (difference, difference_stderr) =
-                mean_and_stderr(g.iter().zip(&games[best]).map(|(a, b)| a - b));
+        .zip(paired_differences(&games))
+        .map(|(g, (difference, difference_stderr))| {
+            let (equity, equity_stderr) = mean_and_stderr(g.iter().copied());
             CubefulPlayRollout {
                 games: config.games,
                 equity,
