@@ -22,6 +22,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 use tavla_core::{CubeResponse, Dice, GameState, PlayList, Position, Roll, Rules};
 use tavla_match::arena::{match_roll_luck, roll_luck};
+use tavla_nn::cube::CubeHolder;
+use tavla_nn::met::MatchScore;
 use tavla_nn::review::{review_answer, review_double, CubeReview, PlayReview, Skill};
 use tavla_nn::search::{Search, MAX_PLY};
 use tavla_nn::Weights;
@@ -71,9 +73,9 @@ pub struct AnalyseArgs {
     #[arg(long, value_name = "PLAYER")]
     player: Option<String>,
     /// Check each listed checker-play error by rollouts: the play made and the best play
-    /// rolled out, GAMES games each on the same dice (cubeless, 0-ply players,
-    /// luck-adjusted, seed --rollout-seed), and the rollouts' difference printed beside the
-    /// search's.
+    /// rolled out, GAMES games each on the same dice (0-ply players, luck-adjusted, seed
+    /// --rollout-seed; with the cube where the game had it, cubeless in a cubeless session),
+    /// and the rollouts' difference printed beside the search's.
     #[arg(long, value_name = "GAMES", conflicts_with = "summary",
           value_parser = clap::value_parser!(u32).range(1..))]
     rollout: Option<u32>,
@@ -148,6 +150,10 @@ pub struct Decision {
     /// For a move: the positions the play made and the best play leave (the mover's view).
     #[serde(skip)]
     pub afters: Option<[Position; 2]>,
+    /// For a move in a game played with the cube: the game as the mover saw it (cube, owner,
+    /// score), for rollouts with the cube.
+    #[serde(skip)]
+    pub with_cube: Option<GameState>,
 }
 
 /// A checker-play error checked by rollouts (`tavla analyse --rollout`).
@@ -155,11 +161,18 @@ pub struct Decision {
 pub struct RolloutCheck {
     /// Games rolled out for each of the two plays, on the same dice.
     pub games: u32,
-    /// The best play's rolled-out cubeless equity minus the play made's (positive when the
-    /// rollouts agree that the play made is worse).
+    /// The best play's rolled-out result minus the play made's, in the units of the decision's
+    /// `loss` (positive when the rollouts agree that the play made is worse): cubeless equity,
+    /// or with the cube, equity per unit of the cube in money play and normalised match equity
+    /// in a match.
     pub loss: f64,
     /// The 95% half-width of that difference, paired game by game.
     pub ci95: f64,
+    /// Whether the games were played with the cube (the game's own: money or the match score).
+    pub cubeful: bool,
+    /// In a match, the loss in match winning chances.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loss_mwc: Option<f64>,
 }
 
 /// One player's figures.
@@ -547,7 +560,7 @@ pub fn check_by_rollouts(
     decisions: &mut [Decision],
     progress: bool,
 ) -> Result<()> {
-    use tavla_nn::rollout::{rollout_plays, RolloutConfig};
+    use tavla_nn::rollout::{cubeful_play_rollouts, rollout_plays, RolloutConfig};
     let search = judging_search(args)?;
     let config = RolloutConfig {
         games,
@@ -567,14 +580,50 @@ pub fn check_by_rollouts(
     crate::nn_cmd::with_progress(!progress, len, "rollout games", &done, || {
         for d in &mut checked {
             let afters = d.afters.expect("filtered");
-            let r = rollout_plays(&search, &afters, config, &done);
-            // One of the two is the best by rollout, its difference 0.
-            let loss = r[1].result.equity - r[0].result.equity;
-            let stderr = r[0].difference_stderr.max(r[1].difference_stderr);
-            d.rollout = Some(RolloutCheck {
-                games,
-                loss,
-                ci95: 1.96 * stderr,
+            // With the cube where the game had it; a match score beyond tavla's table is
+            // rolled out cubeless.
+            let cube = d.with_cube.and_then(|state| {
+                let score = MatchScore::of(&state, state.turn);
+                (state.match_length == 0 || score.is_some()).then_some((state, score))
+            });
+            d.rollout = Some(match cube {
+                None => {
+                    let r = rollout_plays(&search, &afters, config, &done);
+                    // One of the two is the best by rollout, its difference 0.
+                    RolloutCheck {
+                        games,
+                        loss: r[1].result.equity - r[0].result.equity,
+                        ci95: 1.96 * r[0].difference_stderr.max(r[1].difference_stderr),
+                        cubeful: false,
+                        loss_mwc: None,
+                    }
+                }
+                Some((state, score)) => {
+                    let cube = state.cube.value();
+                    let r = cubeful_play_rollouts(
+                        &search,
+                        &afters,
+                        CubeHolder::of(&state),
+                        cube,
+                        score,
+                        config,
+                        &done,
+                    );
+                    let loss = r[1].equity - r[0].equity;
+                    let ci95 = 1.96 * r[0].difference_stderr.max(r[1].difference_stderr);
+                    // In a match, normalised as the search's loss is: a game's worth at the
+                    // cube's value is 2.
+                    let scale = score.map_or(1.0, |s| {
+                        2.0 / f64::from(s.after(cube, 0) - s.after(0, cube))
+                    });
+                    RolloutCheck {
+                        games,
+                        loss: loss * scale,
+                        ci95: ci95 * scale,
+                        cubeful: true,
+                        loss_mwc: score.map(|_| loss),
+                    }
+                }
             });
         }
     });
@@ -758,6 +807,7 @@ fn move_row(
         luck: Some(luck),
         rollout: None,
         afters: Some([r.after, review.best]),
+        with_cube: c.cube.then_some(state),
     }
 }
 
@@ -936,6 +986,7 @@ fn record_cube(
         luck: None,
         rollout: None,
         afters: None,
+        with_cube: None,
     });
 }
 
@@ -1061,8 +1112,10 @@ pub fn write_report(out: &mut dyn Write, r: &AnalysisReport, summary: bool) -> R
                 };
                 writeln!(
                     out,
-                    "  {:<20} rollout, {} games a play: {verdict}",
-                    "", c.games
+                    "  {:<20} rollout, {} games a play{}: {verdict}",
+                    "",
+                    c.games,
+                    if c.cubeful { ", with the cube" } else { "" }
                 )?;
             }
         }

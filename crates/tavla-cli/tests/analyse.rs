@@ -300,3 +300,35 @@ fn rollouts_check_the_listed_errors() {
     let o = tavla(&["analyse", &path, "--rollout", "0"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn rollouts_check_match_errors_with_the_cube() {
+    // A 5-point match at 0-ply: each listed checker-play error rolled out with the cube at the
+    // game's score, its loss normalised as the search's and in match winning chances; on
+    // average the rollouts find the errors as costly as the search does.
+    let r = analyse("match5-1.mat", "0", &["--rollout", "36"]);
+    let moves: Vec<&Value> = r["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["kind"] == "move")
+        .collect();
+    assert!(moves.len() >= 10, "{}", moves.len());
+    let (mut search, mut rolled) = (0.0, 0.0);
+    for d in &moves {
+        let c = &d["rollout"];
+        assert_eq!(c["cubeful"], true, "{d}");
+        assert!(f(&c["loss_mwc"]).abs() <= 1.0, "{d}");
+        // Normalised equity and winning chances have the same sign.
+        assert!(f(&c["loss"]) * f(&c["loss_mwc"]) >= 0.0, "{d}");
+        search += f(&d["loss"]);
+        rolled += f(&c["loss"]);
+    }
+    let n = moves.len() as f64;
+    assert!(
+        rolled / n > 0.5 * search / n,
+        "{} {}",
+        rolled / n,
+        search / n
+    );
+}
