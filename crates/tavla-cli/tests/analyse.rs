@@ -257,17 +257,22 @@ fn the_result_luck_adjusted_is_tavla_lucks() {
     }
 }
 
+/// The listed checker-play decisions of an analysis.
+fn moves(r: &Value) -> Vec<&Value> {
+    r["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["kind"] == "move")
+        .collect()
+}
+
 #[test]
 fn rollouts_check_the_listed_errors() {
     // The random player's games at 0-ply: every listed checker-play error is rolled out, the
     // play made against the best, on the same dice; the rollouts confirm every very bad one.
     let r = analyse("random-cubeless.mat", "0", &["--rollout", "36"]);
-    let moves: Vec<&Value> = r["decisions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["kind"] == "move")
-        .collect();
+    let moves = moves(&r);
     assert!(moves.len() >= 20, "{}", moves.len());
     let mut very_bad = 0;
     for d in &moves {
@@ -307,12 +312,7 @@ fn rollouts_check_match_errors_with_the_cube() {
     // game's score, its loss normalised as the search's and in match winning chances; on
     // average the rollouts find the errors as costly as the search does.
     let r = analyse("match5-1.mat", "0", &["--rollout", "36"]);
-    let moves: Vec<&Value> = r["decisions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["kind"] == "move")
-        .collect();
+    let moves = moves(&r);
     assert!(moves.len() >= 10, "{}", moves.len());
     let (mut search, mut rolled) = (0.0, 0.0);
     for d in &moves {

@@ -1204,18 +1204,25 @@ mod tests {
             assert!(p.difference <= 0.0);
         }
         // A play that bears off the last checker is its outcome, without games.
-        let mut board = [0i8; 26];
-        board[2] = 1;
-        board[20] = -15;
-        let racing = Position::try_from(board).unwrap();
-        let mut plays = PlayList::new();
-        racing.legal_plays(Roll::from_values(6, 5), &mut plays);
+        let plays = last_checker_off();
         let won = rollout_plays(&search, plays.positions(), cfg, &AtomicU64::new(0));
         assert_eq!(
             won[0].result.probs,
             Probabilities::from_outcome(plays.positions()[0].outcome().unwrap())
         );
         assert!(won[0].result.equity >= 2.0 && won[0].result.equity_stderr == 0.0);
+    }
+
+    /// The plays of 6-5 with one checker left, on the 2-point: the first bears it off (a
+    /// gammon, the opponent has none off).
+    fn last_checker_off() -> PlayList {
+        let mut board = [0i8; 26];
+        board[2] = 1;
+        board[20] = -15;
+        let racing = Position::try_from(board).unwrap();
+        let mut plays = PlayList::new();
+        racing.legal_plays(Roll::from_values(6, 5), &mut plays);
+        plays
     }
 
     #[test]
@@ -1275,12 +1282,7 @@ mod tests {
         );
         assert_eq!(r[0].equity, f64::from(score.after(0, 2)));
         // A play that bears off the last checker wins its points at once.
-        let mut board = [0i8; 26];
-        board[2] = 1;
-        board[20] = -15;
-        let racing = Position::try_from(board).unwrap();
-        let mut plays = PlayList::new();
-        racing.legal_plays(Roll::from_values(6, 5), &mut plays);
+        let plays = last_checker_off();
         let won = cubeful_play_rollouts(
             &search,
             &plays.positions()[..1],
