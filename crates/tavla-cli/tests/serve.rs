@@ -167,47 +167,33 @@ fn the_api_answers_as_the_commands_do() {
     ]));
     assert_eq!(v, cli);
     assert!(v["match_winning_chances"].is_object(), "{v}");
-    // The plays of a roll rolled out.
-    let (status, v) = server.request(
-        "GET",
-        "/v1/rollout?position=4HPwATDgc/ABMA&dice=42&top=2&games=36",
-        "",
-        false,
-    );
-    assert_eq!(status, 200, "{v}");
-    let cli = common::json(&common::tavla(&[
-        "rollout",
-        "4HPwATDgc/ABMA",
-        "42",
-        "--top",
-        "2",
-        "--games",
-        "36",
-        "--json",
-    ]));
-    assert_eq!(v, cli);
-    assert_eq!(v["plays"].as_array().unwrap().len(), 2, "{v}");
-    // ... with the cube.
-    let (status, v) = server.request(
-        "GET",
-        "/v1/rollout?position=4HPwATDgc/ABMA&dice=42&top=2&games=36&cube=true",
-        "",
-        false,
-    );
-    assert_eq!(status, 200, "{v}");
-    let cli = common::json(&common::tavla(&[
-        "rollout",
-        "4HPwATDgc/ABMA",
-        "42",
-        "--top",
-        "2",
-        "--games",
-        "36",
-        "--cube",
-        "--json",
-    ]));
-    assert_eq!(v, cli);
-    assert_eq!(v["cube"], "money", "{v}");
+    // The plays of a roll rolled out, cubeless and with the cube.
+    for (query, flag, cube) in [
+        ("", None, None),
+        ("&cube=true", Some("--cube"), Some("money")),
+    ] {
+        let (status, v) = server.request(
+            "GET",
+            &format!("/v1/rollout?position=4HPwATDgc/ABMA&dice=42&top=2&games=36{query}"),
+            "",
+            false,
+        );
+        assert_eq!(status, 200, "{v}");
+        let mut args = vec![
+            "rollout",
+            "4HPwATDgc/ABMA",
+            "42",
+            "--top",
+            "2",
+            "--games",
+            "36",
+        ];
+        args.extend(flag);
+        args.push("--json");
+        assert_eq!(v, common::json(&common::tavla(&args)));
+        assert_eq!(v["plays"].as_array().unwrap().len(), 2, "{v}");
+        assert_eq!(v["cube"].as_str(), cube, "{v}");
+    }
     // A record analysed.
     let record = std::fs::read_to_string(common::data("analyse/random-cubeless.mat")).unwrap();
     let (status, v) = server.request("POST", "/v1/analyse?ply=0", &record, false);
