@@ -9,6 +9,12 @@
 //! double, and each answer to a double, by the cubeful search at `--cube-ply`. Losses are in
 //! normalised equity (EMG: per unit of the cube; in matches the normalised match equity), and
 //! in matches also in match winning chances. The luck of each roll is `tavla luck`'s (0-ply).
+//!
+//! A game that ended by resignation (a result neither borne off nor passed) is judged where it
+//! stopped, at `--cube-ply` with the cube where it was: the resigner loses what it gave away
+//! beyond the value of playing on, the side that accepted what it took short of it
+//! ([`Search::review_resignation`]). Resignations are listed and counted apart from the error
+//! rates, which are per move and cube decision.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -27,7 +33,7 @@ use tavla_nn::met::MatchScore;
 use tavla_nn::review::{review_answer, review_double, CubeReview, PlayReview, Skill};
 use tavla_nn::search::{Search, MAX_PLY};
 use tavla_nn::Weights;
-use tavla_notation::mat::{DoubleTurn, MatchRecord, Replay, RolledTurn};
+use tavla_notation::mat::{DoubleTurn, MatchRecord, Replay, Resignation, RolledTurn};
 use tavla_notation::{format_pretty, Xgid};
 
 use crate::input::{threads, InputError};
@@ -109,7 +115,7 @@ pub struct Decision {
     pub line: usize,
     /// Who decided: 0 left, 1 right.
     pub player: usize,
-    /// `move`, `double`, `no double`, `take`, `pass` or `beaver`.
+    /// `move`, `double`, `no double`, `take`, `pass`, `beaver`, `resign` or `accept`.
     pub kind: &'static str,
     /// The roll of a move.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -218,6 +224,17 @@ pub struct PlayerStats {
     pub cube_error_mwc: f64,
     /// Cube decisions doubtful or worse.
     pub cube_errors: u32,
+    /// Games it resigned.
+    pub resignations: u32,
+    /// Resignations that gave away too much (doubtful or worse), and resignations it accepted
+    /// that gave it too little.
+    pub wrong_resignations: u32,
+    /// See `wrong_resignations`.
+    pub wrong_accepts: u32,
+    /// The resignations' loss, its own and those it accepted, summed (EMG); not in the rates.
+    pub resignation_error: f64,
+    /// The same in match winning chances (matches).
+    pub resignation_error_mwc: f64,
     /// Chequer error per unforced move, in thousandths (mEMG).
     pub checker_rate: f64,
     /// Cube error per counted cube decision (mEMG).
@@ -699,6 +716,9 @@ fn analyse_game(
     for d in doubles {
         cube_decision(search, &c, s, &alone(d), &mut a);
     }
+    if let Some(r) = &replay.resignation {
+        resignation(search, &c, s, r, replay.rolls.len() + 1, &mut a);
+    }
     if let (0, Some((winner, points))) = (c.game.length, replay.result) {
         a.stats[winner].points += f64::from(points);
         a.stats[1 - winner].points -= f64::from(points);
@@ -808,6 +828,94 @@ fn move_row(
         rollout: None,
         afters: Some([r.after, review.best]),
         with_cube: c.cube.then_some(state),
+    }
+}
+
+/// The resignation `r` that ended the game, before the game's roll `turn`: the resigner's
+/// decision and the winner's acceptance, each charged what it lost.
+fn resignation(
+    search: &mut Search,
+    c: &Context,
+    s: &Settings,
+    r: &Resignation,
+    turn: usize,
+    a: &mut GameAnalysis,
+) {
+    let state = c.game.state(r.to_move, r.position, r.cube, r.cube_owner);
+    let on_roll = r.resigner == r.to_move;
+    a.stats[r.resigner].resignations += 1;
+    let Some(review) = search.review_resignation(&state, on_roll, r.points, c.cube, s.cube_ply)
+    else {
+        return;
+    };
+    let what = match r.points / r.cube {
+        1 => "a single game",
+        2 => "a gammon",
+        _ => "a backgammon",
+    };
+    let plural = if r.points == 1 { "" } else { "s" };
+    let made = format!("Resign {what} ({} point{plural})", r.points);
+    let sides = [
+        (
+            r.resigner,
+            "resign",
+            made.clone(),
+            "Play on",
+            review.resigner_loss,
+            review.loss_mwc.map(|l| l[0]),
+        ),
+        (
+            1 - r.resigner,
+            "accept",
+            "Accept".to_string(),
+            "Reject",
+            review.accepter_loss,
+            review.loss_mwc.map(|l| l[1]),
+        ),
+    ];
+    for (player, kind, made, other, loss, loss_mwc) in sides {
+        let skill = Skill::of(loss);
+        let stats = &mut a.stats[player];
+        stats.resignation_error += f64::from(loss);
+        stats.resignation_error_mwc += f64::from(loss_mwc.unwrap_or(0.0));
+        if skill != Skill::Fine {
+            if kind == "resign" {
+                stats.wrong_resignations += 1;
+            } else {
+                stats.wrong_accepts += 1;
+            }
+        }
+        if skill == Skill::Fine && !s.all {
+            continue;
+        }
+        let best = if skill == Skill::Fine {
+            made.clone()
+        } else {
+            other.to_string()
+        };
+        a.decisions.push(Decision {
+            file: c.file,
+            game: c.number,
+            turn,
+            line: r.line,
+            player,
+            kind,
+            roll: None,
+            made,
+            best,
+            loss,
+            loss_points: (c.game.length == 0).then_some(loss * r.cube as f32),
+            loss_mwc,
+            skill,
+            xgid: Xgid::new(state).to_string(),
+            plays: None,
+            rank: None,
+            counted: false,
+            luck: None,
+            rollout: None,
+            afters: None,
+            with_cube: None,
+        });
     }
 }
 
@@ -1011,6 +1119,11 @@ impl PlayerStats {
         self.cube_error += g.cube_error;
         self.cube_error_mwc += g.cube_error_mwc;
         self.cube_errors += g.cube_errors;
+        self.resignations += g.resignations;
+        self.wrong_resignations += g.wrong_resignations;
+        self.wrong_accepts += g.wrong_accepts;
+        self.resignation_error += g.resignation_error;
+        self.resignation_error_mwc += g.resignation_error_mwc;
         self.rolls += g.rolls;
         self.luck += g.luck;
         self.points += g.points;
@@ -1178,6 +1291,23 @@ pub fn write_report(out: &mut dyn Write, r: &AnalysisReport, summary: bool) -> R
         row(out, "  error rate (mEMG per decision)", &|p| {
             format!("{:.2}", p.cube_rate)
         })?;
+    }
+    if r.players.iter().any(|p| p.resignations > 0) {
+        row(out, "Resignations (not in the rates)", &|_| String::new())?;
+        row(out, "  resigned / wrongly / accepted wrongly", &|p| {
+            format!(
+                "{} / {} / {}",
+                p.resignations, p.wrong_resignations, p.wrong_accepts
+            )
+        })?;
+        row(out, "  error total (EMG)", &|p| {
+            format!("{:.3}", p.resignation_error)
+        })?;
+        if matches {
+            row(out, "  error total (MWC)", &|p| {
+                format!("{:.2}%", 100.0 * p.resignation_error_mwc)
+            })?;
+        }
     }
     row(out, "Overall", &|_| String::new())?;
     row(out, "  error rate (mEMG per decision)", &|p| {

@@ -332,3 +332,91 @@ fn rollouts_check_match_errors_with_the_cube() {
         search / n
     );
 }
+
+#[test]
+fn resignations_are_judged_where_the_game_stopped() {
+    // `resigned.mat` is gnubg's export of a 5-point match of the notation vectors (MAT2): each
+    // player resigned one game, a single game at the 2-cube, in a bear-off it had lost.
+    let v = analyse("resigned.mat", "0", &["--cube-ply", "0", "--all"]);
+    for p in 0..2 {
+        let s = &v["players"][p];
+        assert_eq!(s["resignations"], 1, "player {p}");
+        assert_eq!(
+            (
+                s["wrong_resignations"].as_u64(),
+                s["wrong_accepts"].as_u64()
+            ),
+            (Some(0), Some(0))
+        );
+        assert!(f(&s["resignation_error"]) < 0.005, "{s}");
+    }
+    let rows: Vec<&Value> = v["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["kind"] == "resign" || d["kind"] == "accept")
+        .collect();
+    assert_eq!(rows.len(), 4);
+    assert_eq!(rows[0]["made"], "Resign a single game (2 points)");
+    assert_eq!(
+        (&rows[0]["line"], &rows[1]["kind"]),
+        (&Value::from(31), &Value::from("accept"))
+    );
+
+    // Resigning straight after the opening gives away a game that is not far from even (the
+    // side that played the 3-1 is on roll): a blunder of the resigner's, none of the side
+    // that accepted.
+    let dir = std::env::temp_dir().join(format!("tavla-resign-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("early.mat");
+    std::fs::write(
+        &path,
+        " 0 point match
+
+ Game 1
+ left : 0                       right : 0
+  1)                             31: 8/5 6/5
+  2) 62: 24/18 13/11
+                                  Wins 1 point
+",
+    )
+    .unwrap();
+    let v = json(&tavla(&[
+        "analyse",
+        path.to_str().unwrap(),
+        "--json",
+        "--ply",
+        "0",
+    ]));
+    std::fs::remove_dir_all(&dir).unwrap();
+    let left = &v["players"][0];
+    assert_eq!(
+        (
+            left["resignations"].as_u64(),
+            left["wrong_resignations"].as_u64()
+        ),
+        (Some(1), Some(1))
+    );
+    assert_eq!(v["players"][1]["wrong_accepts"], 0);
+    let resign = v["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["kind"] == "resign")
+        .expect("the resignation is listed");
+    assert_eq!(
+        (&resign["player"], &resign["skill"], &resign["best"]),
+        (
+            &Value::from(0),
+            &Value::from("very-bad"),
+            &Value::from("Play on")
+        )
+    );
+    assert!(
+        f(&resign["loss"]) > 0.5
+            && (f(&left["resignation_error"]) - f(&resign["loss"])).abs() < 1e-6,
+        "{resign}"
+    );
+    // The rates are those of the moves alone.
+    assert_eq!(left["checker_rate"], left["error_rate"]);
+}

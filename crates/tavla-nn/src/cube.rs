@@ -435,7 +435,7 @@ fn match_analysis(
 
 /// The match winning chance `m` of the side on roll at `score` with the cube on `cube`,
 /// normalised: its pass of a double 1, its loss of a single game -1.
-fn normalise(score: MatchScore, cube: u32, m: f32) -> f32 {
+pub(crate) fn normalise(score: MatchScore, cube: u32, m: f32) -> f32 {
     let (pass, lose) = (score.after(cube, 0), score.after(0, cube));
     2.0 * (m - lose) / (pass - lose) - 1.0
 }

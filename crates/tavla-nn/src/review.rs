@@ -11,7 +11,8 @@
 use serde::Serialize;
 use tavla_core::{CubeResponse, GameState, PlayList, Position, Roll};
 
-use crate::cube::{CubeAnalysis, CubeHolder, PlayWorth};
+use crate::cube::{normalise, CubeAnalysis, CubeHolder, PlayWorth};
+use crate::met::MatchScore;
 use crate::search::Search;
 use crate::RankedPlay;
 
@@ -174,6 +175,88 @@ impl Search {
             loss_mwc,
             rank,
             ply: deepest,
+        })
+    }
+}
+
+/// What ending a game by resignation cost, by the search: the resigner loses what it gave away
+/// beyond what playing on was worth, the side that accepted what it took short of it. At most
+/// one of the two losses is above 0.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ResignationReview {
+    /// Playing on, for the resigner (normalised, as a loss is).
+    pub playing_on: f32,
+    /// The resignation, for the resigner, in the same units: in money play minus its points
+    /// over the cube's value.
+    pub resigned: f32,
+    /// The resigner's loss: `playing_on - resigned`, at least 0.
+    pub resigner_loss: f32,
+    /// The accepting side's loss: `resigned - playing_on`, at least 0.
+    pub accepter_loss: f32,
+    /// In match play, the resigner's and the accepting side's losses in match winning
+    /// chances.
+    pub loss_mwc: Option<[f32; 2]>,
+}
+
+impl Search {
+    /// What resigning `points` (the points given to the winner, the cube's value included) in
+    /// `state` cost, by [`Search::resignation_worth`] at `ply`: the resigner is the side on
+    /// roll of `state` when `resigner_on_roll`, else its opponent, who accepted; `cube` as
+    /// for [`Search::resignation_worth`]. `None` when `points` is not 1, 2 or 3 times the
+    /// cube's value, or the state's score is not a match score tavla's table holds.
+    pub fn review_resignation(
+        &mut self,
+        state: &GameState,
+        resigner_on_roll: bool,
+        points: u32,
+        cube: bool,
+        ply: u8,
+    ) -> Option<ResignationReview> {
+        let value = state.cube.value();
+        if points == 0 || points % value != 0 || points / value > 3 {
+            return None;
+        }
+        let resigner = if resigner_on_roll {
+            state.turn
+        } else {
+            state.turn.other()
+        };
+        let score = MatchScore::of(state, resigner);
+        if state.match_length > 0 && score.is_none() {
+            return None;
+        }
+        let on_roll = self.resignation_worth(state, cube, ply).playing_on;
+        let review = |playing_on: f32, resigned: f32| ResignationReview {
+            playing_on,
+            resigned,
+            resigner_loss: (playing_on - resigned).max(0.0),
+            accepter_loss: (resigned - playing_on).max(0.0),
+            loss_mwc: None,
+        };
+        Some(match score {
+            None => {
+                let unit = value as f32;
+                let playing_on = if resigner_on_roll { on_roll } else { -on_roll };
+                review(playing_on / unit, -(points as f32) / unit)
+            }
+            Some(s) => {
+                let playing_on = if resigner_on_roll {
+                    on_roll
+                } else {
+                    1.0 - on_roll
+                };
+                let resigned = s.after(0, points);
+                ResignationReview {
+                    loss_mwc: Some([
+                        (playing_on - resigned).max(0.0),
+                        (resigned - playing_on).max(0.0),
+                    ]),
+                    ..review(
+                        normalise(s, value, playing_on),
+                        normalise(s, value, resigned),
+                    )
+                }
+            }
         })
     }
 }
@@ -369,5 +452,96 @@ mod tests {
             }
         }
         assert!(worst.0 > BAD && worst.1 > 0.01, "{worst:?}");
+    }
+
+    /// The side on roll has all fifteen checkers on its ace point and the opponent bears off
+    /// its last two next roll; every roll of the side bears off two first: a sure single loss.
+    fn sure_single_loss() -> Position {
+        let mut b = [0i8; 26];
+        b[1] = 15;
+        b[24] = -2;
+        Position::try_from(b).unwrap()
+    }
+
+    #[test]
+    fn a_resignation_costs_what_it_gives_away_beyond_playing_on() {
+        let mut s = search();
+        let lost = money(sure_single_loss());
+        // Resigning the single game the side surely loses costs neither side anything;
+        // resigning a gammon there gives away a whole point more.
+        let single = s.review_resignation(&lost, true, 1, true, 1).unwrap();
+        assert!((single.playing_on + 1.0).abs() < 0.01, "{single:?}");
+        assert!(single.resigner_loss < 0.01 && single.accepter_loss < 0.01);
+        let gammon = s.review_resignation(&lost, true, 2, true, 1).unwrap();
+        assert_eq!(gammon.resigned, -2.0);
+        assert!((gammon.resigner_loss - 1.0).abs() < 0.01, "{gammon:?}");
+        assert_eq!(gammon.accepter_loss, 0.0);
+        // At the cube's value of 4, the same in normalised units.
+        let mut four = lost;
+        four.cube = Cube {
+            log2: 2,
+            owner: CubeOwner::Side(Side::X),
+        };
+        let gammon4 = s.review_resignation(&four, true, 8, true, 1).unwrap();
+        assert!((gammon4.resigner_loss - 1.0).abs() < 0.01, "{gammon4:?}");
+        // Points that are not a resignation at the cube's value.
+        assert!(s.review_resignation(&four, true, 6, true, 1).is_none());
+        assert!(s.review_resignation(&lost, true, 4, true, 1).is_none());
+        // Resigning at the start gives away a game that is even.
+        let start = s
+            .review_resignation(&money(Position::START), true, 1, true, 1)
+            .unwrap();
+        assert!(
+            start.resigner_loss > 0.8 && start.accepter_loss == 0.0,
+            "{start:?}"
+        );
+    }
+
+    #[test]
+    fn accepting_a_single_game_where_a_gammon_is_sure_costs_the_accepting_side() {
+        let mut s = search();
+        // The side on roll bears off its last checker with any roll, and the opponent has
+        // borne off none: a sure gammon, the opponent resigned a single game.
+        let mut b = [0i8; 26];
+        b[1] = 1;
+        b[24] = -15;
+        let won = money(Position::try_from(b).unwrap());
+        let r = s.review_resignation(&won, false, 1, true, 1).unwrap();
+        assert!((r.playing_on + 2.0).abs() < 0.01, "{r:?}");
+        assert!(
+            (r.accepter_loss - 1.0).abs() < 0.01 && r.resigner_loss == 0.0,
+            "{r:?}"
+        );
+        // Had it resigned the gammon, neither side would have lost anything.
+        let g = s.review_resignation(&won, false, 2, true, 1).unwrap();
+        assert!(g.accepter_loss < 0.01 && g.resigner_loss < 0.01, "{g:?}");
+    }
+
+    #[test]
+    fn a_resignation_in_a_match_is_judged_by_match_winning_chances() {
+        let mut s = search();
+        let state = GameState {
+            score: BySide { x: 2, o: 4 },
+            match_length: 7,
+            ..money(sure_single_loss())
+        };
+        let single = s.review_resignation(&state, true, 1, true, 1).unwrap();
+        let [resigner, accepter] = single.loss_mwc.unwrap();
+        assert!(resigner < 0.001 && accepter < 0.001, "{single:?}");
+        // A gammon at 5-away to 3-away costs the resigner the match winning chances between
+        // losing one point and losing two; normalised, one point's worth.
+        let gammon = s.review_resignation(&state, true, 2, true, 1).unwrap();
+        let score = MatchScore::of(&state, Side::X).unwrap();
+        let lost = score.after(0, 1) - score.after(0, 2);
+        let [resigner, accepter] = gammon.loss_mwc.unwrap();
+        assert!(
+            (resigner - lost).abs() < 0.001 && accepter == 0.0,
+            "{gammon:?}"
+        );
+        assert!(
+            (gammon.resigner_loss - 2.0 * lost / (score.after(1, 0) - score.after(0, 1))).abs()
+                < 0.01,
+            "{gammon:?}"
+        );
     }
 }

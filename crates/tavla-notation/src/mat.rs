@@ -604,6 +604,31 @@ pub struct Replay {
     pub cube: bool,
     /// Every double, in order, with its answer.
     pub doubles: Vec<DoubleTurn>,
+    /// How the game stopped when it ended by a resignation: a result written for a game that
+    /// was neither finished on the board nor ended by a pass (SGF writes `R` after such a
+    /// result). `None` otherwise, and when no one had rolled or a set-up board was waiting for
+    /// its mover (the position the resignation was made in is then not known).
+    pub resignation: Option<Resignation>,
+}
+
+/// The end of a game by resignation: the position it stopped in and what the resignation
+/// gave away.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Resignation {
+    /// Who resigned (the loser): 0 left, 1 right.
+    pub resigner: Column,
+    /// The points written on the winner's `Wins` line.
+    pub points: u32,
+    /// The position, seen from the side to move next.
+    pub position: Position,
+    /// The side to move next: 0 left, 1 right.
+    pub to_move: Column,
+    /// The cube's value then (a double taken after the last roll included).
+    pub cube: u32,
+    /// Its owner then: `None` in the middle.
+    pub cube_owner: Option<Column>,
+    /// The line of the `Wins` (from 1).
+    pub line: usize,
 }
 
 /// A double in a game played through.
@@ -655,6 +680,7 @@ impl GameRecord {
         let mut owner: Option<Column> = None;
         let mut offered: Option<(u32, Column)> = None;
         let mut doubles: Vec<DoubleTurn> = Vec::new();
+        let mut resignation = None;
         for turn in &self.turns {
             match &turn.action {
                 Action::SetUp(s) => {
@@ -794,6 +820,21 @@ impl GameRecord {
                         }
                     }
                     written = Some((turn.player, *points));
+                    let passed = doubles.last().is_some_and(|d| {
+                        d.before_roll == rolls.len() && d.answer == Some(CubeResponse::Pass)
+                    });
+                    resignation = match (finished, to_move, &board) {
+                        (None, Some(to_move), None) if !passed => Some(Resignation {
+                            resigner: 1 - turn.player,
+                            points: *points,
+                            position,
+                            to_move,
+                            cube: value,
+                            cube_owner: owner,
+                            line: turn.line,
+                        }),
+                        _ => None,
+                    };
                 }
             }
         }
@@ -802,6 +843,7 @@ impl GameRecord {
             result: written.or(finished),
             cube,
             doubles,
+            resignation,
         })
     }
 }
@@ -888,6 +930,42 @@ mod tests {
         // The positions are the doubler's view: tavla's first double is before its 62.
         assert_eq!(replay.doubles[0].position, replay.rolls[1].position);
         assert_eq!(replay.doubles[0].line, 6);
+    }
+
+    #[test]
+    fn a_result_neither_borne_off_nor_passed_is_a_resignation() {
+        let game = |end: &str| {
+            let text = format!(
+                " 0 point match
+
+ Game 1
+ tavla : 0                      gnubg : 0
+  1)                             31: 8/5 6/5
+  2) 62: 24/18 13/11             Doubles => 2
+  3) Takes
+{end}"
+            );
+            MatchRecord::parse(&text).unwrap().games[0]
+                .replay()
+                .unwrap()
+        };
+        // gnubg doubled before its roll and tavla took; then tavla resigned a gammon (4 points
+        // at the 2-cube), with gnubg to roll.
+        let r = game("                                 Wins 4 points\n");
+        assert_eq!(r.result, Some((1, 4)));
+        let resigned = r.resignation.expect("a resignation");
+        assert_eq!(
+            (resigned.resigner, resigned.points, resigned.to_move),
+            (0, 4, 1)
+        );
+        assert_eq!((resigned.cube, resigned.cube_owner), (2, Some(0)));
+        assert_eq!(resigned.position, r.rolls[1].after.flip());
+        assert_eq!(resigned.line, 8);
+        // A pass ends the game without a resignation, and so does an unfinished record.
+        let passed = game("  4)                            Doubles => 4\n  5) Drops\n                                 Wins 2 points\n");
+        assert_eq!(passed.result, Some((1, 2)));
+        assert_eq!(passed.resignation, None);
+        assert_eq!(game("").resignation, None);
     }
 
     /// Names a score line cannot hold are written so that the record reads back (a left
