@@ -935,8 +935,9 @@ pub struct RolloutArgs {
     /// instead of the position before rolling. --top and --play choose the plays; the dice may
     /// also come from the position (an XGID or gnubg ID with dice) when either is given.
     pub dice: Option<String>,
-    /// With dice: roll out the K best plays by the 2-ply search (`tavla hint --ply 2`'s
-    /// ranking); 5 when neither --top nor --play is given.
+    /// With dice: roll out the K best plays by the 2-ply search, valued as the rollouts value
+    /// them (cubeless equity; with --cube the cubeful money equity, or in a match the match
+    /// equity); 5 when neither --top nor --play is given.
     #[arg(long, value_name = "K")]
     pub top: Option<usize>,
     /// With dice: roll out this play too, in standard notation (`24/18 13/10`); may be repeated.
@@ -1122,8 +1123,15 @@ fn play_rollouts(
         .top
         .unwrap_or(if args.plays.is_empty() { 5 } else { 0 });
     if top > 0 {
+        // The candidates as the rollouts will value them: with the cube, by the 2-ply cubeful
+        // equity (money) or match equity; cubeless, by the cubeless equity.
+        let worth = match PlayWorth::of(state) {
+            PlayWorth::Cubeless if args.cube => PlayWorth::Cubeful(CubeHolder::of(state)),
+            _ if !args.cube => PlayWorth::Cubeless,
+            w => w,
+        };
         let mut ranked: Vec<RankedPlay> = Vec::new();
-        search.rank_plays(&plays, 2, &mut ranked);
+        search.rank_plays_by(&plays, 2, &mut ranked, |after, p| worth.value(after, p));
         chosen.extend(ranked.iter().take(top).map(|r| r.index));
     }
     for text in &args.plays {

@@ -392,6 +392,24 @@ fn cubeful_rollout_of_the_plays_of_a_roll() {
 }
 
 #[test]
+fn play_rollouts_with_the_cube_take_the_best_plays_by_cubeful_equity() {
+    // A money game with the cube in the middle: by cubeless equity the default networks'
+    // 2-ply search plays 13/10 6/5 with this 3-1, by cubeful equity 24/21 6/5. The candidates
+    // of a play rollout are ranked as the rollout values them.
+    let xgid = "XGID=-aa--BD-B---dE---d-e----B-:0:0:1:31:0:0:0:0:10";
+    let first = |extra: &[&str]| {
+        let mut args = vec![
+            "rollout", xgid, "--top", "1", "--games", "2", "--json", "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        let v: serde_json::Value = serde_json::from_str(&stdout(&tavla(&args))).unwrap();
+        v["plays"][0]["play"].as_str().unwrap().to_string()
+    };
+    assert_eq!(first(&[]), "13/10 6/5");
+    assert_eq!(first(&["--cube"]), "24/21 6/5");
+}
+
+#[test]
 fn pruning_is_the_default_and_no_prune_turns_it_off() {
     let hint = |extra: &[&str]| {
         let mut args = vec!["hint", START, "43", "--ply", "2", "--top", "1", "--json"];
