@@ -107,3 +107,82 @@ fn ubgi_player_drives_the_binary_through_a_game() {
     assert!(turns > 10);
     assert!(engine.take_failure().is_none());
 }
+
+#[test]
+fn a_searching_player_lists_its_best_plays_evaluates_and_takes_its_depth() {
+    let script = "ubgi\nset engine.info false\nget engine.ply\nset engine.multipv 3\n\
+        position gnubgid 4HPwATDgc/ABMA\ndice 3 1\ngo chequer\ngo eval\n\
+        set engine.ply 3\nget engine.ply\ngo chequer\nset engine.ply 5\nquit\n";
+    let out = session(&["ubgi", "--player", "neural"], script);
+    let lines: Vec<&str> = out.lines().filter(|l| !l.starts_with("id ")).collect();
+    assert!(lines.contains(&"key engine.ply int 1..4 1 root-inclusive decision depth (1: the plays valued as they stand; gnubg's ply + 1)"), "{out}");
+    assert!(lines.contains(&"value engine.ply 1") && lines.contains(&"value engine.ply 3"));
+    // Each `go chequer`: three plays best first, the first the one played.
+    let word = |line: &str, key: &str| -> String {
+        let mut w = line.split(' ');
+        w.by_ref().find(|&x| x == key);
+        w.next().unwrap().to_string()
+    };
+    let pv = |line: &str| line.split(" pv ").nth(1).unwrap().to_string();
+    let answers: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].starts_with("bestmove "))
+        .collect();
+    assert_eq!(answers.len(), 2, "{out}");
+    for (&i, ply) in answers.iter().zip(["1", "3"]) {
+        let listed = &lines[i - 3..i];
+        for (k, line) in listed.iter().enumerate() {
+            assert!(
+                line.starts_with(&format!("info multipv {} score ", k + 1)),
+                "{out}"
+            );
+        }
+        let scores: Vec<f64> = listed
+            .iter()
+            .map(|l| word(l, "score").parse().unwrap())
+            .collect();
+        assert!(scores[0] >= scores[1] && scores[1] >= scores[2], "{out}");
+        assert_eq!(word(listed[0], "ply"), ply);
+        assert_eq!(format!("bestmove {}", pv(listed[0])), lines[i]);
+    }
+    // `go eval` gives `tavla eval`'s numbers for the side on roll, before the roll.
+    let eval = lines
+        .iter()
+        .find(|l| l.starts_with("besteval "))
+        .expect("besteval");
+    let v: serde_json::Value = serde_json::from_slice(
+        &Command::new(TAVLA)
+            .args(["eval", "4HPwATDgc/ABMA", "--json"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    for (key, field) in [
+        ("equity", "equity"),
+        ("win", "win"),
+        ("wg", "win_gammon"),
+        ("lbg", "lose_backgammon"),
+    ] {
+        let ours: f64 = word(eval, key).parse().unwrap();
+        assert!(
+            (ours - v[field].as_f64().unwrap()).abs() < 6e-5,
+            "{key}: {eval} against {v}"
+        );
+    }
+    assert_eq!(
+        lines.last(),
+        Some(&"error bad_value engine.ply must be 1..4, not \"5\"")
+    );
+    // A player that does not search has neither key, and does not evaluate.
+    let out = session(
+        &["ubgi", "--player", "random"],
+        "set engine.ply 2\nposition gnubgid 4HPwATDgc/ABMA\ngo eval\nquit\n",
+    );
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "error unsupported unknown key \"engine.ply\"",
+            "error unsupported go eval: this player does not evaluate positions"
+        ]
+    );
+}

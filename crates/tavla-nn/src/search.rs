@@ -926,6 +926,16 @@ impl NeuralPlayer {
     }
 }
 
+impl NeuralPlayer {
+    /// What its plays are ranked by in `state` (see [`Player::choose_play`]).
+    fn play_worth(&self, state: &GameState) -> PlayWorth {
+        match PlayWorth::of(state) {
+            PlayWorth::Cubeful(_) if self.cubeless_plays => PlayWorth::Cubeless,
+            worth => worth,
+        }
+    }
+}
+
 impl Player for NeuralPlayer {
     fn name(&self) -> String {
         match &self.name {
@@ -938,6 +948,53 @@ impl Player for NeuralPlayer {
         self.search.reset();
     }
 
+    fn ply(&self) -> Option<u8> {
+        Some(self.ply)
+    }
+
+    /// Sets the ply of its plays and of its cube decisions (0 to [`MAX_PLY`]).
+    fn set_ply(&mut self, ply: u8) -> bool {
+        if ply > MAX_PLY {
+            return false;
+        }
+        self.ply = ply;
+        self.cube_ply = ply;
+        true
+    }
+
+    /// The plays ranked as [`Player::choose_play`] ranks them, at the player's ply (the plays
+    /// its filters drop early at a shallower one), valued by the same measure.
+    fn rank_plays(
+        &mut self,
+        state: &GameState,
+        _roll: Roll,
+        plays: &PlayList,
+        top: usize,
+    ) -> Option<Vec<tavla_player::PlayValue>> {
+        let worth = self.play_worth(state);
+        self.search
+            .rank_plays_by(plays, self.ply, &mut self.ranked, |after, p| {
+                worth.value(after, p)
+            });
+        let positions = plays.positions();
+        Some(
+            self.ranked
+                .iter()
+                .take(top)
+                .map(|r| tavla_player::PlayValue {
+                    index: r.index,
+                    value: worth.value(&positions[r.index], r.probs),
+                    probs: r.probs.to_array(),
+                    ply: r.ply,
+                })
+                .collect(),
+        )
+    }
+
+    fn evaluate(&mut self, state: &GameState) -> Option<[f32; 5]> {
+        Some(self.search.evaluate(&state.position, self.ply).to_array())
+    }
+
     /// The best play by money equity, or in match play by match equity (the normalised
     /// cubeful value of each play's probabilities at the score, [`CubeAnalysis::play_value`]).
     /// In money play, once the cube has been turned (so the game is surely played with the
@@ -948,11 +1005,8 @@ impl Player for NeuralPlayer {
         if plays.len() <= 1 {
             return 0;
         }
-        match PlayWorth::of(state) {
+        match self.play_worth(state) {
             PlayWorth::Cubeless => self.search.choose(plays, self.ply, &mut self.ranked),
-            PlayWorth::Cubeful(_) if self.cubeless_plays => {
-                self.search.choose(plays, self.ply, &mut self.ranked)
-            }
             worth => self
                 .search
                 .choose_by(plays, self.ply, &mut self.ranked, |after, p| {

@@ -72,6 +72,38 @@ pub trait Player: Send {
         offered >= Resign::worst_for(&state.position)
     }
 
+    /// The depth of its search in gnubg's numbering (0: the plays valued as they stand), for
+    /// players that search; `None` for the others.
+    fn ply(&self) -> Option<u8> {
+        None
+    }
+
+    /// Sets the depth of its search (gnubg's numbering), of its plays and its cube decisions;
+    /// `false`, changing nothing, when the player has no such depth or not this one.
+    fn set_ply(&mut self, _ply: u8) -> bool {
+        false
+    }
+
+    /// The best `top` of `plays` (the legal plays of `state.position` for `roll`, two or more),
+    /// best first, each with its value as the player ranks it; the first is the play
+    /// [`Player::choose_play`] would choose. `None` for players that do not value plays.
+    fn rank_plays(
+        &mut self,
+        _state: &GameState,
+        _roll: Roll,
+        _plays: &PlayList,
+        _top: usize,
+    ) -> Option<Vec<PlayValue>> {
+        None
+    }
+
+    /// The cubeless outcome probabilities of `state.position` for the side on roll, before it
+    /// rolls (win, win gammon, win backgammon, lose gammon, lose backgammon; cumulative as
+    /// gnubg writes them), at the player's depth. `None` for players that do not evaluate.
+    fn evaluate(&mut self, _state: &GameState) -> Option<[f32; 5]> {
+        None
+    }
+
     /// Takes the first failure since the last call, for players that can fail without the
     /// decision methods being able to say so: an external engine that died, timed out or
     /// answered an illegal play (`tavla_protocol::UbgiPlayer`). Such a player still returns a
@@ -107,9 +139,42 @@ impl<P: Player + ?Sized> Player for Box<P> {
     fn accepts_resignation(&mut self, state: &GameState, cube: bool, offered: Resign) -> bool {
         (**self).accepts_resignation(state, cube, offered)
     }
+    fn ply(&self) -> Option<u8> {
+        (**self).ply()
+    }
+    fn set_ply(&mut self, ply: u8) -> bool {
+        (**self).set_ply(ply)
+    }
+    fn rank_plays(
+        &mut self,
+        state: &GameState,
+        roll: Roll,
+        plays: &PlayList,
+        top: usize,
+    ) -> Option<Vec<PlayValue>> {
+        (**self).rank_plays(state, roll, plays, top)
+    }
+    fn evaluate(&mut self, state: &GameState) -> Option<[f32; 5]> {
+        (**self).evaluate(state)
+    }
     fn take_failure(&mut self) -> Option<Box<dyn std::error::Error + Send + Sync>> {
         (**self).take_failure()
     }
+}
+
+/// A play as a player ranks it ([`Player::rank_plays`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlayValue {
+    /// Its index in the [`PlayList`].
+    pub index: usize,
+    /// Its value for the mover as the player ranks plays: cubeless equity, cubeful equity per
+    /// unit of the cube, or normalised match equity.
+    pub value: f32,
+    /// Its cubeless outcome probabilities for the mover (as [`Player::evaluate`] orders them).
+    pub probs: [f32; 5],
+    /// The depth it was valued at (gnubg's numbering): shallower than the player's own when
+    /// its filters dropped it early.
+    pub ply: u8,
 }
 
 /// Chooses uniformly among the legal plays, from a seeded generator (ChaCha8, pinned, so a seed

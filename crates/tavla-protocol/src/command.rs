@@ -82,6 +82,9 @@ pub enum GoMode {
     Cube,
     /// `turn`: the cube decision and the play together.
     Turn,
+    /// `eval` (a tavla extension): the cubeless outcome probabilities and equity of the
+    /// position for the side on roll, before it rolls.
+    Eval,
 }
 
 impl fmt::Display for GoMode {
@@ -90,6 +93,7 @@ impl fmt::Display for GoMode {
             GoMode::Chequer => "chequer",
             GoMode::Cube => "cube",
             GoMode::Turn => "turn",
+            GoMode::Eval => "eval",
         })
     }
 }
@@ -508,6 +512,7 @@ fn parse_go(w: &Words<'_>) -> Result<Go, ParseCommandError> {
         Some("chequer" | "checker") => Some(GoMode::Chequer),
         Some("cube") => Some(GoMode::Cube),
         Some("turn") => Some(GoMode::Turn),
+        Some("eval") => Some(GoMode::Eval),
         _ => None,
     };
     if mode.is_some() {

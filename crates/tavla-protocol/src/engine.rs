@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use tavla_core::{BySide, Cube, Dice, GameState, Play, PlayList, Position, Roll, Side};
 use tavla_notation::Xgid;
-use tavla_player::Player;
+use tavla_player::{PlayValue, Player};
 
 use crate::command::{BarePosition, Command, Go, GoMode, PositionSpec, SessionSpec};
 use crate::response::{CubeAction, DraftAnswer, ErrorCode, IdField, KeySpec, KeyType, Response};
@@ -38,6 +38,32 @@ pub const KEYS: [KeySpec; 3] = [
         description: "write an info line before each answer",
     },
 ];
+
+/// The search options, declared besides [`KEYS`] when the player searches
+/// ([`Player::ply`]): `engine.ply` (UBGI v0.2's root-inclusive depth, gnubg's ply plus one;
+/// its default, declared here as 1, is the player's own) and `engine.multipv`.
+pub const SEARCH_KEYS: [KeySpec; 2] = [
+    KeySpec {
+        key: "engine.ply",
+        option_name: "Ply",
+        kind: KeyType::Int { min: 1, max: 4 },
+        default: "1",
+        minor: false,
+        description:
+            "root-inclusive decision depth (1: the plays valued as they stand; gnubg's ply + 1)",
+    },
+    KeySpec {
+        key: "engine.multipv",
+        option_name: "MultiPV",
+        kind: KeyType::Int { min: 1, max: 64 },
+        default: "1",
+        minor: true,
+        description: "plays listed, best first, in info multipv lines before each bestmove",
+    },
+];
+
+/// `engine.ply`'s values as text, for its declared default.
+const PLY_TEXT: [&str; 4] = ["1", "2", "3", "4"];
 
 /// What the engine answers to one line.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -146,13 +172,27 @@ pub struct Engine {
     roll: Option<Roll>,
     double_pending: bool,
     info: bool,
+    /// `engine.multipv`.
+    multipv: usize,
     plays: PlayList,
+    /// The options declared: [`KEYS`], and [`SEARCH_KEYS`] for a player that searches.
+    keys: Vec<KeySpec>,
 }
 
 impl Engine {
     /// An engine whose decisions `player` makes.
     #[must_use]
     pub fn new(player: Box<dyn Player>) -> Engine {
+        let mut keys = KEYS.to_vec();
+        if let Some(ply) = player.ply() {
+            keys.extend(SEARCH_KEYS.iter().map(|k| match k.key {
+                "engine.ply" => KeySpec {
+                    default: PLY_TEXT[usize::from(ply.min(3))],
+                    ..*k
+                },
+                _ => *k,
+            }));
+        }
         Engine {
             player,
             ctx: Context::default(),
@@ -160,7 +200,9 @@ impl Engine {
             roll: None,
             double_pending: false,
             info: true,
+            multipv: 1,
             plays: PlayList::new(),
+            keys,
         }
     }
 
@@ -234,9 +276,9 @@ impl Engine {
                     IdField::Version,
                     env!("CARGO_PKG_VERSION").into(),
                 ));
-                out.extend(KEYS.iter().map(|k| Response::Option(*k)));
+                out.extend(self.keys.iter().map(|k| Response::Option(*k)));
                 out.push(Response::Proto("0.2"));
-                out.extend(KEYS.iter().map(|k| Response::Key(*k)));
+                out.extend(self.keys.iter().map(|k| Response::Key(*k)));
                 out.push(Response::UbgiOk);
             }
             Command::IsReady => out.push(Response::ReadyOk),
@@ -250,27 +292,24 @@ impl Engine {
             }
             Command::Stop | Command::Quit => {}
             Command::SetOption { name, value } => {
-                let spec = KEYS
+                let spec = *self
+                    .keys
                     .iter()
                     .find(|k| k.option_name.eq_ignore_ascii_case(name) || k.key == name)
                     .ok_or_else(|| {
                         Refusal(ErrorCode::Unsupported, format!("unknown option {name:?}"))
                     })?;
-                self.set(spec, value)?;
+                self.set(&spec, value)?;
             }
             Command::Set { key, value } => {
-                let spec = KEYS.iter().find(|k| k.key == key).ok_or_else(|| {
-                    Refusal(ErrorCode::Unsupported, format!("unknown key {key:?}"))
-                })?;
-                self.set(spec, value)?;
+                let spec = *self.key(key)?;
+                self.set(&spec, value)?;
             }
             Command::Get { key } => {
-                let spec = KEYS.iter().find(|k| k.key == key).ok_or_else(|| {
-                    Refusal(ErrorCode::Unsupported, format!("unknown key {key:?}"))
-                })?;
-                out.push(Response::Value(spec.key, self.get(spec)));
+                let spec = *self.key(key)?;
+                out.push(Response::Value(spec.key, self.get(&spec)));
             }
-            Command::Keys => out.extend(KEYS.iter().map(|k| Response::Key(*k))),
+            Command::Keys => out.extend(self.keys.iter().map(|k| Response::Key(*k))),
             Command::NewSession(spec) => self.new_session(*spec),
             Command::SetScore { p0, p1 } => {
                 let len = self.ctx.match_length;
@@ -325,9 +364,18 @@ impl Engine {
                 format!("{} must be {}, not {value:?}", spec.key, spec.expected()),
             ));
         }
+        // An integer key's value is checked above.
+        let number = || value.parse::<u8>().unwrap_or(1);
         match spec.key {
             "game.jacoby" => self.ctx.jacoby = value == "true",
             "engine.info" => self.info = value == "true",
+            "engine.ply" if !self.player.set_ply(number() - 1) => {
+                return Err(Refusal(
+                    ErrorCode::Unsupported,
+                    format!("engine.ply {value}: the player cannot search that deep"),
+                ));
+            }
+            "engine.multipv" => self.multipv = usize::from(number()),
             // game.variant: the only accepted value is the one in force.
             _ => {}
         }
@@ -338,8 +386,21 @@ impl Engine {
         match spec.key {
             "game.jacoby" => self.ctx.jacoby.to_string(),
             "engine.info" => self.info.to_string(),
+            "engine.ply" => self
+                .player
+                .ply()
+                .map_or_else(|| spec.default.to_string(), |p| (p + 1).to_string()),
+            "engine.multipv" => self.multipv.to_string(),
             _ => spec.default.to_string(),
         }
+    }
+
+    /// The declared key named `key`.
+    fn key(&self, key: &str) -> Answer<&KeySpec> {
+        self.keys
+            .iter()
+            .find(|k| k.key == key)
+            .ok_or_else(|| Refusal(ErrorCode::Unsupported, format!("unknown key {key:?}")))
     }
 
     fn new_session(&mut self, spec: SessionSpec) {
@@ -397,9 +458,23 @@ impl Engine {
         let started = Instant::now();
         match mode {
             GoMode::Chequer => {
-                let (play, _, count) = self.choose_play(position)?;
+                let (play, _, count) = self.choose_play(position, out)?;
                 self.info(out, count, started);
                 out.push(Response::BestMove(play));
+            }
+            GoMode::Eval => {
+                let state = self.ctx.state(position, Dice::NotRolled);
+                let p = self.player.evaluate(&state).ok_or_else(|| {
+                    Refusal(
+                        ErrorCode::Unsupported,
+                        "go eval: this player does not evaluate positions".into(),
+                    )
+                })?;
+                self.info(out, 0, started);
+                let equity = 2.0 * p[0] - 1.0 + p[1] - p[3] + p[2] - p[4];
+                let mut pairs = vec![("equity", format!("{equity:+.4}"))];
+                pairs.extend(probability_pairs(p));
+                out.push(Response::BestEval(pairs));
             }
             GoMode::Cube => {
                 let action = self.cube_action(position);
@@ -411,7 +486,7 @@ impl Engine {
                     return Err(bad_state("a double is pending: answer it with go cube"));
                 }
                 let cube = self.double_decision(position);
-                let (play, after, count) = self.choose_play(position)?;
+                let (play, after, count) = self.choose_play(position, out)?;
                 self.info(out, count, started);
                 if go.role {
                     out.push(Response::BestTurnId(cube, after.flip().position_id()));
@@ -435,8 +510,14 @@ impl Engine {
     }
 
     /// The player's play for the dice; returns it with the position after it (still seen from
-    /// the mover) and the number of legal plays.
-    fn choose_play(&mut self, position: Position) -> Answer<(Play, Position, usize)> {
+    /// the mover) and the number of legal plays. With `engine.multipv` above 1 and a choice
+    /// to make, the player's best plays are written to `out` first, one `info multipv` line
+    /// each, and the first of them is the play.
+    fn choose_play(
+        &mut self,
+        position: Position,
+        out: &mut Vec<Response>,
+    ) -> Answer<(Play, Position, usize)> {
         if self.double_pending {
             return Err(bad_state("a double is pending: answer it with go cube"));
         }
@@ -445,11 +526,23 @@ impl Engine {
             .ok_or_else(|| bad_state("missing dice (send dice <d1> <d2>)"))?;
         position.legal_plays(roll, &mut self.plays);
         let count = self.plays.len();
-        let index = if count == 1 {
-            0
+        let state = self.ctx.state(position, Dice::Rolled(roll));
+        let ranked = if count > 1 && self.multipv > 1 {
+            self.player
+                .rank_plays(&state, roll, &self.plays, self.multipv)
+                .filter(|r| !r.is_empty())
         } else {
-            let state = self.ctx.state(position, Dice::Rolled(roll));
-            self.player.choose_play(&state, roll, &self.plays)
+            None
+        };
+        let index = match &ranked {
+            _ if count == 1 => 0,
+            Some(ranked) => {
+                for (k, r) in ranked.iter().enumerate() {
+                    out.push(self.multipv_line(k + 1, r));
+                }
+                ranked[0].index
+            }
+            None => self.player.choose_play(&state, roll, &self.plays),
         };
         if index >= count {
             return Err(bad_state(format!(
@@ -457,6 +550,20 @@ impl Engine {
             )));
         }
         Ok((self.plays.play(index), self.plays.positions()[index], count))
+    }
+
+    /// `info multipv <k> score <value> ply <n> win .. wg .. wbg .. lg .. lbg .. pv <play>` for
+    /// the `k`-th best play `r` (`ply` in UBGI's root-inclusive numbering).
+    fn multipv_line(&self, k: usize, r: &PlayValue) -> Response {
+        let play = self.plays.play(r.index.min(self.plays.len() - 1));
+        let mut pairs = vec![
+            ("multipv", k.to_string()),
+            ("score", format!("{:+.4}", r.value)),
+            ("ply", (r.ply + 1).to_string()),
+        ];
+        pairs.extend(probability_pairs(r.probs));
+        pairs.push(("pv", tavla_notation::format_ubgi(&play)));
+        Response::Info(pairs)
     }
 
     /// Double or not, before rolling (never asked when doubling is not allowed: by the game,
@@ -494,11 +601,22 @@ impl Engine {
         if self.double_pending {
             Ok(DraftAnswer::Cube(self.cube_action(position)))
         } else if self.roll.is_some() {
-            Ok(DraftAnswer::Move(self.choose_play(position)?.0))
+            Ok(DraftAnswer::Move(
+                self.choose_play(position, &mut Vec::new())?.0,
+            ))
         } else {
             Ok(DraftAnswer::Cube(self.double_decision(position)))
         }
     }
+}
+
+/// The five outcome probabilities as `win`, `wg`, `wbg`, `lg` and `lbg` pairs (gnubg's
+/// cumulative order), four decimals each.
+fn probability_pairs(p: [f32; 5]) -> impl Iterator<Item = (&'static str, String)> {
+    ["win", "wg", "wbg", "lg", "lbg"]
+        .into_iter()
+        .zip(p)
+        .map(|(k, v)| (k, format!("{v:.4}")))
 }
 
 impl std::fmt::Debug for Engine {

@@ -48,6 +48,6 @@ pub use client::{EngineInfo, SpawnError, UbgiError, UbgiPlayer, DEFAULT_TIMEOUT}
 pub use command::{
     BarePosition, Command, Go, GoMode, Limits, ParseCommandError, PositionSpec, Seat, SessionSpec,
 };
-pub use engine::{run, Engine, Reply, KEYS};
+pub use engine::{run, Engine, Reply, KEYS, SEARCH_KEYS};
 pub use external::{Evaluate, External};
 pub use response::{CubeAction, DraftAnswer, ErrorCode, IdField, KeySpec, KeyType, Response};

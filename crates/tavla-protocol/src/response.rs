@@ -193,6 +193,9 @@ pub enum Response {
     BestCube(CubeAction),
     /// v0.2 `bestturn cube=<double|nodouble> move=<from/to ...|pass>`.
     BestTurn(CubeAction, Play),
+    /// `besteval <key> <value> ...` (a tavla extension, the answer to `go eval`): pairs of
+    /// words, as `info` writes them.
+    BestEval(Vec<(&'static str, String)>),
     /// v0.1 `bestturn cube=<double|nodouble> moveid=<Position ID>`: the position after the play,
     /// seen from the opponent (who is on roll next), as gnubg writes it.
     BestTurnId(CubeAction, PositionId),
@@ -271,14 +274,8 @@ impl fmt::Display for Response {
                 write!(f, "value {key} ")?;
                 write_text(f, value)
             }
-            Response::Info(pairs) => {
-                f.write_str("info")?;
-                for (k, v) in pairs {
-                    write!(f, " {k} ")?;
-                    write_text(f, v)?;
-                }
-                Ok(())
-            }
+            Response::Info(pairs) => write_pairs(f, "info", pairs),
+            Response::BestEval(pairs) => write_pairs(f, "besteval", pairs),
             Response::BestMove(play) => write!(f, "bestmove {}", format_ubgi(play)),
             Response::BestCube(action) => write!(f, "bestcube {action}"),
             Response::BestTurn(action, play) => {
@@ -299,6 +296,16 @@ impl fmt::Display for Response {
             }
         }
     }
+}
+
+/// `word`, then each key and its value, after a space each.
+fn write_pairs(f: &mut fmt::Formatter<'_>, word: &str, pairs: &[(&str, String)]) -> fmt::Result {
+    f.write_str(word)?;
+    for (k, v) in pairs {
+        write!(f, " {k} ")?;
+        write_text(f, v)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
