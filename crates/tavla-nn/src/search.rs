@@ -1386,3 +1386,64 @@ mod tests {
         assert_eq!(out[0].ply, 2);
     }
 }
+
+#[cfg(test)]
+mod player_ranking_tests {
+    use super::*;
+    use tavla_core::{Cube, Dice, Side};
+
+    #[test]
+    fn the_ranked_plays_start_with_the_play_chosen() {
+        // The bench positions with their rolls, as a cubeless money game, a money game with
+        // the cube turned (ranked by cubeful equity) and a match (by match equity).
+        let cube_owned = Cube {
+            log2: 1,
+            owner: tavla_core::CubeOwner::Side(Side::O),
+        };
+        let mut plays = PlayList::new();
+        for ply in [0, 1] {
+            let mut player = NeuralPlayer::with_default_weights(ply);
+            assert_eq!(player.ply(), Some(ply));
+            for (pos, roll) in crate::bench::positions().into_iter().take(30) {
+                pos.legal_plays(roll, &mut plays);
+                if plays.len() < 2 {
+                    continue;
+                }
+                let money = GameState {
+                    dice: Dice::Rolled(roll),
+                    ..GameState::money(pos)
+                };
+                let states = [
+                    money,
+                    GameState {
+                        cube: cube_owned,
+                        ..money
+                    },
+                    GameState {
+                        match_length: 7,
+                        score: tavla_core::BySide { x: 2, o: 4 },
+                        ..money
+                    },
+                ];
+                for state in states {
+                    let chosen = player.choose_play(&state, roll, &plays);
+                    let ranked = player.rank_plays(&state, roll, &plays, 3).unwrap();
+                    assert_eq!(ranked[0].index, chosen, "{state:?}");
+                    assert!(ranked.len() == plays.len().min(3));
+                    assert!(
+                        ranked[0].ply == ply && ranked.windows(2).all(|w| w[0].ply >= w[1].ply)
+                    );
+                }
+            }
+        }
+        // Its depth can be set, within the search's.
+        let mut player = NeuralPlayer::with_default_weights(0);
+        assert!(player.set_ply(2) && player.ply() == Some(2));
+        assert!(!player.set_ply(MAX_PLY + 1) && player.ply() == Some(2));
+        // It evaluates at that depth.
+        let p = player.evaluate(&GameState::money(Position::START)).unwrap();
+        let mut search = Search::new(Weights::shared_default());
+        assert_eq!(p, search.evaluate(&Position::START, 2).to_array());
+        assert_ne!(p, search.evaluate(&Position::START, 0).to_array());
+    }
+}
