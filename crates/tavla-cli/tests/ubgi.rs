@@ -111,7 +111,7 @@ fn ubgi_player_drives_the_binary_through_a_game() {
 #[test]
 fn a_searching_player_lists_its_best_plays_evaluates_and_takes_its_depth() {
     let script = "ubgi\nset engine.info false\nget engine.ply\nset engine.multipv 3\n\
-        position gnubgid 4HPwATDgc/ABMA\ndice 3 1\ngo chequer\ngo eval\n\
+        position gnubgid 4HPwATDgc/ABMA\ndice 3 1\ngo chequer\ngo eval\ngo cube\n\
         set engine.ply 3\nget engine.ply\ngo chequer\nset engine.ply 5\nquit\n";
     let out = session(&["ubgi", "--player", "neural"], script);
     let lines: Vec<&str> = out.lines().filter(|l| !l.starts_with("id ")).collect();
@@ -169,6 +169,28 @@ fn a_searching_player_lists_its_best_plays_evaluates_and_takes_its_depth() {
             "{key}: {eval} against {v}"
         );
     }
+    // With the cube in play, its equities too, as `tavla eval` gives them.
+    for (key, field) in [
+        ("nodouble", "no_double"),
+        ("doubletake", "double_take"),
+        ("doublepass", "double_pass"),
+    ] {
+        let ours: f64 = word(eval, key).parse().unwrap();
+        assert!(
+            (ours - v["cube"][field].as_f64().unwrap()).abs() < 6e-5,
+            "{key}: {eval} against {v}"
+        );
+    }
+    // Listing plays, the engine gives the cube equities before `bestcube` as well.
+    let cube = lines
+        .iter()
+        .position(|l| l.starts_with("bestcube "))
+        .unwrap();
+    assert_eq!(lines[cube], "bestcube nodouble");
+    assert_eq!(
+        lines[cube - 1],
+        format!("info {}", &eval[eval.find("nodouble").unwrap()..])
+    );
     assert_eq!(
         lines.last(),
         Some(&"error bad_value engine.ply must be 1..4, not \"5\"")

@@ -995,6 +995,13 @@ impl Player for NeuralPlayer {
         Some(self.search.evaluate(&state.position, self.ply).to_array())
     }
 
+    /// By [`Search::cube_decision`] at the player's cube ply.
+    fn cube_equities(&mut self, state: &GameState) -> Option<[f32; 3]> {
+        self.search
+            .cube_decision(state, self.cube_ply)
+            .map(|a| [a.no_double, a.double_take, a.double_pass])
+    }
+
     /// The best play by money equity, or in match play by match equity (the normalised
     /// cubeful value of each play's probabilities at the score, [`CubeAnalysis::play_value`]).
     /// In money play, once the cube has been turned (so the game is surely played with the

@@ -104,6 +104,14 @@ pub trait Player: Send {
         None
     }
 
+    /// The cubeful values, for the side on roll of `state` (before it rolls), of no double,
+    /// double/take and double/pass: per unit of the cube in money play, in a match the
+    /// normalised match equity (a pass 1). `None` for players that do not value the cube,
+    /// and where there is no cube decision (the Crawford game, a game over).
+    fn cube_equities(&mut self, _state: &GameState) -> Option<[f32; 3]> {
+        None
+    }
+
     /// Takes the first failure since the last call, for players that can fail without the
     /// decision methods being able to say so: an external engine that died, timed out or
     /// answered an illegal play (`tavla_protocol::UbgiPlayer`). Such a player still returns a
@@ -156,6 +164,9 @@ impl<P: Player + ?Sized> Player for Box<P> {
     }
     fn evaluate(&mut self, state: &GameState) -> Option<[f32; 5]> {
         (**self).evaluate(state)
+    }
+    fn cube_equities(&mut self, state: &GameState) -> Option<[f32; 3]> {
+        (**self).cube_equities(state)
     }
     fn take_failure(&mut self) -> Option<Box<dyn std::error::Error + Send + Sync>> {
         (**self).take_failure()

@@ -470,13 +470,22 @@ impl Engine {
                         "go eval: this player does not evaluate positions".into(),
                     )
                 })?;
+                let cube = self.cube_pairs(&state);
                 self.info(out, 0, started);
                 let equity = 2.0 * p[0] - 1.0 + p[1] - p[3] + p[2] - p[4];
                 let mut pairs = vec![("equity", format!("{equity:+.4}"))];
                 pairs.extend(probability_pairs(p));
+                pairs.extend(cube);
                 out.push(Response::BestEval(pairs));
             }
             GoMode::Cube => {
+                if self.multipv > 1 && !self.double_pending {
+                    let state = self.ctx.state(position, Dice::NotRolled);
+                    let pairs = self.cube_pairs(&state);
+                    if !pairs.is_empty() {
+                        out.push(Response::Info(pairs));
+                    }
+                }
                 let action = self.cube_action(position);
                 self.info(out, 0, started);
                 out.push(Response::BestCube(action));
@@ -550,6 +559,24 @@ impl Engine {
             )));
         }
         Ok((self.plays.play(index), self.plays.positions()[index], count))
+    }
+
+    /// `nodouble`, `doubletake` and `doublepass` pairs: the player's cube equities for the side
+    /// on roll of `state`, when the game is played with the cube and the player values it.
+    fn cube_pairs(&mut self, state: &GameState) -> Vec<(&'static str, String)> {
+        if self.ctx.max_cube_log2 == 0 {
+            return Vec::new();
+        }
+        self.player
+            .cube_equities(state)
+            .map(|e| {
+                ["nodouble", "doubletake", "doublepass"]
+                    .into_iter()
+                    .zip(e)
+                    .map(|(k, v)| (k, format!("{v:+.4}")))
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// `info multipv <k> score <value> ply <n> win .. wg .. wbg .. lg .. lbg .. pv <play>` for
