@@ -118,11 +118,6 @@ fn a_searching_player_lists_its_best_plays_evaluates_and_takes_its_depth() {
     assert!(lines.contains(&"key engine.ply int 1..4 1 root-inclusive decision depth (1: the plays valued as they stand; gnubg's ply + 1)"), "{out}");
     assert!(lines.contains(&"value engine.ply 1") && lines.contains(&"value engine.ply 3"));
     // Each `go chequer`: three plays best first, the first the one played.
-    let word = |line: &str, key: &str| -> String {
-        let mut w = line.split(' ');
-        w.by_ref().find(|&x| x == key);
-        w.next().unwrap().to_string()
-    };
     let pv = |line: &str| line.split(" pv ").nth(1).unwrap().to_string();
     let answers: Vec<usize> = (0..lines.len())
         .filter(|&i| lines[i].starts_with("bestmove "))
@@ -138,10 +133,10 @@ fn a_searching_player_lists_its_best_plays_evaluates_and_takes_its_depth() {
         }
         let scores: Vec<f64> = listed
             .iter()
-            .map(|l| word(l, "score").parse().unwrap())
+            .map(|l| value_of(l, "score").parse().unwrap())
             .collect();
         assert!(scores[0] >= scores[1] && scores[1] >= scores[2], "{out}");
-        assert_eq!(word(listed[0], "ply"), ply);
+        assert_eq!(value_of(listed[0], "ply"), ply);
         assert_eq!(format!("bestmove {}", pv(listed[0])), lines[i]);
     }
     // `go eval` gives `tavla eval`'s numbers for the side on roll, before the roll.
@@ -149,21 +144,14 @@ fn a_searching_player_lists_its_best_plays_evaluates_and_takes_its_depth() {
         .iter()
         .find(|l| l.starts_with("besteval "))
         .expect("besteval");
-    let v: serde_json::Value = serde_json::from_slice(
-        &Command::new(TAVLA)
-            .args(["eval", "4HPwATDgc/ABMA", "--json"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
+    let v = json(&["eval", "4HPwATDgc/ABMA", "--json"]);
     for (key, field) in [
         ("equity", "equity"),
         ("win", "win"),
         ("wg", "win_gammon"),
         ("lbg", "lose_backgammon"),
     ] {
-        let ours: f64 = word(eval, key).parse().unwrap();
+        let ours: f64 = value_of(eval, key).parse().unwrap();
         assert!(
             (ours - v[field].as_f64().unwrap()).abs() < 6e-5,
             "{key}: {eval} against {v}"
@@ -175,7 +163,7 @@ fn a_searching_player_lists_its_best_plays_evaluates_and_takes_its_depth() {
         ("doubletake", "double_take"),
         ("doublepass", "double_pass"),
     ] {
-        let ours: f64 = word(eval, key).parse().unwrap();
+        let ours: f64 = value_of(eval, key).parse().unwrap();
         assert!(
             (ours - v["cube"][field].as_f64().unwrap()).abs() < 6e-5,
             "{key}: {eval} against {v}"
@@ -205,6 +193,186 @@ fn a_searching_player_lists_its_best_plays_evaluates_and_takes_its_depth() {
         [
             "error unsupported unknown key \"engine.ply\"",
             "error unsupported go eval: this player does not evaluate positions"
+        ]
+    );
+}
+
+/// The value after `key` in a line of `key value` pairs.
+fn value_of(line: &str, key: &str) -> String {
+    let mut w = line.split(' ');
+    w.by_ref().find(|&x| x == key);
+    w.next()
+        .unwrap_or_else(|| panic!("no {key} in {line}"))
+        .to_string()
+}
+
+/// `tavla ARGS --json`'s answer.
+fn json(args: &[&str]) -> serde_json::Value {
+    let out = Command::new(TAVLA).args(args).output().unwrap();
+    assert!(out.status.success());
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn rollouts_over_ubgi_are_the_rollout_commands() {
+    // `go rollout` without dice rolls the position out as `tavla rollout` does (the same
+    // games, so the same numbers); with dice, the best `engine.multipv` plays on the same
+    // dice, best by the rollouts first, as `tavla rollout POSITION DICE --top K` does (which
+    // picks its candidates at 2-ply, as the player does here at `engine.ply` 3).
+    let out = session(
+        &["ubgi"],
+        "set engine.threads 2\nset engine.ply 3\nposition gnubgid 4HPwATDgc/ABMA\n\
+         go rollout trials 36 seed 5\nset engine.multipv 3\ndice 3 1\ngo rollout trials 36 seed 5\n",
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    let best = lines
+        .iter()
+        .find(|l| l.starts_with("bestrollout "))
+        .expect("bestrollout");
+    let v = json(&[
+        "rollout",
+        "4HPwATDgc/ABMA",
+        "--games",
+        "36",
+        "--seed",
+        "5",
+        "--json",
+    ]);
+    assert_eq!(value_of(best, "games"), "36");
+    for (key, field) in [
+        ("equity", "equity"),
+        ("win", "win"),
+        ("wg", "win_gammon"),
+        ("lg", "lose_gammon"),
+        ("lbg", "lose_backgammon"),
+    ] {
+        let ours: f64 = value_of(best, key).parse().unwrap();
+        assert!(
+            (ours - v[field].as_f64().unwrap()).abs() < 6e-5,
+            "{key}: {best} against {v}"
+        );
+    }
+    let ci: f64 = value_of(best, "ci").parse().unwrap();
+    assert!((ci - 1.96 * v["equity_stderr"].as_f64().unwrap()).abs() < 6e-5);
+
+    let listed: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| l.starts_with("info multipv "))
+        .collect();
+    assert_eq!(listed.len(), 3, "{out}");
+    let v = json(&[
+        "rollout",
+        "4HPwATDgc/ABMA",
+        "31",
+        "--top",
+        "3",
+        "--games",
+        "36",
+        "--seed",
+        "5",
+        "--json",
+    ]);
+    let plays = v["plays"].as_array().unwrap();
+    for (k, line) in listed.iter().enumerate() {
+        assert_eq!(value_of(line, "multipv"), (k + 1).to_string());
+        assert_eq!(value_of(line, "games"), "36");
+        let pv = line.split(" pv ").nth(1).unwrap();
+        let theirs = plays
+            .iter()
+            .find(|p| p["play"] == pv)
+            .unwrap_or_else(|| panic!("{pv} is not among {v}"));
+        for (key, field) in [("score", "equity"), ("diff", "difference")] {
+            let ours: f64 = value_of(line, key).parse().unwrap();
+            assert!(
+                (ours - theirs[field].as_f64().unwrap()).abs() < 6e-5,
+                "{key}: {line} against {theirs}"
+            );
+        }
+    }
+    assert_eq!(value_of(listed[0], "diff"), "+0.0000");
+    let bestmove = lines.last().unwrap();
+    assert_eq!(
+        *bestmove,
+        format!("bestmove {}", listed[0].split(" pv ").nth(1).unwrap())
+    );
+}
+
+#[test]
+fn a_rollout_hears_stop_isready_and_its_time_limit() {
+    // The script arrives at once: the rollout of a hundred million games hears `isready` (at
+    // once) and `stop` while it runs and answers with the games it finished; the commands
+    // after it wait for that answer. A time limit stops one too; with `quit` the session ends
+    // after the commands before it, and a rollout among them is stopped before it starts.
+    let out = session(
+        &["ubgi"],
+        "position gnubgid 4HPwATDgc/ABMA\ngo rollout trials 100000000\nisready\nstop\n\
+         set engine.info false\ngo eval\n",
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "readyok", "{out}");
+    let best = lines
+        .iter()
+        .position(|l| l.starts_with("bestrollout games "))
+        .unwrap();
+    let games: u64 = value_of(lines[best], "games").parse().unwrap();
+    assert!(games < 100_000_000);
+    assert!(lines[best + 1].starts_with("besteval "), "{out}");
+    assert_eq!(lines.len(), best + 2, "{out}");
+
+    let started = std::time::Instant::now();
+    let out = session(
+        &["ubgi"],
+        "set engine.threads 1\nposition gnubgid 4HPwATDgc/ABMA\n\
+         go rollout trials 100000000 movetime 1200\n",
+    );
+    assert!(started.elapsed().as_secs() < 60);
+    let best = out.lines().last().unwrap();
+    let games: u64 = value_of(best, "games").parse().unwrap();
+    assert!((1..100_000_000).contains(&games), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("info games ") && l.contains(" trials 100000000 time_ms ")),
+        "{out}"
+    );
+
+    let out = session(
+        &["ubgi"],
+        "set engine.info false\nposition gnubgid 4HPwATDgc/ABMA\ngo rollout trials 100000000\n\
+         go rollout trials 100000000\nquit\ngo eval\n",
+    );
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        ["bestrollout games 0", "bestrollout games 0"],
+        "{out}"
+    );
+}
+
+#[test]
+fn bad_rollout_requests_are_refused() {
+    let out = session(
+        &["ubgi"],
+        "go rollout\nposition gnubgid 4HPwATDgc/ABMA\ngo rollout trials 0\ngo rollout depth 5\n\
+         go rollout seed x\nquit\n",
+    );
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "error bad_state missing position (send position gnubgid <id> or position xgid <xgid>)",
+            "error bad_value go rollout: trials 0 is not 1 to 100000000",
+            "error bad_value go rollout: depth 5 is not 1 to 4",
+            "error bad_value go: \"x\" is not a whole number",
+        ]
+    );
+    let out = session(
+        &["ubgi", "--player", "random"],
+        "position gnubgid 4HPwATDgc/ABMA\ngo rollout\ndice 3 1\ngo rollout\n",
+    );
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "error unsupported go rollout: this player does not roll out",
+            "error unsupported go rollout: this player does not rank plays",
         ]
     );
 }

@@ -50,7 +50,7 @@
 //! Game `i` draws its dice from ChaCha8 seeded with `seed`, stream `i`, so results do not
 //! depend on the number of threads; per-game results are summed in game order.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use rand::{Rng, SeedableRng};
@@ -335,37 +335,88 @@ pub fn rollout(
     progress: &AtomicU64,
 ) -> RolloutResult {
     assert!(config.games > 0, "a rollout needs at least one game");
+    rollout_until(search, root, config, progress, &|| false).expect("at least one game")
+}
+
+/// [`rollout`], stopped early when `stop` says so: each thread asks it before it starts a
+/// game, and a game once started is finished, so the games played are always the first `n`
+/// of the rollout (game by game the same as in a full one) and the result is theirs. `None`
+/// when no game was played.
+///
+/// # Panics
+/// When `root` is a finished game.
+pub fn rollout_until(
+    search: &Search,
+    root: Position,
+    config: RolloutConfig,
+    progress: &AtomicU64,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Option<RolloutResult> {
     assert!(!root.is_game_over(), "the game is over at the root");
-    summarise(&games_of(search, root, &config, progress))
+    let per_game = games_of(search, root, &config, progress, stop);
+    (!per_game.is_empty()).then(|| summarise(&per_game))
+}
+
+/// The results of games `0..config.games` in game order, each computed by `game` on one of
+/// `config.threads` threads (each with its own clone of `search`, reset, and scratch lists).
+/// The threads take the next game in turn and ask `stop` before each; a game once taken is
+/// finished, so the games played are the first `n`, for some `n`. A game's result must
+/// depend only on its number (each game starts with an empty cache), so neither the thread
+/// count nor the order in which the threads take the games changes a result.
+fn run_games<T: Send>(
+    search: &Search,
+    config: &RolloutConfig,
+    stop: &(dyn Fn() -> bool + Sync),
+    game: impl Fn(&mut Search, u32, &mut PlayList, &mut Vec<Probabilities>) -> T + Sync,
+) -> Vec<T> {
+    let threads = config.threads.max(1).min(config.games.max(1) as usize);
+    let next = AtomicUsize::new(0);
+    let games = config.games as usize;
+    let mut done: Vec<(usize, T)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                let mut search = search.clone();
+                search.reset();
+                let (next, game) = (&next, &game);
+                s.spawn(move || {
+                    let mut plays = PlayList::new();
+                    let mut evals = Vec::new();
+                    let mut out = Vec::new();
+                    while !stop() {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= games {
+                            break;
+                        }
+                        out.push((i, game(&mut search, i as u32, &mut plays, &mut evals)));
+                    }
+                    out
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a rollout thread panicked"))
+            .collect()
+    });
+    done.sort_unstable_by_key(|&(i, _)| i);
+    debug_assert!(done.iter().enumerate().all(|(k, &(i, _))| k == i));
+    done.into_iter().map(|(_, r)| r).collect()
 }
 
 /// Each game's (adjusted) probabilities from `root`'s side, in game order, played on
-/// `config.threads` threads.
+/// `config.threads` threads until `stop` ([`run_games`]).
 fn games_of(
     search: &Search,
     root: Position,
     config: &RolloutConfig,
     progress: &AtomicU64,
+    stop: &(dyn Fn() -> bool + Sync),
 ) -> Vec<[f64; 5]> {
-    let threads = config.threads.max(1);
-    let mut per_game = vec![[0.0f64; 5]; config.games as usize];
-    let chunk = config.games.div_ceil(threads as u32) as usize;
-    std::thread::scope(|s| {
-        for (k, games) in per_game.chunks_mut(chunk).enumerate() {
-            let mut search = search.clone();
-            search.reset();
-            s.spawn(move || {
-                let mut plays = PlayList::new();
-                let mut evals = Vec::new();
-                for (j, out) in games.iter_mut().enumerate() {
-                    let game = (k * chunk + j) as u32;
-                    *out = play_out(&mut search, root, game, config, &mut plays, &mut evals);
-                    progress.fetch_add(1, Ordering::Relaxed);
-                }
-            });
-        }
-    });
-    per_game
+    run_games(search, config, stop, |search, game, plays, evals| {
+        let result = play_out(search, root, game, config, plays, evals);
+        progress.fetch_add(1, Ordering::Relaxed);
+        result
+    })
 }
 
 /// The equity of one game's (adjusted) probabilities.
@@ -450,38 +501,64 @@ pub fn rollout_plays(
     progress: &AtomicU64,
 ) -> Vec<PlayRollout> {
     assert!(config.games > 0, "a rollout needs at least one game");
+    rollout_plays_until(search, afters, config, progress, &|| false).expect("at least one game")
+}
+
+/// [`rollout_plays`], stopped early when `stop` says so ([`rollout_until`]): game `i` is
+/// played for every play before game `i + 1` is started anywhere, so every play has the same
+/// first `n` games, and the differences stay paired. `None` when no game was played.
+///
+/// # Panics
+/// When `afters` is empty.
+pub fn rollout_plays_until(
+    search: &Search,
+    afters: &[Position],
+    config: RolloutConfig,
+    progress: &AtomicU64,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Option<Vec<PlayRollout>> {
     assert!(!afters.is_empty(), "no plays to roll out");
     // Each play's games for the mover: the opponent's games from the flipped position, seen
     // from the other side.
-    let games: Vec<Vec<[f64; 5]>> = afters
-        .iter()
-        .map(|after| match after.outcome() {
-            Some(o) => {
-                progress.fetch_add(u64::from(config.games), Ordering::Relaxed);
-                vec![
-                    Probabilities::from_outcome(o).to_array().map(f64::from);
-                    config.games as usize
-                ]
-            }
-            None => games_of(search, after.flip(), &config, progress)
-                .into_iter()
-                .map(|[w, wg, wbg, lg, lbg]| [1.0 - w, lg, lbg, wg, wbg])
-                .collect(),
-        })
+    let per_game: Vec<Vec<[f64; 5]>> =
+        run_games(search, &config, stop, |search, game, plays, evals| {
+            afters
+                .iter()
+                .map(|after| {
+                    let result = match after.outcome() {
+                        Some(o) => Probabilities::from_outcome(o).to_array().map(f64::from),
+                        None => {
+                            let [w, wg, wbg, lg, lbg] =
+                                play_out(search, after.flip(), game, &config, plays, evals);
+                            [1.0 - w, lg, lbg, wg, wbg]
+                        }
+                    };
+                    progress.fetch_add(1, Ordering::Relaxed);
+                    result
+                })
+                .collect()
+        });
+    if per_game.is_empty() {
+        return None;
+    }
+    let games: Vec<Vec<[f64; 5]>> = (0..afters.len())
+        .map(|p| per_game.iter().map(|g| g[p]).collect())
         .collect();
     let equities: Vec<Vec<f64>> = games
         .iter()
         .map(|g| g.iter().map(game_equity).collect())
         .collect();
-    games
-        .iter()
-        .zip(paired_differences(&equities))
-        .map(|(g, (difference, difference_stderr))| PlayRollout {
-            result: summarise(g),
-            difference,
-            difference_stderr,
-        })
-        .collect()
+    Some(
+        games
+            .iter()
+            .zip(paired_differences(&equities))
+            .map(|(g, (difference, difference_stderr))| PlayRollout {
+                result: summarise(g),
+                difference,
+                difference_stderr,
+            })
+            .collect(),
+    )
 }
 
 /// Each play's mean result minus the best play's (the highest mean), game by game, and the
@@ -935,42 +1012,24 @@ fn rollout_lines(
 }
 
 /// Each game's result on each of `lines` (game `i` of every line on the same dice), in game
-/// order, played on `config.threads` threads. `progress` counts finished games, one a line.
+/// order, played on `config.threads` threads ([`run_games`]). `progress` counts finished
+/// games, one a line.
 fn cubeful_games(
     search: &Search,
     lines: &[CubeLine],
     config: &RolloutConfig,
     progress: &AtomicU64,
 ) -> Vec<Vec<f64>> {
-    let threads = config.threads.max(1);
-    let mut per_game = vec![vec![0.0f64; lines.len()]; config.games as usize];
-    let chunk_len = config.games.div_ceil(threads as u32) as usize;
-    std::thread::scope(|s| {
-        for (k, chunk) in per_game.chunks_mut(chunk_len).enumerate() {
-            let mut search = search.clone();
-            search.reset();
-            let start = k * chunk_len;
-            s.spawn(move || {
-                let mut plays = PlayList::new();
-                let mut evals = Vec::new();
-                for (j, out) in chunk.iter_mut().enumerate() {
-                    let game = (start + j) as u32;
-                    for (v, line) in out.iter_mut().zip(lines) {
-                        *v = play_out_cubeful(
-                            &mut search,
-                            line,
-                            game,
-                            config,
-                            &mut plays,
-                            &mut evals,
-                        );
-                        progress.fetch_add(1, Ordering::Relaxed);
-                    }
-                }
-            });
-        }
-    });
-    per_game
+    run_games(search, config, &|| false, |search, game, plays, evals| {
+        lines
+            .iter()
+            .map(|line| {
+                let v = play_out_cubeful(search, line, game, config, plays, evals);
+                progress.fetch_add(1, Ordering::Relaxed);
+                v
+            })
+            .collect()
+    })
 }
 
 fn lines_result(
@@ -1166,6 +1225,59 @@ mod tests {
             )
         };
         assert_eq!(cubeful(1), cubeful(3));
+    }
+
+    #[test]
+    fn a_stopped_rollout_is_the_first_games_of_a_full_one() {
+        // Stopped once ten games are done (on three threads), a rollout has played the first
+        // n games, n >= 10, and its result is the n-game rollout's; the plays of one roll all
+        // get the same games. Stopped at once, nothing was played.
+        let search = Search::new(Arc::new(Weights::default_weights()));
+        let cfg = RolloutConfig {
+            games: 1_000_000,
+            seed: 9,
+            threads: 3,
+            luck_adjust: true,
+            truncate: 0,
+            balance_parity: false,
+            ply: 0,
+        };
+        let progress = AtomicU64::new(0);
+        let stop = || progress.load(Ordering::Relaxed) >= 10;
+        let stopped = rollout_until(&search, Position::START, cfg, &progress, &stop).unwrap();
+        assert!((10..1_000).contains(&stopped.games), "{}", stopped.games);
+        let full = RolloutConfig {
+            games: stopped.games,
+            ..cfg
+        };
+        assert_eq!(
+            stopped,
+            rollout(&search, Position::START, full, &AtomicU64::new(0))
+        );
+
+        let mut plays = PlayList::new();
+        Position::START.legal_plays(Roll::from_values(6, 4), &mut plays);
+        let afters = &plays.positions()[..3];
+        let progress = AtomicU64::new(0);
+        let stop = || progress.load(Ordering::Relaxed) >= 10;
+        let stopped = rollout_plays_until(&search, afters, cfg, &progress, &stop).unwrap();
+        let games = stopped[0].result.games;
+        assert!(games >= 4 && stopped.iter().all(|p| p.result.games == games));
+        let full = RolloutConfig { games, ..cfg };
+        assert_eq!(
+            stopped,
+            rollout_plays(&search, afters, full, &AtomicU64::new(0))
+        );
+
+        let never = AtomicU64::new(0);
+        assert_eq!(
+            rollout_until(&search, Position::START, cfg, &never, &|| true),
+            None
+        );
+        assert_eq!(
+            rollout_plays_until(&search, afters, cfg, &never, &|| true),
+            None
+        );
     }
 
     #[test]

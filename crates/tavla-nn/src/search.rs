@@ -11,7 +11,7 @@
 use std::sync::Arc;
 
 use tavla_core::{GameState, PlayList, Position, Resign, Roll, Rules};
-use tavla_player::Player;
+use tavla_player::{Player, RolloutControl, RolloutRequest, RolloutValue};
 
 use crate::bearoff::BearoffRace;
 use crate::cube::{self, best_cube_action, cube_efficiency, CubeAnalysis, CubeHolder, PlayWorth};
@@ -993,6 +993,65 @@ impl Player for NeuralPlayer {
 
     fn evaluate(&mut self, state: &GameState) -> Option<[f32; 5]> {
         Some(self.search.evaluate(&state.position, self.ply).to_array())
+    }
+
+    /// Cubeless and luck-adjusted, by [`rollout_until`](crate::rollout::rollout_until) or
+    /// [`rollout_plays_until`](crate::rollout::rollout_plays_until) with the player's
+    /// networks, databases and pruning (`request.ply` capped at [`MAX_PLY`]); a finished
+    /// game at the root has nothing to roll out (an empty list).
+    fn rollout(
+        &mut self,
+        state: &GameState,
+        afters: &[Position],
+        request: &RolloutRequest,
+        control: &RolloutControl,
+    ) -> Option<Vec<RolloutValue>> {
+        use crate::rollout::{rollout_plays_until, rollout_until, RolloutConfig, RolloutResult};
+        let threads = match request.threads {
+            0 => std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+            t => t,
+        };
+        let config = RolloutConfig {
+            games: request.games,
+            seed: request.seed,
+            threads,
+            luck_adjust: true,
+            truncate: request.truncate,
+            balance_parity: false,
+            ply: request.ply.min(MAX_PLY),
+        };
+        let stop = || control.should_stop();
+        let value = |r: &RolloutResult, difference: f64, difference_stderr: f64| RolloutValue {
+            games: r.games,
+            probs: r.probs.to_array(),
+            equity: r.equity,
+            equity_stderr: r.equity_stderr,
+            difference,
+            difference_stderr,
+        };
+        let values = if afters.is_empty() {
+            if state.position.is_game_over() {
+                return Some(Vec::new());
+            }
+            rollout_until(
+                &self.search,
+                state.position,
+                config,
+                &control.progress,
+                &stop,
+            )
+            .map(|r| vec![value(&r, 0.0, 0.0)])
+        } else {
+            rollout_plays_until(&self.search, afters, config, &control.progress, &stop).map(
+                |plays| {
+                    plays
+                        .iter()
+                        .map(|p| value(&p.result, p.difference, p.difference_stderr))
+                        .collect()
+                },
+            )
+        };
+        Some(values.unwrap_or_default())
     }
 
     /// By [`Search::cube_decision`] at the player's cube ply.

@@ -17,9 +17,12 @@
 //! ```
 #![warn(missing_docs)]
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use tavla_core::{GameState, PlayList, Resign, Roll};
+use tavla_core::{GameState, PlayList, Position, Resign, Roll};
 
 /// A decision maker.
 ///
@@ -112,6 +115,22 @@ pub trait Player: Send {
         None
     }
 
+    /// Rolls out, cubeless, the position of `state` before its side rolls (`afters` empty:
+    /// one result) or the positions left by several plays of one roll (`afters`, each seen from
+    /// the mover as a [`PlayList`] holds them: one result each, all on the same dice, for the
+    /// mover), as `request` asks, watched and stopped through `control` (which may be read and
+    /// set from another thread while this runs). The results cover the games finished when it
+    /// stopped; `Some` of an empty list when none was. `None` for players that cannot roll out.
+    fn rollout(
+        &mut self,
+        _state: &GameState,
+        _afters: &[Position],
+        _request: &RolloutRequest,
+        _control: &RolloutControl,
+    ) -> Option<Vec<RolloutValue>> {
+        None
+    }
+
     /// Takes the first failure since the last call, for players that can fail without the
     /// decision methods being able to say so: an external engine that died, timed out or
     /// answered an illegal play (`tavla_protocol::UbgiPlayer`). Such a player still returns a
@@ -168,9 +187,91 @@ impl<P: Player + ?Sized> Player for Box<P> {
     fn cube_equities(&mut self, state: &GameState) -> Option<[f32; 3]> {
         (**self).cube_equities(state)
     }
+    fn rollout(
+        &mut self,
+        state: &GameState,
+        afters: &[Position],
+        request: &RolloutRequest,
+        control: &RolloutControl,
+    ) -> Option<Vec<RolloutValue>> {
+        (**self).rollout(state, afters, request, control)
+    }
     fn take_failure(&mut self) -> Option<Box<dyn std::error::Error + Send + Sync>> {
         (**self).take_failure()
     }
+}
+
+/// What a cubeless rollout ([`Player::rollout`]) is asked to play.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RolloutRequest {
+    /// Games (for each play, all on the same dice).
+    pub games: u32,
+    /// Dice seed: the same seed gives the same games.
+    pub seed: u64,
+    /// Plays after which a game stops and is valued as it stands; 0 plays it to the end.
+    pub truncate: u32,
+    /// The depth at which both sides choose their plays (gnubg's numbering).
+    pub ply: u8,
+    /// Worker threads; 0 for one per core.
+    pub threads: usize,
+}
+
+/// How a running rollout is watched and stopped, from any thread: the games finished so far
+/// (over all the plays rolled out), a stop flag, and an optional deadline. A game once started
+/// is finished; the rollout's results cover the games finished before it stopped.
+#[derive(Debug, Default)]
+pub struct RolloutControl {
+    /// Games finished so far, counted once for each play rolled out.
+    pub progress: AtomicU64,
+    stop: AtomicBool,
+    deadline: Option<Instant>,
+}
+
+impl RolloutControl {
+    /// A control that stops no rollout until [`RolloutControl::stop`], or `deadline` passes.
+    #[must_use]
+    pub fn new(deadline: Option<Instant>) -> RolloutControl {
+        RolloutControl {
+            deadline,
+            ..RolloutControl::default()
+        }
+    }
+
+    /// Asks the rollout to stop (the games started are finished first).
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the rollout should start no more games: stopped, or past the deadline.
+    #[must_use]
+    pub fn should_stop(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Games finished so far (counted once for each play rolled out).
+    #[must_use]
+    pub fn games_done(&self) -> u64 {
+        self.progress.load(Ordering::Relaxed)
+    }
+}
+
+/// One rollout's result ([`Player::rollout`]), for the side it values.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RolloutValue {
+    /// Games played.
+    pub games: u32,
+    /// The mean outcome probabilities (as [`Player::evaluate`] orders them; luck-adjusted
+    /// means may leave 0..=1 slightly).
+    pub probs: [f32; 5],
+    /// The mean cubeless equity.
+    pub equity: f64,
+    /// Its standard error.
+    pub equity_stderr: f64,
+    /// Its equity minus the best one's among the plays rolled out together, game by game on
+    /// the same dice: 0 for the best (and for a position rolled out alone).
+    pub difference: f64,
+    /// The standard error of that difference.
+    pub difference_stderr: f64,
 }
 
 /// A play as a player ranks it ([`Player::rank_plays`]).

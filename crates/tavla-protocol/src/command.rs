@@ -59,8 +59,11 @@ pub struct SessionSpec {
     pub crawford: bool,
 }
 
-/// Search limits after `go` (v0.1 `movetime`, `depth`, `nodes`, `trials`). tavla's players
-/// decide in fixed time and ignore them.
+/// Search limits after `go` (v0.1 `movetime`, `depth`, `nodes`, `trials`; tavla's `seed` and
+/// `truncate`). tavla's players decide in fixed time and ignore them, except in `go rollout`:
+/// `trials` games, stopped after `movetime` milliseconds, the players choosing at `depth`
+/// (root-inclusive, as `engine.ply`), the dice from `seed`, each game stopped after
+/// `truncate` plays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Limits {
     /// `movetime <ms>`.
@@ -71,6 +74,10 @@ pub struct Limits {
     pub nodes: Option<u64>,
     /// `trials <n>`.
     pub trials: Option<u64>,
+    /// `seed <n>` (tavla: a rollout's dice).
+    pub seed: Option<u64>,
+    /// `truncate <n>` (tavla: the plays after which a rollout game stops).
+    pub truncate: Option<u64>,
 }
 
 /// What `go` asks for.
@@ -85,6 +92,9 @@ pub enum GoMode {
     /// `eval` (a tavla extension): the cubeless outcome probabilities and equity of the
     /// position for the side on roll, before it rolls.
     Eval,
+    /// `rollout` (a tavla extension): a cubeless rollout of the position before its side rolls
+    /// or, with dice, of its best plays on the same dice; `stop` ends it early.
+    Rollout,
 }
 
 impl fmt::Display for GoMode {
@@ -94,6 +104,7 @@ impl fmt::Display for GoMode {
             GoMode::Cube => "cube",
             GoMode::Turn => "turn",
             GoMode::Eval => "eval",
+            GoMode::Rollout => "rollout",
         })
     }
 }
@@ -392,8 +403,8 @@ const NEWSESSION: &str =
     "newsession type money|match [length <n>] [jacoby on|off] [crawford on|off]";
 const SETCUBE: &str = "setcube value <n> owner center|p0|p1";
 const SETOPTION: &str = "setoption name <name> value <value>";
-const GO: &str =
-    "go [role] [chequer|cube|turn] [movetime <ms>] [depth <n>] [nodes <n>] [trials <n>]";
+const GO: &str = "go [role] [chequer|cube|turn|eval|rollout] [movetime <ms>] [depth <n>] \
+                  [nodes <n>] [trials <n>] [seed <n>] [truncate <n>]";
 const POSITION: &str = "position gnubgid|xgid|bpn|fibs <text>";
 
 fn parse_newsession(w: &Words<'_>) -> Result<SessionSpec, ParseCommandError> {
@@ -513,6 +524,7 @@ fn parse_go(w: &Words<'_>) -> Result<Go, ParseCommandError> {
         Some("cube") => Some(GoMode::Cube),
         Some("turn") => Some(GoMode::Turn),
         Some("eval") => Some(GoMode::Eval),
+        Some("rollout") => Some(GoMode::Rollout),
         _ => None,
     };
     if mode.is_some() {
@@ -530,6 +542,8 @@ fn parse_go(w: &Words<'_>) -> Result<Go, ParseCommandError> {
             "depth" => &mut limits.depth,
             "nodes" => &mut limits.nodes,
             "trials" => &mut limits.trials,
+            "seed" => &mut limits.seed,
+            "truncate" => &mut limits.truncate,
             other => return Err(syntax(C, GO, Some(other))),
         };
         let arg = w.get(i + 1).ok_or_else(|| syntax(C, GO, None))?;
@@ -743,6 +757,8 @@ impl fmt::Display for Command {
                     ("depth", l.depth),
                     ("nodes", l.nodes),
                     ("trials", l.trials),
+                    ("seed", l.seed),
+                    ("truncate", l.truncate),
                 ] {
                     if let Some(v) = v {
                         write!(f, " {name} {v}")?;
@@ -782,6 +798,8 @@ mod tests {
             ("go checker", Some(GoMode::Chequer)),
             ("go cube", Some(GoMode::Cube)),
             ("go turn", Some(GoMode::Turn)),
+            ("go eval", Some(GoMode::Eval)),
+            ("go rollout", Some(GoMode::Rollout)),
         ] {
             assert_eq!(
                 parse(line),
@@ -899,6 +917,7 @@ mod tests {
             "ubgi",
             "go role chequer movetime 5",
             "go",
+            "go rollout movetime 5000 depth 2 trials 1296 seed 7 truncate 10",
             "setcube value 2 owner center",
             "newsession type money jacoby on crawford on",
             "newsession type match length 5 jacoby off crawford on",

@@ -1,12 +1,14 @@
 //! The engine side: [`Engine`] holds what the controller has said and answers each command
 //! with the [`Player`]'s decisions; [`Engine::run`] is the loop over a reader and a writer.
 
+use std::collections::VecDeque;
 use std::io::{self, BufRead, Write};
-use std::time::Instant;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::time::{Duration, Instant};
 
 use tavla_core::{BySide, Cube, Dice, GameState, Play, PlayList, Position, Roll, Side};
 use tavla_notation::Xgid;
-use tavla_player::{PlayValue, Player};
+use tavla_player::{PlayValue, Player, RolloutControl, RolloutRequest, RolloutValue};
 
 use crate::command::{BarePosition, Command, Go, GoMode, PositionSpec, SessionSpec};
 use crate::response::{CubeAction, DraftAnswer, ErrorCode, IdField, KeySpec, KeyType, Response};
@@ -41,8 +43,9 @@ pub const KEYS: [KeySpec; 3] = [
 
 /// The search options, declared besides [`KEYS`] when the player searches
 /// ([`Player::ply`]): `engine.ply` (UBGI v0.2's root-inclusive depth, gnubg's ply plus one;
-/// its default, declared here as 1, is the player's own) and `engine.multipv`.
-pub const SEARCH_KEYS: [KeySpec; 2] = [
+/// its default, declared here as 1, is the player's own), `engine.multipv` and
+/// `engine.threads` (`go rollout`'s worker threads).
+pub const SEARCH_KEYS: [KeySpec; 3] = [
     KeySpec {
         key: "engine.ply",
         option_name: "Ply",
@@ -60,7 +63,22 @@ pub const SEARCH_KEYS: [KeySpec; 2] = [
         minor: true,
         description: "plays listed, best first, in info multipv lines before each bestmove",
     },
+    KeySpec {
+        key: "engine.threads",
+        option_name: "Threads",
+        kind: KeyType::Int { min: 0, max: 256 },
+        default: "0",
+        minor: true,
+        description: "worker threads of go rollout (0: one per core)",
+    },
 ];
+
+/// `go rollout`'s games when `trials` is not given, and the most it takes.
+pub const ROLLOUT_TRIALS: u64 = 1296;
+const MAX_ROLLOUT_TRIALS: u64 = 100_000_000;
+
+/// How often a running rollout reports its progress (`info games .. trials .. time_ms ..`).
+const PROGRESS_EVERY: Duration = Duration::from_secs(1);
 
 /// `engine.ply`'s values as text, for its declared default.
 const PLY_TEXT: [&str; 4] = ["1", "2", "3", "4"];
@@ -174,6 +192,8 @@ pub struct Engine {
     info: bool,
     /// `engine.multipv`.
     multipv: usize,
+    /// `engine.threads` (0: one per core).
+    threads: usize,
     plays: PlayList,
     /// The options declared: [`KEYS`], and [`SEARCH_KEYS`] for a player that searches.
     keys: Vec<KeySpec>,
@@ -201,6 +221,7 @@ impl Engine {
             double_pending: false,
             info: true,
             multipv: 1,
+            threads: 0,
             plays: PlayList::new(),
             keys,
         }
@@ -210,17 +231,55 @@ impl Engine {
     /// each response line to `output`. A line that is not valid UTF-8 is read with replacement
     /// characters (and so is an unknown command).
     ///
+    /// `input` is read on a thread of its own, so that a running `go rollout` hears `stop`,
+    /// answers `isready` at once and reports its progress while it runs; any other command
+    /// sent meanwhile waits for the rollout's answer and is then answered in turn. `quit`
+    /// stops the rollout (and any rollout still waiting before it) and ends the session once
+    /// the commands before it are answered. The reading thread ends with the input; after
+    /// `quit` it may still be waiting on a line.
+    ///
     /// # Errors
     /// Only when reading `input` or writing `output` fails; a bad command is answered with an
     /// `error` line, never returned.
-    pub fn run<R: BufRead, W: Write>(&mut self, mut input: R, mut output: W) -> io::Result<()> {
-        let mut buf = Vec::new();
+    pub fn run<R, W>(&mut self, input: R, mut output: W) -> io::Result<()>
+    where
+        R: BufRead + Send + 'static,
+        W: Write,
+    {
+        let (events, rx) = mpsc::channel();
+        let reader = events.clone();
+        std::thread::spawn(move || read_lines(input, &reader));
+        let mut pending = VecDeque::new();
+        let mut input_ended = false;
+        let mut quitting = false;
         loop {
-            buf.clear();
-            if input.read_until(b'\n', &mut buf)? == 0 {
-                return Ok(());
-            }
-            let reply = self.handle_line(&String::from_utf8_lossy(&buf));
+            let line = match pending.pop_front() {
+                Some(line) => line,
+                None if input_ended => return Ok(()),
+                None => match rx.recv() {
+                    Ok(Event::Line(line)) => line,
+                    Ok(Event::Failed(e)) => return Err(e),
+                    Ok(Event::RolloutDone) => continue,
+                    Ok(Event::End) | Err(_) => return Ok(()),
+                },
+            };
+            let rollout = match line.parse::<Command>() {
+                Ok(Command::Go(go)) if go.mode == Some(GoMode::Rollout) => Some(go),
+                _ => None,
+            };
+            let reply = match rollout {
+                Some(go) => {
+                    let watch = Watch {
+                        events: &events,
+                        rx: &rx,
+                        pending: &mut pending,
+                        input_ended: &mut input_ended,
+                        quitting: &mut quitting,
+                    };
+                    self.watched_rollout(&go, watch, &mut output)?
+                }
+                None => self.handle_line(&line),
+            };
             for response in &reply.responses {
                 writeln!(output, "{response}")?;
                 output.flush()?;
@@ -229,6 +288,95 @@ impl Engine {
                 return Ok(());
             }
         }
+    }
+
+    /// `go rollout` under [`Engine::run`]: the rollout runs on a thread of its own while this
+    /// one reads the input (`stop`, `quit`, `isready`; other lines wait in `watch.pending`)
+    /// and writes a progress line every [`PROGRESS_EVERY`].
+    fn watched_rollout<W: Write>(
+        &mut self,
+        go: &Go,
+        watch: Watch<'_>,
+        output: &mut W,
+    ) -> io::Result<Reply> {
+        let started = Instant::now();
+        let job = match self.rollout_job(go) {
+            Ok(job) => job,
+            Err(Refusal(code, message)) => {
+                return Ok(Reply {
+                    responses: vec![Response::Error(code, message)],
+                    quit: false,
+                })
+            }
+        };
+        let control = RolloutControl::new(job.deadline);
+        if *watch.quitting {
+            control.stop();
+        }
+        let player = &mut self.player;
+        let values = std::thread::scope(|s| -> io::Result<_> {
+            let done = watch.events.clone();
+            let (job, control) = (&job, &control);
+            let worker = s.spawn(move || {
+                let values = player.rollout(&job.state, &job.afters, &job.request, control);
+                // The watcher may have returned already (a failed write); nothing to tell.
+                let _ = done.send(Event::RolloutDone);
+                values
+            });
+            let mut next_report = started + PROGRESS_EVERY;
+            loop {
+                let wait = next_report.saturating_duration_since(Instant::now());
+                match watch.rx.recv_timeout(wait) {
+                    Ok(Event::RolloutDone) => break,
+                    Ok(Event::Line(line)) => match line.parse::<Command>() {
+                        Ok(Command::Stop) => control.stop(),
+                        Ok(Command::Quit) => {
+                            control.stop();
+                            *watch.quitting = true;
+                            watch.pending.push_back(line);
+                        }
+                        Ok(Command::IsReady) => {
+                            writeln!(output, "{}", Response::ReadyOk)?;
+                            output.flush()?;
+                        }
+                        _ if line.trim().is_empty() => {}
+                        _ => watch.pending.push_back(line),
+                    },
+                    Ok(Event::End) => *watch.input_ended = true,
+                    Ok(Event::Failed(e)) => {
+                        control.stop();
+                        let _ = worker.join();
+                        return Err(e);
+                    }
+                    Err(RecvTimeoutError::Timeout) => {
+                        if self.info {
+                            let games = control.games_done() / job.afters.len().max(1) as u64;
+                            let progress = Response::Info(vec![
+                                ("games", games.to_string()),
+                                ("trials", job.request.games.to_string()),
+                                ("time_ms", started.elapsed().as_millis().to_string()),
+                            ]);
+                            writeln!(output, "{progress}")?;
+                            output.flush()?;
+                        }
+                        next_report += PROGRESS_EVERY;
+                    }
+                    // Not while `events` lives; were it so, the rollout is simply awaited.
+                    Err(RecvTimeoutError::Disconnected) => break,
+                }
+            }
+            Ok(worker.join().expect("the rollout thread panicked"))
+        })?;
+        let mut responses = Vec::new();
+        if let Err(Refusal(code, message)) =
+            self.rollout_answer(&job, values, &mut responses, started)
+        {
+            responses.push(Response::Error(code, message));
+        }
+        Ok(Reply {
+            responses,
+            quit: false,
+        })
     }
 
     /// Answers one line. Blank lines are ignored (an empty reply); a line that does not parse
@@ -376,6 +524,7 @@ impl Engine {
                 ));
             }
             "engine.multipv" => self.multipv = usize::from(number()),
+            "engine.threads" => self.threads = value.parse().unwrap_or(0),
             // game.variant: the only accepted value is the one in force.
             _ => {}
         }
@@ -391,6 +540,7 @@ impl Engine {
                 .ply()
                 .map_or_else(|| spec.default.to_string(), |p| (p + 1).to_string()),
             "engine.multipv" => self.multipv.to_string(),
+            "engine.threads" => self.threads.to_string(),
             _ => spec.default.to_string(),
         }
     }
@@ -478,6 +628,14 @@ impl Engine {
                 pairs.extend(cube);
                 out.push(Response::BestEval(pairs));
             }
+            GoMode::Rollout => {
+                let job = self.rollout_job(go)?;
+                let control = RolloutControl::new(job.deadline);
+                let values = self
+                    .player
+                    .rollout(&job.state, &job.afters, &job.request, &control);
+                self.rollout_answer(&job, values, out, started)?;
+            }
             GoMode::Cube => {
                 if self.multipv > 1 && !self.double_pending {
                     let state = self.ctx.state(position, Dice::NotRolled);
@@ -504,6 +662,129 @@ impl Engine {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// What `go rollout` asks: without dice the position before its side rolls; with dice the
+    /// player's best `engine.multipv` plays (all of them when fewer), on the same dice.
+    fn rollout_job(&mut self, go: &Go) -> Answer<RolloutJob> {
+        let position = self.position()?;
+        if self.double_pending {
+            return Err(bad_state("a double is pending: answer it with go cube"));
+        }
+        let l = &go.limits;
+        let bad = |message: String| Refusal(ErrorCode::BadValue, message);
+        let games = l.trials.unwrap_or(ROLLOUT_TRIALS);
+        if !(1..=MAX_ROLLOUT_TRIALS).contains(&games) {
+            return Err(bad(format!(
+                "go rollout: trials {games} is not 1 to {MAX_ROLLOUT_TRIALS}"
+            )));
+        }
+        let ply = match l.depth {
+            None => 0,
+            Some(d @ 1..=4) => d as u8 - 1,
+            Some(d) => return Err(bad(format!("go rollout: depth {d} is not 1 to 4"))),
+        };
+        let truncate = u32::try_from(l.truncate.unwrap_or(0))
+            .map_err(|_| bad("go rollout: truncate is too large".into()))?;
+        let request = RolloutRequest {
+            games: games as u32,
+            seed: l.seed.unwrap_or(1),
+            truncate,
+            ply,
+            threads: self.threads,
+        };
+        let deadline = l
+            .movetime_ms
+            .map(|ms| Instant::now() + Duration::from_millis(ms));
+        let (state, afters, plays) = match self.roll {
+            None => (
+                self.ctx.state(position, Dice::NotRolled),
+                Vec::new(),
+                Vec::new(),
+            ),
+            Some(roll) => {
+                position.legal_plays(roll, &mut self.plays);
+                let state = self.ctx.state(position, Dice::Rolled(roll));
+                let count = self.plays.len();
+                let chosen: Vec<usize> = if count == 1 {
+                    vec![0]
+                } else {
+                    self.player
+                        .rank_plays(&state, roll, &self.plays, self.multipv)
+                        .filter(|r| !r.is_empty())
+                        .ok_or_else(|| {
+                            Refusal(
+                                ErrorCode::Unsupported,
+                                "go rollout: this player does not rank plays".into(),
+                            )
+                        })?
+                        .iter()
+                        .map(|r| r.index.min(count - 1))
+                        .collect()
+                };
+                let afters = chosen.iter().map(|&i| self.plays.positions()[i]).collect();
+                let plays = chosen.iter().map(|&i| self.plays.play(i)).collect();
+                (state, afters, plays)
+            }
+        };
+        Ok(RolloutJob {
+            state,
+            afters,
+            plays,
+            request,
+            deadline,
+        })
+    }
+
+    /// The answer to `go rollout`: `bestrollout` for a position, or for plays an `info multipv`
+    /// line each, best by the rollouts first, and `bestmove` (the search's first choice when
+    /// the rollout was stopped before any game).
+    fn rollout_answer(
+        &self,
+        job: &RolloutJob,
+        values: Option<Vec<RolloutValue>>,
+        out: &mut Vec<Response>,
+        started: Instant,
+    ) -> Answer<()> {
+        let values = values.ok_or_else(|| {
+            Refusal(
+                ErrorCode::Unsupported,
+                "go rollout: this player does not roll out".into(),
+            )
+        })?;
+        let ci = |stderr: f64| format!("{:.4}", 1.96 * stderr);
+        if job.plays.is_empty() {
+            let mut pairs = vec![("games", values.first().map_or(0, |v| v.games).to_string())];
+            if let Some(v) = values.first() {
+                pairs.push(("equity", format!("{:+.4}", v.equity)));
+                pairs.push(("ci", ci(v.equity_stderr)));
+                pairs.extend(probability_pairs(v.probs));
+            }
+            self.info(out, 0, started);
+            out.push(Response::BestRollout(pairs));
+            return Ok(());
+        }
+        let mut order: Vec<usize> = (0..values.len().min(job.plays.len())).collect();
+        order.sort_by(|&a, &b| values[b].equity.total_cmp(&values[a].equity));
+        for (k, &i) in order.iter().enumerate() {
+            let v = &values[i];
+            let mut pairs = vec![
+                ("multipv", (k + 1).to_string()),
+                ("score", format!("{:+.4}", v.equity)),
+                ("ci", ci(v.equity_stderr)),
+                ("diff", format!("{:+.4}", v.difference)),
+                ("diffci", ci(v.difference_stderr)),
+                ("games", v.games.to_string()),
+            ];
+            pairs.extend(probability_pairs(v.probs));
+            pairs.push(("pv", tavla_notation::format_ubgi(&job.plays[i])));
+            out.push(Response::Info(pairs));
+        }
+        self.info(out, 0, started);
+        out.push(Response::BestMove(
+            job.plays[order.first().copied().unwrap_or(0)],
+        ));
         Ok(())
     }
 
@@ -646,6 +927,54 @@ fn probability_pairs(p: [f32; 5]) -> impl Iterator<Item = (&'static str, String)
         .map(|(k, v)| (k, format!("{v:.4}")))
 }
 
+/// A `go rollout` ready to run ([`Engine::rollout_job`]).
+struct RolloutJob {
+    state: GameState,
+    /// The positions left by the plays rolled out (empty: the position itself).
+    afters: Vec<Position>,
+    /// Those plays, in the same order.
+    plays: Vec<Play>,
+    request: RolloutRequest,
+    deadline: Option<Instant>,
+}
+
+/// What [`Engine::run`]'s loop hears: input lines from the reading thread, and the end of a
+/// rollout from its thread.
+enum Event {
+    Line(String),
+    End,
+    Failed(io::Error),
+    RolloutDone,
+}
+
+/// [`Engine::run`]'s input while a rollout runs.
+struct Watch<'a> {
+    events: &'a Sender<Event>,
+    rx: &'a Receiver<Event>,
+    /// Lines that wait for the rollout's answer.
+    pending: &'a mut VecDeque<String>,
+    input_ended: &'a mut bool,
+    /// `quit` was heard: rollouts still to come are stopped before they start.
+    quitting: &'a mut bool,
+}
+
+/// Reads `input` line by line into `events` until its end, a read error, or nobody listens.
+fn read_lines<R: BufRead>(mut input: R, events: &Sender<Event>) {
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        let event = match input.read_until(b'\n', &mut buf) {
+            Ok(0) => Event::End,
+            Ok(_) => Event::Line(String::from_utf8_lossy(&buf).into_owned()),
+            Err(e) => Event::Failed(e),
+        };
+        let last = !matches!(event, Event::Line(_));
+        if events.send(event).is_err() || last {
+            return;
+        }
+    }
+}
+
 impl std::fmt::Debug for Engine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Engine")
@@ -676,6 +1005,10 @@ impl std::fmt::Debug for Engine {
 /// assert!(out.lines().last().unwrap().starts_with("bestmove "));
 /// # Ok::<(), std::io::Error>(())
 /// ```
-pub fn run<R: BufRead, W: Write>(input: R, output: W, player: Box<dyn Player>) -> io::Result<()> {
+pub fn run<R, W>(input: R, output: W, player: Box<dyn Player>) -> io::Result<()>
+where
+    R: BufRead + Send + 'static,
+    W: Write,
+{
     Engine::new(player).run(input, output)
 }

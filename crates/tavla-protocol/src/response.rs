@@ -196,6 +196,9 @@ pub enum Response {
     /// `besteval <key> <value> ...` (a tavla extension, the answer to `go eval`): pairs of
     /// words, as `info` writes them.
     BestEval(Vec<(&'static str, String)>),
+    /// `bestrollout <key> <value> ...` (a tavla extension, the answer to `go rollout` without
+    /// dice): pairs of words, as `info` writes them.
+    BestRollout(Vec<(&'static str, String)>),
     /// v0.1 `bestturn cube=<double|nodouble> moveid=<Position ID>`: the position after the play,
     /// seen from the opponent (who is on roll next), as gnubg writes it.
     BestTurnId(CubeAction, PositionId),
@@ -276,6 +279,7 @@ impl fmt::Display for Response {
             }
             Response::Info(pairs) => write_pairs(f, "info", pairs),
             Response::BestEval(pairs) => write_pairs(f, "besteval", pairs),
+            Response::BestRollout(pairs) => write_pairs(f, "bestrollout", pairs),
             Response::BestMove(play) => write!(f, "bestmove {}", format_ubgi(play)),
             Response::BestCube(action) => write!(f, "bestcube {action}"),
             Response::BestTurn(action, play) => {

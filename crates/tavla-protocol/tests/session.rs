@@ -1,7 +1,7 @@
 //! Scripted UBGI sessions over in-memory buffers, Stockfish style: a script goes in, the exact
 //! transcript comes out.
 
-use std::io::{self, Write};
+use std::io::{self, Cursor, Write};
 use std::sync::{Arc, Mutex};
 
 use proptest::prelude::*;
@@ -68,7 +68,8 @@ impl Player for Probe {
 /// Runs `script` (one command per line) and returns the transcript.
 fn session_with(player: Box<dyn Player>, script: &str) -> String {
     let mut out = Vec::new();
-    run(script.as_bytes(), &mut out, player).expect("in-memory I/O does not fail");
+    run(Cursor::new(script.as_bytes().to_vec()), &mut out, player)
+        .expect("in-memory I/O does not fail");
     String::from_utf8(out).expect("the engine writes UTF-8")
 }
 
@@ -241,7 +242,7 @@ error bad_state a money session has no score (newsession type match length <n> f
 error bad_command newsession: expected `newsession type money|match [length <n>] [jacoby on|off] [crawford on|off]`, found end of line
 error bad_value setcube: \"3\" is not a cube value 1, 2, 4 ... 32768
 error bad_value setturn: \"p2\" is not p0 or p1
-error bad_command go: expected `go [role] [chequer|cube|turn] [movetime <ms>] [depth <n>] [nodes <n>] [trials <n>]`, found end of line
+error bad_command go: expected `go [role] [chequer|cube|turn|eval|rollout] [movetime <ms>] [depth <n>] [nodes <n>] [trials <n>] [seed <n>] [truncate <n>]`, found end of line
 error bad_command unknown command \"Isready\"
 error bad_state missing dice (send dice <d1> <d2>)
 error bad_state missing dice (send dice <d1> <d2>)
@@ -255,7 +256,12 @@ fn invalid_utf8_is_an_unknown_command() {
     let mut script = b"\xff\xfe garbage\n".to_vec();
     script.extend_from_slice(b"isready\n");
     let mut out = Vec::new();
-    run(&script[..], &mut out, Box::new(RandomPlayer::new(1))).unwrap();
+    run(
+        Cursor::new(script),
+        &mut out,
+        Box::new(RandomPlayer::new(1)),
+    )
+    .unwrap();
     let out = String::from_utf8(out).unwrap();
     assert_transcript!(
         out,
@@ -575,7 +581,12 @@ impl Write for FlushCheck {
 fn every_line_is_flushed() {
     let mut out = FlushCheck::default();
     let script = format!("ubgi\nisready\nposition gnubgid {START_ID}\ndice 3 1\ngo\nbogus\n");
-    run(script.as_bytes(), &mut out, Box::new(RandomPlayer::new(3))).unwrap();
+    run(
+        Cursor::new(script.into_bytes()),
+        &mut out,
+        Box::new(RandomPlayer::new(3)),
+    )
+    .unwrap();
     assert_eq!(out.violations, 0);
     assert_eq!(out.flushed, out.data.len());
 }
