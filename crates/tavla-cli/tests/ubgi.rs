@@ -376,3 +376,54 @@ fn bad_rollout_requests_are_refused() {
         ]
     );
 }
+
+#[test]
+fn beavers_and_resignations_over_ubgi() {
+    // X, on roll, has all fifteen checkers on its 13-point, O eight and seven on its 1- and
+    // 2-points: X loses a gammon whatever it rolls. Doubled by X where beavers are allowed
+    // (the XGID's rule field 2), O beavers; without them it takes. X should resign a gammon;
+    // O rejects a single and accepts a gammon. From the opening position nobody resigns, and
+    // a single offered there is accepted.
+    let lost = "XGID=-------------O---------gh-:0:0:1";
+    let script = format!(
+        "set engine.info false\nget game.beavers\n\
+         position xgid {lost}:D:0:0:2:0:10\ngo cube\n\
+         position xgid {lost}:D:0:0:0:0:10\ngo cube\n\
+         position xgid {lost}:00:0:0:2:0:10\ngo resign\ngo accept single\ngo accept gammon\n\
+         go accept 3\nposition gnubgid 4HPwATDgc/ABMA\ngo resign\ngo accept single\n\
+         go accept double\nset game.beavers true\nget game.beavers\nquit\n"
+    );
+    let out = session(&["ubgi", "--player", "neural:ply=1"], &script);
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "value game.beavers false",
+            "bestcube beaver",
+            "bestcube take",
+            "bestresign gammon",
+            "bestaccept reject",
+            "bestaccept accept",
+            "bestaccept accept",
+            "bestresign no",
+            "bestaccept accept",
+            "error bad_value go: \"double\" is not single, gammon, backgammon, 1, 2 or 3",
+            "value game.beavers true",
+        ]
+    );
+    // The other side of the protocol: `UbgiPlayer` hears the beaver.
+    let mut engine = UbgiPlayer::spawn(&format!("{TAVLA} ubgi --player neural:ply=1")).unwrap();
+    let doubled = format!("{lost}:D:0:0:2:0:10")
+        .parse::<tavla_notation::Xgid>()
+        .unwrap()
+        .state;
+    // The side that answers, seen from its own side.
+    let taker = GameState {
+        position: doubled.position.flip(),
+        turn: doubled.turn.other(),
+        ..doubled
+    };
+    assert!(taker.beavers);
+    assert!(engine.accepts_double(&taker));
+    assert!(engine.beavers(&taker));
+    assert!(engine.take_failure().is_none());
+}

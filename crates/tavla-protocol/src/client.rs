@@ -365,6 +365,8 @@ pub struct UbgiPlayer {
     alive: bool,
     xgid: bool,
     cube: bool,
+    /// The engine answered the last double with `beaver` (asked for by [`Player::beavers`]).
+    beaver: bool,
 }
 
 impl UbgiPlayer {
@@ -460,6 +462,7 @@ impl UbgiPlayer {
             alive: true,
             xgid: true,
             cube: true,
+            beaver: false,
         })
     }
 
@@ -669,7 +672,10 @@ impl UbgiPlayer {
             return fallback;
         }
         match self.ask_cube(state, words) {
-            Ok(word) => matches!(word.as_str(), "double" | "take"),
+            Ok(word) => {
+                self.beaver = word == "beaver";
+                matches!(word.as_str(), "double" | "take" | "beaver")
+            }
             Err(e) => {
                 if let UbgiError::Engine { .. } = e {
                     self.cube = false;
@@ -746,7 +752,14 @@ impl Player for UbgiPlayer {
             dice: Dice::DoubleOffered,
             ..*state
         };
-        self.cube_question(&doubler, &["take", "drop", "pass"], true)
+        self.beaver = false;
+        self.cube_question(&doubler, &["take", "drop", "pass", "beaver"], true)
+    }
+
+    /// Whether the engine's answer to the double just taken was `beaver` (tavla's UBGI
+    /// extension, sent only where the XGID allows beavers).
+    fn beavers(&mut self, state: &GameState) -> bool {
+        state.beavers && std::mem::take(&mut self.beaver)
     }
 
     fn take_failure(&mut self) -> Option<Box<dyn StdError + Send + Sync>> {

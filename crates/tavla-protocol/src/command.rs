@@ -4,7 +4,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use tavla_core::{Cube, CubeOwner, Die, GameState, Position, Roll, Side};
+use tavla_core::{Cube, CubeOwner, Die, GameState, Position, Resign, Roll, Side};
 use tavla_notation::{Bpn, FibsBoard, GnubgId, Notation, ParseError, Xgid};
 
 use crate::response::ErrorCode;
@@ -95,6 +95,11 @@ pub enum GoMode {
     /// `rollout` (a tavla extension): a cubeless rollout of the position before its side rolls
     /// or, with dice, of its best plays on the same dice; `stop` ends it early.
     Rollout,
+    /// `resign` (a tavla extension): whether the side on roll resigns now, and how much.
+    Resign,
+    /// `accept <level>` (a tavla extension): the side on roll offers to resign a single game, a
+    /// gammon or a backgammon (`single|gammon|backgammon` or `1|2|3`); does its opponent accept?
+    Accept(Resign),
 }
 
 impl fmt::Display for GoMode {
@@ -105,6 +110,8 @@ impl fmt::Display for GoMode {
             GoMode::Turn => "turn",
             GoMode::Eval => "eval",
             GoMode::Rollout => "rollout",
+            GoMode::Resign => "resign",
+            GoMode::Accept(level) => return write!(f, "accept {level}"),
         })
     }
 }
@@ -403,8 +410,8 @@ const NEWSESSION: &str =
     "newsession type money|match [length <n>] [jacoby on|off] [crawford on|off]";
 const SETCUBE: &str = "setcube value <n> owner center|p0|p1";
 const SETOPTION: &str = "setoption name <name> value <value>";
-const GO: &str = "go [role] [chequer|cube|turn|eval|rollout] [movetime <ms>] [depth <n>] \
-                  [nodes <n>] [trials <n>] [seed <n>] [truncate <n>]";
+const GO: &str = "go [role] [chequer|cube|turn|eval|rollout|resign|accept <level>] \
+                  [movetime <ms>] [depth <n>] [nodes <n>] [trials <n>] [seed <n>] [truncate <n>]";
 const POSITION: &str = "position gnubgid|xgid|bpn|fibs <text>";
 
 fn parse_newsession(w: &Words<'_>) -> Result<SessionSpec, ParseCommandError> {
@@ -525,6 +532,14 @@ fn parse_go(w: &Words<'_>) -> Result<Go, ParseCommandError> {
         Some("turn") => Some(GoMode::Turn),
         Some("eval") => Some(GoMode::Eval),
         Some("rollout") => Some(GoMode::Rollout),
+        Some("resign") => Some(GoMode::Resign),
+        Some("accept") => {
+            let level = w.get(i + 1).ok_or_else(|| syntax(C, GO, None))?;
+            i += 1;
+            Some(GoMode::Accept(level.parse::<Resign>().map_err(|_| {
+                value(C, level, "single, gammon, backgammon, 1, 2 or 3")
+            })?))
+        }
         _ => None,
     };
     if mode.is_some() {
@@ -800,6 +815,9 @@ mod tests {
             ("go turn", Some(GoMode::Turn)),
             ("go eval", Some(GoMode::Eval)),
             ("go rollout", Some(GoMode::Rollout)),
+            ("go resign", Some(GoMode::Resign)),
+            ("go accept gammon", Some(GoMode::Accept(Resign::Gammon))),
+            ("go accept 3", Some(GoMode::Accept(Resign::Backgammon))),
         ] {
             assert_eq!(
                 parse(line),
@@ -918,6 +936,8 @@ mod tests {
             "go role chequer movetime 5",
             "go",
             "go rollout movetime 5000 depth 2 trials 1296 seed 7 truncate 10",
+            "go resign",
+            "go accept single",
             "setcube value 2 owner center",
             "newsession type money jacoby on crawford on",
             "newsession type match length 5 jacoby off crawford on",

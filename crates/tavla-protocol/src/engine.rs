@@ -14,7 +14,7 @@ use crate::command::{BarePosition, Command, Go, GoMode, PositionSpec, SessionSpe
 use crate::response::{CubeAction, DraftAnswer, ErrorCode, IdField, KeySpec, KeyType, Response};
 
 /// The options tavla declares (`key` lines for v0.2, `option` lines for v0.1).
-pub const KEYS: [KeySpec; 3] = [
+pub const KEYS: [KeySpec; 4] = [
     KeySpec {
         key: "game.variant",
         option_name: "Variant",
@@ -30,6 +30,14 @@ pub const KEYS: [KeySpec; 3] = [
         default: "false",
         minor: false,
         description: "money play: gammons count single while the cube is centred (for positions that do not carry the rule)",
+    },
+    KeySpec {
+        key: "game.beavers",
+        option_name: "Beavers",
+        kind: KeyType::Bool,
+        default: "false",
+        minor: false,
+        description: "money play: a side doubled may beaver (for positions that do not carry the rule)",
     },
     KeySpec {
         key: "engine.info",
@@ -516,6 +524,7 @@ impl Engine {
         let number = || value.parse::<u8>().unwrap_or(1);
         match spec.key {
             "game.jacoby" => self.ctx.jacoby = value == "true",
+            "game.beavers" => self.ctx.beavers = value == "true",
             "engine.info" => self.info = value == "true",
             "engine.ply" if !self.player.set_ply(number() - 1) => {
                 return Err(Refusal(
@@ -534,6 +543,7 @@ impl Engine {
     fn get(&self, spec: &KeySpec) -> String {
         match spec.key {
             "game.jacoby" => self.ctx.jacoby.to_string(),
+            "game.beavers" => self.ctx.beavers.to_string(),
             "engine.info" => self.info.to_string(),
             "engine.ply" => self
                 .player
@@ -635,6 +645,26 @@ impl Engine {
                     .player
                     .rollout(&job.state, &job.afters, &job.request, &control);
                 self.rollout_answer(&job, values, out, started)?;
+            }
+            GoMode::Resign => {
+                if self.double_pending {
+                    return Err(bad_state("a double is pending: answer it with go cube"));
+                }
+                let state = self.ctx.state(position, Dice::NotRolled);
+                let level = self.player.resigns(&state, self.cube_in_play(&state));
+                self.info(out, 0, started);
+                out.push(Response::BestResign(level));
+            }
+            GoMode::Accept(offered) => {
+                if self.double_pending {
+                    return Err(bad_state("a double is pending: answer it with go cube"));
+                }
+                let state = self.ctx.state(position, Dice::NotRolled);
+                let accepts =
+                    self.player
+                        .accepts_resignation(&state, self.cube_in_play(&state), offered);
+                self.info(out, 0, started);
+                out.push(Response::BestAccept(accepts));
             }
             GoMode::Cube => {
                 if self.multipv > 1 && !self.double_pending {
@@ -874,6 +904,13 @@ impl Engine {
         Response::Info(pairs)
     }
 
+    /// Whether the game of `state` is played with the cube, for resignations: a match, a cube
+    /// already turned, or a cube the side may still turn (and the session's cube limit allows).
+    fn cube_in_play(&self, state: &GameState) -> bool {
+        self.ctx.max_cube_log2 > 0
+            && (state.match_length > 0 || state.cube.log2 > 0 || state.may_double())
+    }
+
     /// Double or not, before rolling (never asked when doubling is not allowed: by the game,
     /// `GameState::may_double`, or by the cube limit of the session or XGID).
     fn double_decision(&mut self, position: Position) -> CubeAction {
@@ -896,10 +933,12 @@ impl Engine {
         // The answering side is the doubler's opponent: the position and turn seen from it.
         let mut state = self.ctx.state(position.flip(), Dice::DoubleOffered);
         state.turn = self.ctx.turn.other();
-        if self.player.accepts_double(&state) {
-            CubeAction::Take
-        } else {
+        if !self.player.accepts_double(&state) {
             CubeAction::Drop
+        } else if state.beavers && self.player.beavers(&state) {
+            CubeAction::Beaver
+        } else {
+            CubeAction::Take
         }
     }
 

@@ -65,10 +65,13 @@ pub enum CubeAction {
     Take,
     /// Refuse it (lose the game at the current cube value).
     Drop,
+    /// Accept it and redouble at once, keeping the cube (money play with beavers; a tavla
+    /// extension in UBGI, gnubg's word in its external-player protocol).
+    Beaver,
 }
 
 impl CubeAction {
-    /// The word on the wire: `double`, `nodouble`, `take`, `drop`.
+    /// The word on the wire: `double`, `nodouble`, `take`, `drop`, `beaver`.
     #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -76,10 +79,11 @@ impl CubeAction {
             CubeAction::NoDouble => "nodouble",
             CubeAction::Take => "take",
             CubeAction::Drop => "drop",
+            CubeAction::Beaver => "beaver",
         }
     }
 
-    /// The draft 0.01 word: `double`, `roll`, `take`, `drop`.
+    /// The draft 0.01 word: `double`, `roll`, `take`, `drop`, `beaver`.
     #[must_use]
     pub const fn draft_word(self) -> &'static str {
         match self {
@@ -199,6 +203,10 @@ pub enum Response {
     /// `bestrollout <key> <value> ...` (a tavla extension, the answer to `go rollout` without
     /// dice): pairs of words, as `info` writes them.
     BestRollout(Vec<(&'static str, String)>),
+    /// `bestresign no|single|gammon|backgammon` (a tavla extension, the answer to `go resign`).
+    BestResign(Option<tavla_core::Resign>),
+    /// `bestaccept accept|reject` (a tavla extension, the answer to `go accept <level>`).
+    BestAccept(bool),
     /// v0.1 `bestturn cube=<double|nodouble> moveid=<Position ID>`: the position after the play,
     /// seen from the opponent (who is on roll next), as gnubg writes it.
     BestTurnId(CubeAction, PositionId),
@@ -280,6 +288,15 @@ impl fmt::Display for Response {
             Response::Info(pairs) => write_pairs(f, "info", pairs),
             Response::BestEval(pairs) => write_pairs(f, "besteval", pairs),
             Response::BestRollout(pairs) => write_pairs(f, "bestrollout", pairs),
+            Response::BestResign(None) => f.write_str("bestresign no"),
+            Response::BestResign(Some(level)) => write!(f, "bestresign {level}"),
+            Response::BestAccept(accepts) => {
+                write!(
+                    f,
+                    "bestaccept {}",
+                    if *accepts { "accept" } else { "reject" }
+                )
+            }
             Response::BestMove(play) => write!(f, "bestmove {}", format_ubgi(play)),
             Response::BestCube(action) => write!(f, "bestcube {action}"),
             Response::BestTurn(action, play) => {

@@ -110,10 +110,12 @@ id author the tavla authors
 id version {}
 option name Variant type combo default backgammon var backgammon
 option name Jacoby type check default false
+option name Beavers type check default false
 option name Info type check default true
 proto 0.2
 key game.variant enum backgammon backgammon rules variant (standard backgammon only)
 key game.jacoby bool false money play: gammons count single while the cube is centred (for positions that do not carry the rule)
+key game.beavers bool false money play: a side doubled may beaver (for positions that do not carry the rule)
 key engine.info bool true ! write an info line before each answer
 ubgiok
 ",
@@ -242,7 +244,7 @@ error bad_state a money session has no score (newsession type match length <n> f
 error bad_command newsession: expected `newsession type money|match [length <n>] [jacoby on|off] [crawford on|off]`, found end of line
 error bad_value setcube: \"3\" is not a cube value 1, 2, 4 ... 32768
 error bad_value setturn: \"p2\" is not p0 or p1
-error bad_command go: expected `go [role] [chequer|cube|turn|eval|rollout] [movetime <ms>] [depth <n>] [nodes <n>] [trials <n>] [seed <n>] [truncate <n>]`, found end of line
+error bad_command go: expected `go [role] [chequer|cube|turn|eval|rollout|resign|accept <level>] [movetime <ms>] [depth <n>] [nodes <n>] [trials <n>] [seed <n>] [truncate <n>]`, found end of line
 error bad_command unknown command \"Isready\"
 error bad_state missing dice (send dice <d1> <d2>)
 error bad_state missing dice (send dice <d1> <d2>)
@@ -432,6 +434,7 @@ get game.variant
         "\
 key game.variant enum backgammon backgammon rules variant (standard backgammon only)
 key game.jacoby bool false money play: gammons count single while the cube is centred (for positions that do not carry the rule)
+key game.beavers bool false money play: a side doubled may beaver (for positions that do not carry the rule)
 key engine.info bool true ! write an info line before each answer
 value engine.info true
 value engine.info false
