@@ -587,6 +587,7 @@ pub fn check_by_rollouts(
         truncate: 0,
         balance_parity: false,
         ply: 0,
+        deadline: None,
     };
     let mut checked: Vec<&mut Decision> = decisions
         .iter_mut()

@@ -951,6 +951,10 @@ pub struct RolloutArgs {
     /// plays are rolled out so, the opponent free to double before its first roll.
     #[arg(long)]
     pub cube: bool,
+    /// Start no game after this many seconds (at least one game is played): the result is
+    /// that of the games played, the first ones of the full rollout, and says how many.
+    #[arg(long, value_name = "SECONDS")]
+    pub time_limit: Option<u64>,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -1008,6 +1012,9 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
         truncate: args.truncate,
         balance_parity: args.balance_parity,
         ply: args.engine.ply,
+        deadline: args
+            .time_limit
+            .map(|t| std::time::Instant::now() + std::time::Duration::from_secs(t)),
     };
     if args.dice.is_some() || args.top.is_some() || !args.plays.is_empty() {
         return play_rollouts(args, &state, search, config, out);
@@ -1170,6 +1177,8 @@ fn play_rollouts(
                     .collect()
             }
         });
+    // The games played on each play (all asked for unless --time-limit stopped them).
+    let games = rows.iter().map(|r| r.0.games).min().unwrap_or(args.games);
     let mut order: Vec<usize> = (0..rows.len()).collect();
     order.sort_by(|&a, &b| rows[b].0.equity.total_cmp(&rows[a].0.equity));
     let text = |k: usize| tavla_notation::format_pretty(&pos, &plays.play(chosen[k]));
@@ -1223,7 +1232,7 @@ fn play_rollouts(
             })
             .collect();
         let j = JsonPlays {
-            settings: JsonRolloutSettings::new(args.games, args.seed, &config),
+            settings: JsonRolloutSettings::new(games, args.seed, &config),
             dice: roll.to_string(),
             cube: cubeful,
             plays,
@@ -1254,7 +1263,7 @@ fn play_rollouts(
         out,
         "{} for {roll}, {} each ({}), on the same dice; {how}, for the side that plays:",
         counted(rows.len(), "play"),
-        counted(args.games as usize, "game"),
+        counted(games as usize, "game"),
         rollout_settings(args.seed, &config)
     )?;
     for (rank, &k) in order.iter().enumerate() {
@@ -1280,6 +1289,8 @@ fn play_rollouts(
 /// One play's rolled-out result for the mover (cubeless equity, cubeful points per unit of the
 /// cube, or match winning chances), with its paired difference from the best.
 struct PlayResult {
+    /// Games played.
+    games: u32,
     equity: f64,
     equity_stderr: f64,
     difference: f64,
@@ -1289,6 +1300,7 @@ struct PlayResult {
 impl From<tavla_nn::rollout::PlayRollout> for PlayResult {
     fn from(r: tavla_nn::rollout::PlayRollout) -> Self {
         PlayResult {
+            games: r.result.games,
             equity: r.result.equity,
             equity_stderr: r.result.equity_stderr,
             difference: r.difference,
@@ -1300,6 +1312,7 @@ impl From<tavla_nn::rollout::PlayRollout> for PlayResult {
 impl From<tavla_nn::rollout::CubefulPlayRollout> for PlayResult {
     fn from(r: tavla_nn::rollout::CubefulPlayRollout) -> Self {
         PlayResult {
+            games: r.games,
             equity: r.equity,
             equity_stderr: r.equity_stderr,
             difference: r.difference,

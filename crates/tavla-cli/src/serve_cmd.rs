@@ -7,7 +7,7 @@
 //! | `GET /v1/moves?position=P&dice=31` | every legal play (as `tavla moves --json`) |
 //! | `GET /v1/hint?position=P&dice=31&ply=2&top=5` | the best plays, ranked (as `tavla hint --json`) |
 //! | `GET /v1/eval?position=P&ply=2` | outcome probabilities, equity and the cube decision (as `tavla eval --json`) |
-//! | `GET /v1/rollout?position=P&games=1296&seed=1&ply=0&truncate=0&cube=false` | a rollout (as `tavla rollout --json`; at most 100,000 games) |
+//! | `GET /v1/rollout?position=P&games=1296&seed=1&ply=0&truncate=0&cube=false&time_limit=S` | a rollout (as `tavla rollout --json`; at most 100,000 games; `time_limit` seconds, optional) |
 //! | `POST /v1/analyse?ply=1` with a `.mat` or SGF record as the body | the analysis (as `tavla analyse --json`) |
 //!
 //! Every `GET` is also a `POST` with the same fields in a JSON object. A position is in any
@@ -55,11 +55,12 @@ struct Fields {
     dice: Option<String>,
     ply: Option<u8>,
     top: Option<usize>,
-    /// Rollouts: games, seed, cube (a cubeful rollout), truncate.
+    /// Rollouts: games, seed, cube (a cubeful rollout), truncate, time limit (seconds).
     games: Option<u32>,
     seed: Option<u64>,
     cube: Option<bool>,
     truncate: Option<u32>,
+    time_limit: Option<u64>,
 }
 
 /// What every request shares: searches ready to use (built once, taken and given back).
@@ -180,6 +181,7 @@ fn compute(engine: &Engine, route: Route, f: Fields) -> Result<String> {
                 dice: f.dice,
                 plays: Vec::new(),
                 cube: f.cube.unwrap_or(false),
+                time_limit: f.time_limit,
                 quiet: true,
                 engine: engine_args(f.ply),
             };

@@ -286,6 +286,54 @@ fn rollout_at_any_ply_is_seeded_and_refuses_bad_options() {
 }
 
 #[test]
+fn a_time_limit_stops_a_rollout_after_its_first_games() {
+    // A hundred million games asked for, one second allowed: the answer covers the games
+    // played, which are the first ones, so the same number asked for gives the same numbers.
+    let json =
+        |args: &[&str]| serde_json::from_str::<serde_json::Value>(&stdout(&tavla(args))).unwrap();
+    let stopped = json(&[
+        "rollout",
+        START,
+        "--games",
+        "100000000",
+        "--time-limit",
+        "1",
+        "--json",
+        "--quiet",
+    ]);
+    let games = stopped["games"].as_u64().unwrap();
+    assert!((1..100_000_000).contains(&games), "{stopped}");
+    let n = games.to_string();
+    assert_eq!(
+        json(&["rollout", START, "--games", &n, "--json", "--quiet"]),
+        stopped
+    );
+    // The plays of a roll (with the cube, too) and a cubeful rollout stop the same way.
+    for args in [
+        vec!["rollout", START, "31", "--top", "2"],
+        vec!["rollout", START, "31", "--top", "2", "--cube"],
+        vec!["rollout", START, "--cube"],
+    ] {
+        let mut limited = args.clone();
+        limited.extend([
+            "--games",
+            "100000000",
+            "--time-limit",
+            "1",
+            "--json",
+            "--quiet",
+        ]);
+        let stopped = json(&limited);
+        let games = stopped["games"].as_u64().unwrap();
+        assert!((1..100_000_000).contains(&games), "{stopped}");
+        let n = games.to_string();
+        let mut full = args.clone();
+        full.extend(["--games", n.as_str(), "--json", "--quiet"]);
+        assert_eq!(json(&full), stopped, "{args:?}");
+    }
+}
+
+#[test]
 fn rollout_of_the_plays_of_a_roll() {
     // The opening 3-1: the 2-ply search's three best plays and a named one, on the same dice.
     let o = tavla(&[

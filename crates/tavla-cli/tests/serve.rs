@@ -194,6 +194,25 @@ fn the_api_answers_as_the_commands_do() {
         assert_eq!(v["plays"].as_array().unwrap().len(), 2, "{v}");
         assert_eq!(v["cube"].as_str(), cube, "{v}");
     }
+    // A time limit: the first games that fit in it (at least one), as the command gives them.
+    let (status, v) = server.request(
+        "GET",
+        "/v1/rollout?position=4HPwATDgc/ABMA&games=100000&time_limit=1",
+        "",
+        false,
+    );
+    assert_eq!(status, 200, "{v}");
+    let games = v["games"].as_u64().unwrap();
+    assert!((1..100_000).contains(&games), "{v}");
+    let n = games.to_string();
+    let cli = common::json(&common::tavla(&[
+        "rollout",
+        "4HPwATDgc/ABMA",
+        "--games",
+        &n,
+        "--json",
+    ]));
+    assert_eq!(v, cli);
     // A record analysed.
     let record = std::fs::read_to_string(common::data("analyse/random-cubeless.mat")).unwrap();
     let (status, v) = server.request("POST", "/v1/analyse?ply=0", &record, false);

@@ -52,6 +52,7 @@
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -84,6 +85,9 @@ pub struct RolloutConfig {
     pub balance_parity: bool,
     /// The depth at which both sides choose their plays (0 to [`MAX_PLY`]).
     pub ply: u8,
+    /// Start no game after this moment, once one has been started: the rollout then covers
+    /// its first games, at least one (see [`rollout_until`]).
+    pub deadline: Option<Instant>,
 }
 
 impl RolloutConfig {
@@ -359,8 +363,9 @@ pub fn rollout_until(
 
 /// The results of games `0..config.games` in game order, each computed by `game` on one of
 /// `config.threads` threads (each with its own clone of `search`, reset, and scratch lists).
-/// The threads take the next game in turn and ask `stop` before each; a game once taken is
-/// finished, so the games played are the first `n`, for some `n`. A game's result must
+/// The threads take the next game in turn and ask `stop` before each (and, once a game has
+/// been taken, whether `config.deadline` has passed); a game once taken is finished, so the
+/// games played are the first `n`, for some `n`. A game's result must
 /// depend only on its number (each game starts with an empty cache), so neither the thread
 /// count nor the order in which the threads take the games changes a result.
 fn run_games<T: Send>(
@@ -383,6 +388,10 @@ fn run_games<T: Send>(
                     let mut evals = Vec::new();
                     let mut out = Vec::new();
                     while !stop() {
+                        let late = || config.deadline.is_some_and(|d| Instant::now() >= d);
+                        if next.load(Ordering::Relaxed) > 0 && late() {
+                            break;
+                        }
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         if i >= games {
                             break;
@@ -644,19 +653,21 @@ pub fn cubeful_play_rollouts(
         })
         .collect();
     let per_game = cubeful_games(search, &lines, &config, progress);
+    // The games played (all of them unless the deadline stopped them).
+    let played = per_game.len();
     // Each play's games for the mover.
     let games: Vec<Vec<f64>> = afters
         .iter()
         .enumerate()
         .map(|(i, after)| match after.outcome() {
             Some(o) => {
-                progress.fetch_add(u64::from(config.games), Ordering::Relaxed);
+                progress.fetch_add(played as u64, Ordering::Relaxed);
                 let points = u32::from(o.points) * cube;
                 let won = match score {
                     None => f64::from(points),
                     Some(s) => f64::from(s.after(points, 0)),
                 };
-                vec![won; config.games as usize]
+                vec![won; played]
             }
             None => {
                 let k = running
@@ -679,7 +690,7 @@ pub fn cubeful_play_rollouts(
         .map(|(g, (difference, difference_stderr))| {
             let (equity, equity_stderr) = mean_and_stderr(g.iter().copied());
             CubefulPlayRollout {
-                games: config.games,
+                games: played as u32,
                 equity,
                 equity_stderr,
                 difference,
@@ -924,14 +935,15 @@ pub fn cubeful_rollout(
     config: RolloutConfig,
     progress: &AtomicU64,
 ) -> CubefulRolloutResult {
-    let [no_double, double_take] = rollout_lines(search, root, holder, 1, None, config, progress);
+    let (games, [no_double, double_take]) =
+        rollout_lines(search, root, holder, 1, None, config, progress);
     let analysis = CubeAnalysis::from_equities(
         cube_efficiency(&root),
         holder,
         no_double.0 as f32,
         double_take.0 as f32,
     );
-    lines_result(config.games, no_double, double_take, analysis)
+    lines_result(games, no_double, double_take, analysis)
 }
 
 /// Rolls `root` out with the cube in a match, as [`cubeful_rollout`] does in money play: the
@@ -955,7 +967,7 @@ pub fn cubeful_match_rollout(
     progress: &AtomicU64,
 ) -> CubefulRolloutResult {
     let cube = cube.clamp(1, MAX_CUBE);
-    let [no_double, double_take] =
+    let (games, [no_double, double_take]) =
         rollout_lines(search, root, holder, cube, Some(score), config, progress);
     let analysis = CubeAnalysis::from_match_chances(
         &root,
@@ -965,11 +977,12 @@ pub fn cubeful_match_rollout(
         no_double.0 as f32,
         double_take.0 as f32,
     );
-    lines_result(config.games, no_double, double_take, analysis)
+    lines_result(games, no_double, double_take, analysis)
 }
 
-/// The two lines of a cubeful rollout, no double and double/take: each one's mean and
-/// standard error, and the standard error of their difference, from the root side's view; in
+/// The two lines of a cubeful rollout, no double and double/take: the games played on each
+/// (fewer than `config.games` when its deadline stopped them), and each line's mean and
+/// standard error and the standard error of their difference, from the root side's view; in
 /// money play per unit of the current cube (`cube` 1), in a match as chances of winning it.
 #[allow(clippy::too_many_arguments)]
 fn rollout_lines(
@@ -980,7 +993,7 @@ fn rollout_lines(
     score: Option<MatchScore>,
     config: RolloutConfig,
     progress: &AtomicU64,
-) -> [(f64, f64, f64); 2] {
+) -> (u32, [(f64, f64, f64); 2]) {
     assert!(config.games > 0, "a rollout needs at least one game");
     assert!(!root.is_game_over(), "the game is over at the root");
     let owner = match holder {
@@ -1005,10 +1018,13 @@ fn rollout_lines(
     let (no_double, no_double_stderr) = two_pass_stats(per_game.iter().map(|g| g[0]));
     let (double_take, double_take_stderr) = two_pass_stats(per_game.iter().map(|g| g[1]));
     let (_, difference_stderr) = two_pass_stats(per_game.iter().map(|g| g[1] - g[0]));
-    [
-        (no_double, no_double_stderr, difference_stderr),
-        (double_take, double_take_stderr, difference_stderr),
-    ]
+    (
+        per_game.len() as u32,
+        [
+            (no_double, no_double_stderr, difference_stderr),
+            (double_take, double_take_stderr, difference_stderr),
+        ],
+    )
 }
 
 /// Each game's result on each of `lines` (game `i` of every line on the same dice), in game
@@ -1064,6 +1080,7 @@ mod tests {
             truncate: 0,
             balance_parity: false,
             ply: 0,
+            deadline: None,
         };
         rollout(
             &Search::new(w.clone()),
@@ -1087,6 +1104,7 @@ mod tests {
             truncate: 0,
             balance_parity: false,
             ply: 0,
+            deadline: None,
         };
         let search = Search::new(Arc::new(Weights::default_weights()));
         cubeful_rollout(&search, pos, holder, cfg, &AtomicU64::new(0))
@@ -1144,6 +1162,7 @@ mod tests {
             truncate,
             balance_parity: false,
             ply: 0,
+            deadline: None,
         };
         let search = Search::new(Arc::new(Weights::default_weights()));
         cubeful_match_rollout(&search, pos, holder, 1, score, cfg, &AtomicU64::new(0))
@@ -1206,6 +1225,7 @@ mod tests {
             truncate: 0,
             balance_parity: false,
             ply: 0,
+            deadline: None,
         };
         let pos = Position::from_position_id("4HPwATDgc/ABMA").unwrap();
         let one = rollout(&search, pos, cfg(1), &AtomicU64::new(0));
@@ -1241,6 +1261,7 @@ mod tests {
             truncate: 0,
             balance_parity: false,
             ply: 0,
+            deadline: None,
         };
         let progress = AtomicU64::new(0);
         let stop = || progress.load(Ordering::Relaxed) >= 10;
@@ -1296,6 +1317,7 @@ mod tests {
             truncate: 0,
             balance_parity: false,
             ply: 0,
+            deadline: None,
         };
         let r = rollout_plays(&search, afters, cfg, &AtomicU64::new(0));
         assert_eq!(r.len(), 3);
@@ -1348,6 +1370,7 @@ mod tests {
             truncate: 0,
             balance_parity: false,
             ply: 0,
+            deadline: None,
         };
         let progress = AtomicU64::new(0);
         // The opening 3-1: no one doubles before the second roll, so each play's games are the
@@ -1445,6 +1468,7 @@ mod tests {
             truncate: 0,
             balance_parity: false,
             ply: 0,
+            deadline: None,
         };
         // Every game stops after one play at an exact value, and the luck adjustment removes
         // the roll's luck: each game is the exact value of the root.
@@ -1477,6 +1501,7 @@ mod tests {
             truncate: 1,
             balance_parity: false,
             ply: 0,
+            deadline: None,
         };
         let r = rollout(
             &Search::new(w.clone()),
@@ -1533,6 +1558,7 @@ mod tests {
             truncate: 1,
             balance_parity: false,
             ply: 1,
+            deadline: None,
         };
         let r = rollout(
             &Search::new(w.clone()),
@@ -1600,6 +1626,7 @@ mod tests {
             truncate: 3,
             balance_parity: false,
             ply: 0,
+            deadline: None,
         };
         let balanced = RolloutConfig {
             balance_parity: true,

@@ -1019,6 +1019,7 @@ impl Player for NeuralPlayer {
             truncate: request.truncate,
             balance_parity: false,
             ply: request.ply.min(MAX_PLY),
+            deadline: None,
         };
         let stop = || control.should_stop();
         let value = |r: &RolloutResult, difference: f64, difference_stderr: f64| RolloutValue {

@@ -111,6 +111,7 @@ impl LabelConfig {
             truncate: self.truncate,
             balance_parity: self.balance_parity,
             ply: self.rollout_ply,
+            deadline: None,
         }
     }
 }

@@ -347,6 +347,7 @@ fn match_rollouts_agree_with_gnubgs_decisions() {
         truncate: 0,
         balance_parity: false,
         ply: 0,
+        deadline: None,
     };
     let (mut rolled, mut searched) = (Agreement::default(), Agreement::default());
     for (i, (pos, case)) in read(include_str!("data/gnubg-cube-match.jsonl"))
@@ -409,6 +410,7 @@ fn take_disagreements_rolled_out() {
         truncate: 0,
         balance_parity: false,
         ply: 0,
+        deadline: None,
     };
     let (mut n, mut sum, mut var, mut gnubg_sum) = (0, 0.0, 0.0, 0.0);
     let mut tavla_right = 0;
