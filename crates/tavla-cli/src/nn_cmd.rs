@@ -1012,9 +1012,10 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
         truncate: args.truncate,
         balance_parity: args.balance_parity,
         ply: args.engine.ply,
+        // A limit too far off to represent is no limit.
         deadline: args
             .time_limit
-            .map(|t| std::time::Instant::now() + std::time::Duration::from_secs(t)),
+            .and_then(|t| std::time::Instant::now().checked_add(std::time::Duration::from_secs(t))),
     };
     if args.dice.is_some() || args.top.is_some() || !args.plays.is_empty() {
         return play_rollouts(args, &state, search, config, out);

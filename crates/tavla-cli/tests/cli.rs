@@ -308,6 +308,18 @@ fn a_time_limit_stops_a_rollout_after_its_first_games() {
         json(&["rollout", START, "--games", &n, "--json", "--quiet"]),
         stopped
     );
+    // A limit too far off to represent is no limit.
+    let all = json(&[
+        "rollout",
+        START,
+        "--games",
+        "2",
+        "--time-limit",
+        "18446744073709551615",
+        "--json",
+        "--quiet",
+    ]);
+    assert_eq!(all["games"], 2);
     // The plays of a roll (with the cube, too) and a cubeful rollout stop the same way.
     for args in [
         vec!["rollout", START, "31", "--top", "2"],

@@ -336,6 +336,14 @@ fn a_rollout_hears_stop_isready_and_its_time_limit() {
         "{out}"
     );
 
+    // A time limit too far off to represent is no limit.
+    let out = session(
+        &["ubgi"],
+        "set engine.info false\nposition gnubgid 4HPwATDgc/ABMA\n\
+         go rollout trials 2 movetime 18446744073709551615\n",
+    );
+    assert!(out.starts_with("bestrollout games 2 "), "{out}");
+
     let out = session(
         &["ubgi"],
         "set engine.info false\nposition gnubgid 4HPwATDgc/ABMA\ngo rollout trials 100000000\n\

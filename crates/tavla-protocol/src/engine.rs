@@ -724,9 +724,10 @@ impl Engine {
             ply,
             threads: self.threads,
         };
+        // A time too far off to represent is no limit.
         let deadline = l
             .movetime_ms
-            .map(|ms| Instant::now() + Duration::from_millis(ms));
+            .and_then(|ms| Instant::now().checked_add(Duration::from_millis(ms)));
         let (state, afters, plays) = match self.roll {
             None => (
                 self.ctx.state(position, Dice::NotRolled),
