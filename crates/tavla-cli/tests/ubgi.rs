@@ -255,12 +255,16 @@ fn rollouts_over_ubgi_are_the_rollout_commands() {
     let ci: f64 = value_of(best, "ci").parse().unwrap();
     assert!((ci - 1.96 * v["equity_stderr"].as_f64().unwrap()).abs() < 6e-5);
 
+    // The answer's lines (with `diff`), not the running estimates written on the way.
     let listed: Vec<&str> = lines
         .iter()
         .copied()
-        .filter(|l| l.starts_with("info multipv "))
+        .filter(|l| l.starts_with("info multipv ") && l.contains(" diff "))
         .collect();
     assert_eq!(listed.len(), 3, "{out}");
+    for line in lines.iter().filter(|l| l.starts_with("info multipv ")) {
+        assert!(line.contains(" score ") && line.contains(" ci "), "{line}");
+    }
     let v = json(&[
         "rollout",
         "4HPwATDgc/ABMA",
@@ -330,11 +334,19 @@ fn a_rollout_hears_stop_isready_and_its_time_limit() {
     let best = out.lines().last().unwrap();
     let games: u64 = value_of(best, "games").parse().unwrap();
     assert!((1..100_000_000).contains(&games), "{out}");
-    assert!(
-        out.lines()
-            .any(|l| l.starts_with("info games ") && l.contains(" trials 100000000 time_ms ")),
-        "{out}"
-    );
+    // Progress once a second, with the running estimate once a game has finished (none
+    // before).
+    let progress: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("info games "))
+        .collect();
+    assert!(!progress.is_empty(), "{out}");
+    for line in progress {
+        assert!(line.contains(" trials 100000000 "), "{line}");
+        if line.starts_with("info games 0 ") {
+            assert!(!line.contains(" equity "), "{line}");
+        }
+    }
 
     // A time limit too far off to represent is no limit.
     let out = session(

@@ -66,6 +66,12 @@ use crate::probs::Probabilities;
 use crate::search::{RankedPlay, Search, MAX_PLY};
 use crate::weights::Weights;
 
+/// Told of every game a rollout finishes ([`rollout_until`], [`rollout_plays_until`]): the
+/// index of the play it was played for (0 for a position rolled out alone) and the game's
+/// (luck-adjusted) probabilities for the side the results are for, in whatever order the
+/// threads finish them. Called from the rollout's threads.
+pub type GameFinished<'a> = &'a (dyn Fn(usize, &[f64; 5]) + Sync);
+
 /// Settings of a rollout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RolloutConfig {
@@ -339,13 +345,17 @@ pub fn rollout(
     progress: &AtomicU64,
 ) -> RolloutResult {
     assert!(config.games > 0, "a rollout needs at least one game");
-    rollout_until(search, root, config, progress, &|| false).expect("at least one game")
+    let count = |_: usize, _: &[f64; 5]| {
+        progress.fetch_add(1, Ordering::Relaxed);
+    };
+    rollout_until(search, root, config, &count, &|| false).expect("at least one game")
 }
 
 /// [`rollout`], stopped early when `stop` says so: each thread asks it before it starts a
 /// game, and a game once started is finished, so the games played are always the first `n`
 /// of the rollout (game by game the same as in a full one) and the result is theirs. `None`
-/// when no game was played.
+/// when no game was played. `finished` hears of each game as it ends (for progress and
+/// running estimates).
 ///
 /// # Panics
 /// When `root` is a finished game.
@@ -353,11 +363,11 @@ pub fn rollout_until(
     search: &Search,
     root: Position,
     config: RolloutConfig,
-    progress: &AtomicU64,
+    finished: GameFinished<'_>,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Option<RolloutResult> {
     assert!(!root.is_game_over(), "the game is over at the root");
-    let per_game = games_of(search, root, &config, progress, stop);
+    let per_game = games_of(search, root, &config, finished, stop);
     (!per_game.is_empty()).then(|| summarise(&per_game))
 }
 
@@ -418,18 +428,18 @@ fn games_of(
     search: &Search,
     root: Position,
     config: &RolloutConfig,
-    progress: &AtomicU64,
+    finished: GameFinished<'_>,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Vec<[f64; 5]> {
     run_games(search, config, stop, |search, game, plays, evals| {
         let result = play_out(search, root, game, config, plays, evals);
-        progress.fetch_add(1, Ordering::Relaxed);
+        finished(0, &result);
         result
     })
 }
 
 /// The equity of one game's (adjusted) probabilities.
-fn game_equity(g: &[f64; 5]) -> f64 {
+pub(crate) fn game_equity(g: &[f64; 5]) -> f64 {
     2.0 * g[0] - 1.0 + g[1] - g[3] + g[2] - g[4]
 }
 
@@ -510,12 +520,16 @@ pub fn rollout_plays(
     progress: &AtomicU64,
 ) -> Vec<PlayRollout> {
     assert!(config.games > 0, "a rollout needs at least one game");
-    rollout_plays_until(search, afters, config, progress, &|| false).expect("at least one game")
+    let count = |_: usize, _: &[f64; 5]| {
+        progress.fetch_add(1, Ordering::Relaxed);
+    };
+    rollout_plays_until(search, afters, config, &count, &|| false).expect("at least one game")
 }
 
 /// [`rollout_plays`], stopped early when `stop` says so ([`rollout_until`]): game `i` is
 /// played for every play before game `i + 1` is started anywhere, so every play has the same
 /// first `n` games, and the differences stay paired. `None` when no game was played.
+/// `finished` hears of each play's game as it ends, with the play's index in `afters`.
 ///
 /// # Panics
 /// When `afters` is empty.
@@ -523,7 +537,7 @@ pub fn rollout_plays_until(
     search: &Search,
     afters: &[Position],
     config: RolloutConfig,
-    progress: &AtomicU64,
+    finished: GameFinished<'_>,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Option<Vec<PlayRollout>> {
     assert!(!afters.is_empty(), "no plays to roll out");
@@ -533,7 +547,8 @@ pub fn rollout_plays_until(
         run_games(search, &config, stop, |search, game, plays, evals| {
             afters
                 .iter()
-                .map(|after| {
+                .enumerate()
+                .map(|(p, after)| {
                     let result = match after.outcome() {
                         Some(o) => Probabilities::from_outcome(o).to_array().map(f64::from),
                         None => {
@@ -542,7 +557,7 @@ pub fn rollout_plays_until(
                             [1.0 - w, lg, lbg, wg, wbg]
                         }
                     };
-                    progress.fetch_add(1, Ordering::Relaxed);
+                    finished(p, &result);
                     result
                 })
                 .collect()
@@ -1264,8 +1279,11 @@ mod tests {
             deadline: None,
         };
         let progress = AtomicU64::new(0);
+        let count = |_: usize, _: &[f64; 5]| {
+            progress.fetch_add(1, Ordering::Relaxed);
+        };
         let stop = || progress.load(Ordering::Relaxed) >= 10;
-        let stopped = rollout_until(&search, Position::START, cfg, &progress, &stop).unwrap();
+        let stopped = rollout_until(&search, Position::START, cfg, &count, &stop).unwrap();
         assert!((10..1_000).contains(&stopped.games), "{}", stopped.games);
         let full = RolloutConfig {
             games: stopped.games,
@@ -1279,18 +1297,30 @@ mod tests {
         let mut plays = PlayList::new();
         Position::START.legal_plays(Roll::from_values(6, 4), &mut plays);
         let afters = &plays.positions()[..3];
+        // Each play's games, as they finish: as many for each, the same as the results'.
+        let seen = std::sync::Mutex::new(vec![(0u32, 0.0f64); 3]);
         let progress = AtomicU64::new(0);
+        let count = |p: usize, g: &[f64; 5]| {
+            let mut seen = seen.lock().unwrap();
+            seen[p].0 += 1;
+            seen[p].1 += game_equity(g);
+            progress.fetch_add(1, Ordering::Relaxed);
+        };
         let stop = || progress.load(Ordering::Relaxed) >= 10;
-        let stopped = rollout_plays_until(&search, afters, cfg, &progress, &stop).unwrap();
+        let stopped = rollout_plays_until(&search, afters, cfg, &count, &stop).unwrap();
         let games = stopped[0].result.games;
         assert!(games >= 4 && stopped.iter().all(|p| p.result.games == games));
+        for (p, &(n, sum)) in stopped.iter().zip(seen.lock().unwrap().iter()) {
+            assert_eq!(n, games);
+            assert!((sum / f64::from(n) - p.result.equity).abs() < 1e-9);
+        }
         let full = RolloutConfig { games, ..cfg };
         assert_eq!(
             stopped,
             rollout_plays(&search, afters, full, &AtomicU64::new(0))
         );
 
-        let never = AtomicU64::new(0);
+        let never = |_: usize, _: &[f64; 5]| panic!("no game is played");
         assert_eq!(
             rollout_until(&search, Position::START, cfg, &never, &|| true),
             None

@@ -1022,6 +1022,9 @@ impl Player for NeuralPlayer {
             deadline: None,
         };
         let stop = || control.should_stop();
+        let finished = |play: usize, g: &[f64; 5]| {
+            control.record(play, crate::rollout::game_equity(g));
+        };
         let value = |r: &RolloutResult, difference: f64, difference_stderr: f64| RolloutValue {
             games: r.games,
             probs: r.probs.to_array(),
@@ -1034,23 +1037,15 @@ impl Player for NeuralPlayer {
             if state.position.is_game_over() {
                 return Some(Vec::new());
             }
-            rollout_until(
-                &self.search,
-                state.position,
-                config,
-                &control.progress,
-                &stop,
-            )
-            .map(|r| vec![value(&r, 0.0, 0.0)])
+            rollout_until(&self.search, state.position, config, &finished, &stop)
+                .map(|r| vec![value(&r, 0.0, 0.0)])
         } else {
-            rollout_plays_until(&self.search, afters, config, &control.progress, &stop).map(
-                |plays| {
-                    plays
-                        .iter()
-                        .map(|p| value(&p.result, p.difference, p.difference_stderr))
-                        .collect()
-                },
-            )
+            rollout_plays_until(&self.search, afters, config, &finished, &stop).map(|plays| {
+                plays
+                    .iter()
+                    .map(|p| value(&p.result, p.difference, p.difference_stderr))
+                    .collect()
+            })
         };
         Some(values.unwrap_or_default())
     }

@@ -18,6 +18,7 @@
 #![warn(missing_docs)]
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use rand::{Rng, SeedableRng};
@@ -217,12 +218,15 @@ pub struct RolloutRequest {
 }
 
 /// How a running rollout is watched and stopped, from any thread: the games finished so far
-/// (over all the plays rolled out), a stop flag, and an optional deadline. A game once started
-/// is finished; the rollout's results cover the games finished before it stopped.
+/// and each play's running mean (the rollout tells it of each game, [`RolloutControl::record`]),
+/// a stop flag, and an optional deadline. A game once started is finished; the rollout's
+/// results cover the games finished before it stopped.
 #[derive(Debug, Default)]
 pub struct RolloutControl {
     /// Games finished so far, counted once for each play rolled out.
-    pub progress: AtomicU64,
+    progress: AtomicU64,
+    /// Per play rolled out: games, sum and sum of squares of their equities.
+    running: Mutex<Vec<(u64, f64, f64)>>,
     stop: AtomicBool,
     deadline: Option<Instant>,
 }
@@ -252,6 +256,41 @@ impl RolloutControl {
     #[must_use]
     pub fn games_done(&self) -> u64 {
         self.progress.load(Ordering::Relaxed)
+    }
+
+    /// Tells the control of a finished game: its cubeless equity for the side of play `play`
+    /// (0 for a position rolled out alone).
+    pub fn record(&self, play: usize, equity: f64) {
+        self.progress.fetch_add(1, Ordering::Relaxed);
+        // A poisoned lock (a thread that panicked while holding it) only loses the estimate.
+        if let Ok(mut running) = self.running.lock() {
+            if running.len() <= play {
+                running.resize(play + 1, (0, 0.0, 0.0));
+            }
+            let r = &mut running[play];
+            *r = (r.0 + 1, r.1 + equity, r.2 + equity * equity);
+        }
+    }
+
+    /// Each play's running estimate so far, in the order of the plays: the games finished for
+    /// it (in whatever order the threads finished them, so not yet the first ones of the
+    /// rollout), their mean equity and its standard error.
+    #[must_use]
+    pub fn running(&self) -> Vec<(u64, f64, f64)> {
+        let running = self.running.lock().map(|r| r.clone()).unwrap_or_default();
+        running
+            .into_iter()
+            .map(|(n, sum, sq)| {
+                let k = n as f64;
+                let mean = if n > 0 { sum / k } else { 0.0 };
+                let var = if n > 1 {
+                    ((sq - k * mean * mean) / (k - 1.0)).max(0.0)
+                } else {
+                    0.0
+                };
+                (n, mean, (var / k.max(1.0)).sqrt())
+            })
+            .collect()
     }
 }
 
@@ -320,6 +359,28 @@ impl Player for RandomPlayer {
 mod tests {
     use super::*;
     use tavla_core::Position;
+
+    #[test]
+    fn a_rollout_control_keeps_each_plays_running_mean() {
+        let control = RolloutControl::new(None);
+        assert!(control.running().is_empty());
+        for (play, equity) in [(1, 1.0), (0, -1.0), (1, 0.0), (1, 2.0)] {
+            control.record(play, equity);
+        }
+        assert_eq!(control.games_done(), 4);
+        let running = control.running();
+        assert_eq!(running.len(), 2);
+        assert_eq!(running[0], (1, -1.0, 0.0));
+        // Play 1: 1, 0, 2: mean 1, sample variance 1, standard error 1/sqrt(3).
+        let (n, mean, stderr) = running[1];
+        assert_eq!((n, mean), (3, 1.0));
+        assert!((stderr - (1.0f64 / 3.0).sqrt()).abs() < 1e-12);
+        assert!(!control.should_stop());
+        control.stop();
+        assert!(control.should_stop());
+        let late = RolloutControl::new(Some(Instant::now()));
+        assert!(late.should_stop());
+    }
 
     #[test]
     fn random_player_is_reproducible_and_in_range() {

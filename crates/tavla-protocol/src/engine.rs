@@ -358,13 +358,9 @@ impl Engine {
                     }
                     Err(RecvTimeoutError::Timeout) => {
                         if self.info {
-                            let games = control.games_done() / job.afters.len().max(1) as u64;
-                            let progress = Response::Info(vec![
-                                ("games", games.to_string()),
-                                ("trials", job.request.games.to_string()),
-                                ("time_ms", started.elapsed().as_millis().to_string()),
-                            ]);
-                            writeln!(output, "{progress}")?;
+                            for line in progress_lines(job, control, started) {
+                                writeln!(output, "{line}")?;
+                            }
                             output.flush()?;
                         }
                         next_report += PROGRESS_EVERY;
@@ -996,6 +992,42 @@ struct Watch<'a> {
     input_ended: &'a mut bool,
     /// `quit` was heard: rollouts still to come are stopped before they start.
     quitting: &'a mut bool,
+}
+
+/// A running rollout's progress: `info games <done> trials <n> [equity <e> ci <h>] time_ms <t>`
+/// (the running estimate for a position rolled out alone); for the plays of a roll, then one
+/// `info multipv <k> score <e> ci <h> games <n> pv <play>` line per play, best so far first.
+fn progress_lines(job: &RolloutJob, control: &RolloutControl, started: Instant) -> Vec<Response> {
+    let running = control.running();
+    let ci = |stderr: f64| format!("{:.4}", 1.96 * stderr);
+    let games = control.games_done() / job.afters.len().max(1) as u64;
+    let mut pairs = vec![
+        ("games", games.to_string()),
+        ("trials", job.request.games.to_string()),
+    ];
+    if job.plays.is_empty() {
+        if let Some(&(_, mean, stderr)) = running.first().filter(|r| r.0 > 0) {
+            pairs.push(("equity", format!("{mean:+.4}")));
+            pairs.push(("ci", ci(stderr)));
+        }
+    }
+    pairs.push(("time_ms", started.elapsed().as_millis().to_string()));
+    let mut lines = vec![Response::Info(pairs)];
+    let mut order: Vec<usize> = (0..running.len().min(job.plays.len()))
+        .filter(|&i| running[i].0 > 0)
+        .collect();
+    order.sort_by(|&a, &b| running[b].1.total_cmp(&running[a].1));
+    for (k, &i) in order.iter().enumerate() {
+        let (n, mean, stderr) = running[i];
+        lines.push(Response::Info(vec![
+            ("multipv", (k + 1).to_string()),
+            ("score", format!("{mean:+.4}")),
+            ("ci", ci(stderr)),
+            ("games", n.to_string()),
+            ("pv", tavla_notation::format_ubgi(&job.plays[i])),
+        ]));
+    }
+    lines
 }
 
 /// Reads `input` line by line into `events` until its end, a read error, or nobody listens.
