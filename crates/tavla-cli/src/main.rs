@@ -19,6 +19,7 @@ mod players;
 mod record_cmd;
 mod records;
 mod relabel_cmd;
+mod rollout_jobs;
 mod serve_cmd;
 mod supervised_cmd;
 mod train_cmd;

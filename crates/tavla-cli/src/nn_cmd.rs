@@ -5,6 +5,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -964,13 +965,55 @@ pub struct RolloutArgs {
     pub engine: EngineArgs,
 }
 
+/// A rollout's progress and its stop flag, shared with whoever watches it: the progress bar,
+/// or the HTTP API's rollout jobs (`tavla serve`).
+#[derive(Debug, Default)]
+pub(crate) struct RolloutWatch {
+    /// Games finished, counted over all the plays or cube lines rolled out.
+    pub games: AtomicU64,
+    /// Games asked for, counted the same way (0 until the rollout has started).
+    pub total: AtomicU64,
+    /// Once set, no game is started: the rollout ends with the games played (the first ones of
+    /// the full rollout) or, when none was, with [`Stopped`].
+    pub stop: AtomicBool,
+}
+
+impl RolloutWatch {
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+}
+
+/// The error of a rollout stopped ([`RolloutWatch::stop`]) before any game was played.
+#[derive(Debug)]
+pub(crate) struct Stopped;
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the rollout was stopped before any game was played")
+    }
+}
+
+impl std::error::Error for Stopped {}
+
 /// Runs `tavla rollout`, writing to `out` (progress bar on stderr).
 ///
 /// # Errors
 /// When the position or the weights cannot be read, the game is over, or `out` fails.
 pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
-    use std::sync::atomic::AtomicU64;
-    use tavla_nn::rollout::{rollout, RolloutConfig};
+    rollout_watched(args, out, &RolloutWatch::default())
+}
+
+/// [`rollout`], counting its games in `watch` and stopping when it says so.
+///
+/// # Errors
+/// As [`rollout`], and [`Stopped`] when stopped before any game was played.
+pub(crate) fn rollout_watched(
+    args: &RolloutArgs,
+    out: &mut dyn Write,
+    watch: &RolloutWatch,
+) -> Result<()> {
+    use tavla_nn::rollout::{rollout_until, RolloutConfig};
     let state = tavla_notation::parse_position(&args.position)
         .map_err(|e| InputError(format!("cannot read position {:?}: {e}", args.position)))?;
     if state.position.is_game_over() {
@@ -1018,19 +1061,23 @@ pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
             .and_then(|t| std::time::Instant::now().checked_add(std::time::Duration::from_secs(t))),
     };
     if args.dice.is_some() || args.top.is_some() || !args.plays.is_empty() {
-        return play_rollouts(args, &state, search, config, out);
+        return play_rollouts(args, &state, search, config, out, watch);
     }
     if args.cube {
-        return cubeful_rollout(args, &state, &search, config, out);
+        return cubeful_rollout(args, &state, &search, config, out, watch);
     }
-    let progress = AtomicU64::new(0);
+    watch.total.store(u64::from(args.games), Ordering::Relaxed);
+    let count = |_: usize, _: &[f64; 5]| {
+        watch.games.fetch_add(1, Ordering::Relaxed);
+    };
     let r = with_progress(
         args.quiet,
         u64::from(args.games),
         "games",
-        &progress,
-        || rollout(&search, state.position, config, &progress),
-    );
+        &watch.games,
+        || rollout_until(&search, state.position, config, &count, &|| watch.stopped()),
+    )
+    .ok_or(Stopped)?;
     let (lo, hi) = r.equity_ci95();
     if args.engine.json {
         #[derive(Serialize)]
@@ -1112,8 +1159,8 @@ fn play_rollouts(
     mut search: Search,
     config: tavla_nn::rollout::RolloutConfig,
     out: &mut dyn Write,
+    watch: &RolloutWatch,
 ) -> Result<()> {
-    use std::sync::atomic::AtomicU64;
     let roll = roll_of(
         args.dice.as_deref(),
         state,
@@ -1156,28 +1203,45 @@ fn play_rollouts(
         }
     }
     let afters: Vec<Position> = chosen.iter().map(|&i| plays.positions()[i]).collect();
-    let progress = AtomicU64::new(0);
     let len = u64::from(args.games) * afters.len() as u64;
+    watch.total.store(len, Ordering::Relaxed);
     let holder = CubeHolder::of(state);
     let score = tavla_nn::met::MatchScore::of(state, state.turn);
     let cube = state.cube.value();
+    let stop = || watch.stopped();
+    let count = |_: usize, _: &[f64; 5]| {
+        watch.games.fetch_add(1, Ordering::Relaxed);
+    };
     // Each play's result for the mover, with its probabilities when cubeless.
     let rows: Vec<(PlayResult, Option<Probabilities>)> =
-        with_progress(args.quiet, len, "games, all plays", &progress, || {
+        with_progress(args.quiet, len, "games, all plays", &watch.games, || {
             if args.cube {
-                tavla_nn::rollout::cubeful_play_rollouts(
-                    &search, &afters, holder, cube, score, config, &progress,
+                tavla_nn::rollout::cubeful_play_rollouts_until(
+                    &search,
+                    &afters,
+                    holder,
+                    cube,
+                    score,
+                    config,
+                    &watch.games,
+                    &stop,
                 )
-                .into_iter()
-                .map(|r| (PlayResult::from(r), None))
-                .collect()
+                .map(|rs| {
+                    rs.into_iter()
+                        .map(|r| (PlayResult::from(r), None))
+                        .collect()
+                })
             } else {
-                tavla_nn::rollout::rollout_plays(&search, &afters, config, &progress)
-                    .into_iter()
-                    .map(|r| (PlayResult::from(r), Some(r.result.probs)))
-                    .collect()
+                tavla_nn::rollout::rollout_plays_until(&search, &afters, config, &count, &stop).map(
+                    |rs| {
+                        rs.into_iter()
+                            .map(|r| (PlayResult::from(r), Some(r.result.probs)))
+                            .collect()
+                    },
+                )
             }
-        });
+        })
+        .ok_or(Stopped)?;
     // The games played on each play (all asked for unless --time-limit stopped them).
     let games = rows.iter().map(|r| r.0.games).min().unwrap_or(args.games);
     let mut order: Vec<usize> = (0..rows.len()).collect();
@@ -1367,36 +1431,25 @@ fn cubeful_rollout(
     search: &tavla_nn::Search,
     config: tavla_nn::rollout::RolloutConfig,
     out: &mut dyn Write,
+    watch: &RolloutWatch,
 ) -> Result<()> {
-    use std::sync::atomic::AtomicU64;
     let holder = CubeHolder::of(state);
-    let progress = AtomicU64::new(0);
     let score = tavla_nn::met::MatchScore::of(state, state.turn);
     let len = 2 * u64::from(args.games);
-    let r = with_progress(
-        args.quiet,
-        len,
-        "games, both lines",
-        &progress,
-        || match score {
-            None => tavla_nn::rollout::cubeful_rollout(
-                search,
-                state.position,
-                holder,
-                config,
-                &progress,
-            ),
-            Some(score) => tavla_nn::rollout::cubeful_match_rollout(
-                search,
-                state.position,
-                holder,
-                state.cube.value(),
-                score,
-                config,
-                &progress,
-            ),
-        },
-    );
+    watch.total.store(len, Ordering::Relaxed);
+    let r = with_progress(args.quiet, len, "games, both lines", &watch.games, || {
+        tavla_nn::rollout::cubeful_rollout_until(
+            search,
+            state.position,
+            holder,
+            state.cube.value(),
+            score,
+            config,
+            &watch.games,
+            &|| watch.stopped(),
+        )
+    })
+    .ok_or(Stopped)?;
     let redouble = holder == CubeHolder::OnRoll;
     // In a match the lines are chances of winning the match: `k` turns their differences into
     // normalised equity (a pass of the double 1, the loss of a single game at the cube -1).

@@ -9,6 +9,8 @@
 //! | `GET /v1/eval?position=P&ply=2` | outcome probabilities, equity and the cube decision (as `tavla eval --json`) |
 //! | `GET /v1/rollout?position=P&games=1296&seed=1&ply=0&truncate=0&cube=false&time_limit=S` | a rollout (as `tavla rollout --json`; at most 100,000 games; `time_limit` seconds, optional) |
 //! | `POST /v1/analyse?ply=1` with a `.mat` or SGF record as the body | the analysis (as `tavla analyse --json`) |
+//! | `POST /v1/rollouts` with `/v1/rollout`'s fields | 202 and a rollout job, running in the background ([`crate::rollout_jobs`]) |
+//! | `GET /v1/rollouts/ID`, `POST /v1/rollouts/ID/stop`, `DELETE /v1/rollouts/ID`, `GET /v1/rollouts` | a job's state, progress and result; stopped; forgotten; all of them |
 //!
 //! Every `GET` is also a `POST` with the same fields in a JSON object. A position is in any
 //! notation tavla reads (in a query string, `+` must be written `%2B`, as in any URL). Bad
@@ -19,14 +21,14 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
 use axum::body::Bytes;
-use axum::extract::rejection::{JsonRejection, QueryRejection};
-use axum::extract::{Query, State};
+use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use clap::Args;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tavla_nn::search::{Prune, Search};
 use tavla_nn::Weights;
@@ -38,6 +40,7 @@ use crate::nn_cmd::{
     eval_with, hint_with, rollout, EngineArgs, EvalArgs, HintArgs, PruneArgs, RolloutArgs,
 };
 use crate::players::shared_bearoff;
+use crate::rollout_jobs::{Busy, Job, Jobs};
 
 /// `tavla serve`.
 #[derive(Args)]
@@ -48,7 +51,7 @@ pub struct ServeArgs {
 }
 
 /// The fields of a request, from the query string or a JSON body.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct Fields {
     position: Option<String>,
@@ -63,10 +66,23 @@ struct Fields {
     time_limit: Option<u64>,
 }
 
+impl Fields {
+    /// The fields given, as a JSON object (a rollout job's `request`).
+    fn given(&self) -> serde_json::Value {
+        let mut v = serde_json::to_value(self).unwrap_or_default();
+        if let Some(o) = v.as_object_mut() {
+            o.retain(|_, x| !x.is_null());
+        }
+        v
+    }
+}
+
 /// What every request shares: searches ready to use (built once, taken and given back).
 struct Engine {
     prototype: Search,
     idle: Mutex<Vec<Search>>,
+    /// The rollouts running in the background, and those finished.
+    jobs: Jobs,
 }
 
 impl Engine {
@@ -89,6 +105,8 @@ fn answer(result: Result<String>) -> Response {
         Err(e) => {
             let status = if e.chain().any(|c| c.is::<InputError>()) {
                 StatusCode::BAD_REQUEST
+            } else if e.chain().any(|c| c.is::<Busy>()) {
+                StatusCode::SERVICE_UNAVAILABLE
             } else {
                 StatusCode::INTERNAL_SERVER_ERROR
             };
@@ -155,36 +173,7 @@ fn compute(engine: &Engine, route: Route, f: Fields) -> Result<String> {
             Ok(String::from_utf8(out)?)
         }
         Route::Rollout => {
-            let games = f.games.unwrap_or(1296);
-            // With dice every play is rolled out: the limit is on the games of all of them.
-            let plays = if f.dice.is_some() {
-                f.top.unwrap_or(5)
-            } else {
-                1
-            };
-            if u64::from(games) * plays as u64 > u64::from(MAX_ROLLOUT_GAMES) {
-                return Err(InputError(format!(
-                    "games: at most {MAX_ROLLOUT_GAMES} a request (over all the plays \
-                     rolled out), got {games} for each of {plays}"
-                ))
-                .into());
-            }
-            let args = RolloutArgs {
-                position: required(f.position, "position")?,
-                games,
-                seed: f.seed.unwrap_or(1),
-                threads: 0,
-                no_luck_adjust: false,
-                truncate: f.truncate.unwrap_or(0),
-                balance_parity: false,
-                top: f.dice.is_some().then_some(f.top.unwrap_or(5)),
-                dice: f.dice,
-                plays: Vec::new(),
-                cube: f.cube.unwrap_or(false),
-                time_limit: f.time_limit,
-                quiet: true,
-                engine: engine_args(f.ply),
-            };
+            let args = rollout_args(f)?;
             let mut out = Vec::new();
             rollout(&args, &mut out)?;
             Ok(String::from_utf8(out)?)
@@ -199,6 +188,40 @@ fn compute(engine: &Engine, route: Route, f: Fields) -> Result<String> {
             Ok(String::from_utf8(out)?)
         }
     }
+}
+
+/// The `tavla rollout` arguments of a rollout request (`/v1/rollout`, `/v1/rollouts`).
+fn rollout_args(f: Fields) -> Result<RolloutArgs> {
+    let games = f.games.unwrap_or(1296);
+    // With dice every play is rolled out: the limit is on the games of all of them.
+    let plays = if f.dice.is_some() {
+        f.top.unwrap_or(5)
+    } else {
+        1
+    };
+    if u64::from(games) * plays as u64 > u64::from(MAX_ROLLOUT_GAMES) {
+        return Err(InputError(format!(
+            "games: at most {MAX_ROLLOUT_GAMES} a request (over all the plays \
+             rolled out), got {games} for each of {plays}"
+        ))
+        .into());
+    }
+    Ok(RolloutArgs {
+        position: required(f.position, "position")?,
+        games,
+        seed: f.seed.unwrap_or(1),
+        threads: 0,
+        no_luck_adjust: false,
+        truncate: f.truncate.unwrap_or(0),
+        balance_parity: false,
+        top: f.dice.is_some().then_some(f.top.unwrap_or(5)),
+        dice: f.dice,
+        plays: Vec::new(),
+        cube: f.cube.unwrap_or(false),
+        time_limit: f.time_limit,
+        quiet: true,
+        engine: engine_args(f.ply),
+    })
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -256,6 +279,110 @@ async fn analyse(q: Result<Query<Fields>, QueryRejection>, body: Bytes) -> Respo
     answer(result.context("the analysis failed").and_then(|r| r))
 }
 
+/// A JSON answer with status `status`.
+fn json_answer(status: StatusCode, v: &serde_json::Value) -> Response {
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        v.to_string(),
+    )
+        .into_response()
+}
+
+/// `POST /v1/rollouts`: a rollout started in the background (fields as `/v1/rollout`'s, in a
+/// JSON body or the query string), answered with 202 and the job once it has started.
+async fn start_job(
+    State(e): State<Arc<Engine>>,
+    q: Result<Query<Fields>, QueryRejection>,
+    body: Bytes,
+) -> Response {
+    let fields: Result<Fields> = if body.iter().all(u8::is_ascii_whitespace) {
+        q.map(|Query(f)| f)
+            .map_err(|r| InputError(r.body_text()).into())
+    } else {
+        serde_json::from_slice::<Fields>(&body)
+            .map_err(|err| InputError(format!("the JSON body: {err}")).into())
+    };
+    let started = tokio::task::spawn_blocking(move || -> Result<Arc<Job>> {
+        let fields = fields?;
+        let request = fields.given();
+        e.jobs.start(rollout_args(fields)?, request)
+    })
+    .await;
+    match started
+        .context("starting the rollout failed")
+        .and_then(|r| r)
+    {
+        Ok(job) => {
+            let mut r = json_answer(StatusCode::ACCEPTED, &job.to_json());
+            if let Ok(location) = format!("/v1/rollouts/{}", job.id()).parse() {
+                r.headers_mut().insert(header::LOCATION, location);
+            }
+            r
+        }
+        Err(err) => answer(Err(err)),
+    }
+}
+
+/// `GET /v1/rollouts`: every rollout the server keeps, oldest first.
+async fn list_jobs(State(e): State<Arc<Engine>>) -> Response {
+    let jobs: Vec<_> = e.jobs.list().iter().map(|j| j.to_json()).collect();
+    json_answer(StatusCode::OK, &json!({ "rollouts": jobs }))
+}
+
+/// `f`'s answer for the job a path names, or the answer why there is none (400 for an id that
+/// is not a number, 404 for one the server does not have).
+fn with_job(
+    e: &Engine,
+    id: Result<Path<u64>, PathRejection>,
+    f: impl FnOnce(&Job) -> Response,
+) -> Response {
+    match id {
+        Err(r) => answer(Err(InputError(r.body_text()).into())),
+        Ok(Path(id)) => match e.jobs.get(id) {
+            Some(job) => f(&job),
+            None => no_job(id),
+        },
+    }
+}
+
+fn no_job(id: u64) -> Response {
+    json_answer(
+        StatusCode::NOT_FOUND,
+        &json!({ "error": format!("no rollout {id}: it never was, or was forgotten") }),
+    )
+}
+
+/// `GET /v1/rollouts/{id}`: the rollout's state, progress and, once ended, its result.
+async fn show_job(State(e): State<Arc<Engine>>, id: Result<Path<u64>, PathRejection>) -> Response {
+    with_job(&e, id, |job| json_answer(StatusCode::OK, &job.to_json()))
+}
+
+/// `POST /v1/rollouts/{id}/stop`: no game is started after; the answer is the job as it
+/// stands (still `running` until the games being played end).
+async fn stop_job(State(e): State<Arc<Engine>>, id: Result<Path<u64>, PathRejection>) -> Response {
+    with_job(&e, id, |job| {
+        job.stop();
+        json_answer(StatusCode::OK, &job.to_json())
+    })
+}
+
+/// `DELETE /v1/rollouts/{id}`: the rollout stopped and forgotten; the answer is the job as it
+/// stood.
+async fn forget_job(
+    State(e): State<Arc<Engine>>,
+    id: Result<Path<u64>, PathRejection>,
+) -> Response {
+    let id = match id {
+        Ok(Path(id)) => id,
+        Err(r) => return answer(Err(InputError(r.body_text()).into())),
+    };
+    match e.jobs.remove(id) {
+        Some(job) => json_answer(StatusCode::OK, &job.to_json()),
+        None => no_job(id),
+    }
+}
+
 /// The routes of a `GET` (query string) and `POST` (JSON body) pair; fields that cannot be
 /// read are answered with 400 and the reason, as JSON.
 fn pair(route: Route) -> axum::routing::MethodRouter<Arc<Engine>> {
@@ -288,6 +415,7 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
     let engine = Arc::new(Engine {
         prototype,
         idle: Mutex::new(Vec::new()),
+        jobs: Jobs::default(),
     });
     let app = Router::new()
         .route(
@@ -302,6 +430,9 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
         .route("/v1/eval", pair(Route::Eval))
         .route("/v1/rollout", pair(Route::Rollout))
         .route("/v1/analyse", post(analyse))
+        .route("/v1/rollouts", get(list_jobs).post(start_job))
+        .route("/v1/rollouts/{id}", get(show_job).delete(forget_job))
+        .route("/v1/rollouts/{id}/stop", post(stop_job))
         .with_state(engine);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_io()

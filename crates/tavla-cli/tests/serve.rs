@@ -271,3 +271,198 @@ fn bad_requests_get_400_and_the_reason() {
         assert!(error.contains(what), "{target}: {error}");
     }
 }
+
+impl Server {
+    /// Asks for rollout job `id` until it has ended (at most two minutes), and returns it.
+    fn wait_for(&self, id: u64) -> Value {
+        let start = std::time::Instant::now();
+        loop {
+            let (status, v) = self.request("GET", &format!("/v1/rollouts/{id}"), "", false);
+            assert_eq!(status, 200, "{v}");
+            if v["state"] != "running" {
+                return v;
+            }
+            assert!(start.elapsed().as_secs() < 120, "still running: {v}");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+}
+
+#[test]
+fn rollouts_run_in_the_background_and_stop_on_request() {
+    let server = Server::start();
+    // Started, watched to its end: the same result as the command's.
+    let (status, v) = server.request(
+        "POST",
+        "/v1/rollouts",
+        r#"{"position": "4HPwATDgc/ABMA", "games": 72, "seed": 3}"#,
+        true,
+    );
+    assert_eq!(status, 202, "{v}");
+    assert_eq!(v["state"], "running", "{v}");
+    assert_eq!(v["games_total"], 72, "{v}");
+    assert_eq!(
+        v["request"],
+        serde_json::json!({"position": "4HPwATDgc/ABMA", "games": 72, "seed": 3})
+    );
+    let id = v["id"].as_u64().unwrap();
+    let done = server.wait_for(id);
+    assert_eq!(done["state"], "done", "{done}");
+    assert_eq!(done["games_done"], 72, "{done}");
+    let cli = common::json(&common::tavla(&[
+        "rollout",
+        "4HPwATDgc/ABMA",
+        "--games",
+        "72",
+        "--seed",
+        "3",
+        "--json",
+    ]));
+    assert_eq!(done["result"], cli);
+
+    // The plays of a roll with the cube (fields in the query string), stopped once a game
+    // is done: the first games of the full rollout, as the command gives them.
+    let (status, v) = server.request(
+        "POST",
+        "/v1/rollouts?position=4HPwATDgc/ABMA&dice=42&top=2&games=50000&cube=true&truncate=6",
+        "",
+        false,
+    );
+    assert_eq!(status, 202, "{v}");
+    assert_eq!(v["games_total"], 100_000, "{v}");
+    let big = v["id"].as_u64().unwrap();
+    assert!(big > id);
+    let start = std::time::Instant::now();
+    loop {
+        let (_, v) = server.request("GET", &format!("/v1/rollouts/{big}"), "", false);
+        if v["games_done"].as_u64().unwrap() > 0 {
+            break;
+        }
+        assert!(start.elapsed().as_secs() < 60, "no game played: {v}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let (status, v) = server.request("POST", &format!("/v1/rollouts/{big}/stop"), "", false);
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["stop_requested"], true, "{v}");
+    let stopped = server.wait_for(big);
+    assert_eq!(stopped["state"], "stopped", "{stopped}");
+    let games = stopped["result"]["games"].as_u64().unwrap();
+    assert!((1..50_000).contains(&games), "{stopped}");
+    let n = games.to_string();
+    let cli = common::json(&common::tavla(&[
+        "rollout",
+        "4HPwATDgc/ABMA",
+        "42",
+        "--top",
+        "2",
+        "--games",
+        &n,
+        "--cube",
+        "--truncate",
+        "6",
+        "--json",
+    ]));
+    assert_eq!(stopped["result"], cli);
+
+    // Both are listed, oldest first; a forgotten one is gone.
+    let (_, list) = server.request("GET", "/v1/rollouts", "", false);
+    let ids: Vec<u64> = list["rollouts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ids, [id, big]);
+    let (status, v) = server.request("DELETE", &format!("/v1/rollouts/{id}"), "", false);
+    assert_eq!((status, &v["state"]), (200, &Value::from("done")), "{v}");
+    let (status, v) = server.request("GET", &format!("/v1/rollouts/{id}"), "", false);
+    assert_eq!(status, 404, "{v}");
+    assert!(v["error"].as_str().unwrap().contains("no rollout"), "{v}");
+
+    // At most four run at once; the fifth is refused until one is forgotten.
+    let mut running = Vec::new();
+    for _ in 0..4 {
+        let (status, v) = server.request(
+            "POST",
+            "/v1/rollouts",
+            r#"{"position": "4HPwATDgc/ABMA", "games": 100000}"#,
+            true,
+        );
+        assert_eq!(status, 202, "{v}");
+        running.push(v["id"].as_u64().unwrap());
+    }
+    let fifth = r#"{"position": "4HPwATDgc/ABMA", "games": 100000}"#;
+    let (status, v) = server.request("POST", "/v1/rollouts", fifth, true);
+    assert_eq!(status, 503, "{v}");
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .contains("rollouts are running"),
+        "{v}"
+    );
+    let (status, _) = server.request("DELETE", &format!("/v1/rollouts/{}", running[0]), "", false);
+    assert_eq!(status, 200);
+    // The forgotten one ends once its games in play are done.
+    let start = std::time::Instant::now();
+    let id = loop {
+        let (status, v) = server.request("POST", "/v1/rollouts", fifth, true);
+        if status == 202 {
+            break v["id"].as_u64().unwrap();
+        }
+        assert_eq!(status, 503, "{v}");
+        assert!(start.elapsed().as_secs() < 60, "{v}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    for id in running[1..].iter().chain([&id]) {
+        let (status, _) = server.request("DELETE", &format!("/v1/rollouts/{id}"), "", false);
+        assert_eq!(status, 200);
+    }
+}
+
+#[test]
+fn bad_rollout_jobs_get_the_reason() {
+    let server = Server::start();
+    for (method, target, body, status, what) in [
+        (
+            "POST",
+            "/v1/rollouts",
+            r#"{"position": "foo"}"#,
+            400,
+            "cannot read position",
+        ),
+        (
+            "POST",
+            "/v1/rollouts",
+            r#"{"position": "4HPwATDgc/ABMA", "games": 0}"#,
+            400,
+            "--games must be positive",
+        ),
+        (
+            "POST",
+            "/v1/rollouts",
+            r#"{"position": "4HPwATDgc/ABMA", "bogus": 1}"#,
+            400,
+            "bogus",
+        ),
+        (
+            "POST",
+            "/v1/rollouts",
+            r#"{"position": "4HPwATDgc/ABMA", "games": 1000000}"#,
+            400,
+            "at most 100000",
+        ),
+        ("GET", "/v1/rollouts/7", "", 404, "no rollout 7"),
+        ("POST", "/v1/rollouts/7/stop", "", 404, "no rollout 7"),
+        ("DELETE", "/v1/rollouts/7", "", 404, "no rollout 7"),
+        ("GET", "/v1/rollouts/seven", "", 400, "seven"),
+    ] {
+        let (got, v) = server.request(method, target, body, body.starts_with('{'));
+        assert_eq!(got, status, "{target}: {v}");
+        let error = v["error"].as_str().unwrap_or_else(|| panic!("{v}"));
+        assert!(error.contains(what), "{target}: {error}");
+    }
+    // Nothing refused is kept.
+    let (_, list) = server.request("GET", "/v1/rollouts", "", false);
+    assert_eq!(list["rollouts"], serde_json::json!([]));
+}

@@ -640,6 +640,35 @@ pub fn cubeful_play_rollouts(
     progress: &AtomicU64,
 ) -> Vec<CubefulPlayRollout> {
     assert!(config.games > 0, "a rollout needs at least one game");
+    cubeful_play_rollouts_until(
+        search,
+        afters,
+        holder,
+        cube,
+        score,
+        config,
+        progress,
+        &|| false,
+    )
+    .expect("at least one game")
+}
+
+/// [`cubeful_play_rollouts`], stopped early when `stop` says so, as [`rollout_plays_until`]
+/// is: every play has the same first `n` games. `None` when no game was played.
+///
+/// # Panics
+/// When `afters` is empty.
+#[allow(clippy::too_many_arguments)]
+pub fn cubeful_play_rollouts_until(
+    search: &Search,
+    afters: &[Position],
+    holder: CubeHolder,
+    cube: u32,
+    score: Option<MatchScore>,
+    config: RolloutConfig,
+    progress: &AtomicU64,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Option<Vec<CubefulPlayRollout>> {
     assert!(!afters.is_empty(), "no plays to roll out");
     // In money play results are per unit of the cube.
     let cube = if score.is_some() {
@@ -667,9 +696,12 @@ pub fn cubeful_play_rollouts(
             root_may_double: true,
         })
         .collect();
-    let per_game = cubeful_games(search, &lines, &config, progress);
-    // The games played (all of them unless the deadline stopped them).
+    let per_game = cubeful_games(search, &lines, &config, progress, stop);
+    // The games played (all of them unless the deadline or `stop` stopped them).
     let played = per_game.len();
+    if played == 0 {
+        return None;
+    }
     // Each play's games for the mover.
     let games: Vec<Vec<f64>> = afters
         .iter()
@@ -699,7 +731,7 @@ pub fn cubeful_play_rollouts(
             }
         })
         .collect();
-    games
+    let rollouts = games
         .iter()
         .zip(paired_differences(&games))
         .map(|(g, (difference, difference_stderr))| {
@@ -712,7 +744,8 @@ pub fn cubeful_play_rollouts(
                 difference_stderr,
             }
         })
-        .collect()
+        .collect();
+    Some(rollouts)
 }
 
 /// What a cubeful rollout found for the side on roll at the root: in money play per unit of
@@ -950,15 +983,9 @@ pub fn cubeful_rollout(
     config: RolloutConfig,
     progress: &AtomicU64,
 ) -> CubefulRolloutResult {
-    let (games, [no_double, double_take]) =
-        rollout_lines(search, root, holder, 1, None, config, progress);
-    let analysis = CubeAnalysis::from_equities(
-        cube_efficiency(&root),
-        holder,
-        no_double.0 as f32,
-        double_take.0 as f32,
-    );
-    lines_result(games, no_double, double_take, analysis)
+    assert!(config.games > 0, "a rollout needs at least one game");
+    cubeful_rollout_until(search, root, holder, 1, None, config, progress, &|| false)
+        .expect("at least one game")
 }
 
 /// Rolls `root` out with the cube in a match, as [`cubeful_rollout`] does in money play: the
@@ -981,22 +1008,70 @@ pub fn cubeful_match_rollout(
     config: RolloutConfig,
     progress: &AtomicU64,
 ) -> CubefulRolloutResult {
-    let cube = cube.clamp(1, MAX_CUBE);
-    let (games, [no_double, double_take]) =
-        rollout_lines(search, root, holder, cube, Some(score), config, progress);
-    let analysis = CubeAnalysis::from_match_chances(
-        &root,
+    assert!(config.games > 0, "a rollout needs at least one game");
+    cubeful_rollout_until(
+        search,
+        root,
         holder,
         cube,
-        score,
-        no_double.0 as f32,
-        double_take.0 as f32,
-    );
-    lines_result(games, no_double, double_take, analysis)
+        Some(score),
+        config,
+        progress,
+        &|| false,
+    )
+    .expect("at least one game")
 }
 
-/// The two lines of a cubeful rollout, no double and double/take: the games played on each
-/// (fewer than `config.games` when its deadline stopped them), and each line's mean and
+/// [`cubeful_rollout`] (`score` `None`, money play, `cube` not used) or
+/// [`cubeful_match_rollout`] (the side on roll's `score`, the cube on `cube`), stopped early
+/// when `stop` says so, as [`rollout_until`] is: both lines have the same first `n` games.
+/// `None` when no game was played.
+///
+/// # Panics
+/// When `root` is a finished game.
+#[allow(clippy::too_many_arguments)]
+pub fn cubeful_rollout_until(
+    search: &Search,
+    root: Position,
+    holder: CubeHolder,
+    cube: u32,
+    score: Option<MatchScore>,
+    config: RolloutConfig,
+    progress: &AtomicU64,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Option<CubefulRolloutResult> {
+    let cube = if score.is_some() {
+        cube.clamp(1, MAX_CUBE)
+    } else {
+        1
+    };
+    let (games, [no_double, double_take]) =
+        rollout_lines(search, root, holder, cube, score, config, progress, stop)?;
+    let analysis = match score {
+        None => CubeAnalysis::from_equities(
+            cube_efficiency(&root),
+            holder,
+            no_double.0 as f32,
+            double_take.0 as f32,
+        ),
+        Some(score) => CubeAnalysis::from_match_chances(
+            &root,
+            holder,
+            cube,
+            score,
+            no_double.0 as f32,
+            double_take.0 as f32,
+        ),
+    };
+    Some(lines_result(games, no_double, double_take, analysis))
+}
+
+/// A cube line's mean, its standard error, and the standard error of the two lines' difference.
+type LineStats = (f64, f64, f64);
+
+/// The two lines of a cubeful rollout, no double and double/take, until `stop`: the games
+/// played on each (fewer than `config.games` when its deadline or `stop` stopped them; `None`
+/// when none was), and each line's mean and
 /// standard error and the standard error of their difference, from the root side's view; in
 /// money play per unit of the current cube (`cube` 1), in a match as chances of winning it.
 #[allow(clippy::too_many_arguments)]
@@ -1008,8 +1083,8 @@ fn rollout_lines(
     score: Option<MatchScore>,
     config: RolloutConfig,
     progress: &AtomicU64,
-) -> (u32, [(f64, f64, f64); 2]) {
-    assert!(config.games > 0, "a rollout needs at least one game");
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Option<(u32, [LineStats; 2])> {
     assert!(!root.is_game_over(), "the game is over at the root");
     let owner = match holder {
         CubeHolder::Centre => None,
@@ -1029,29 +1104,34 @@ fn rollout_lines(
         &[line(cube, owner), line(2 * cube, Some(false))],
         &config,
         progress,
+        stop,
     );
+    if per_game.is_empty() {
+        return None;
+    }
     let (no_double, no_double_stderr) = two_pass_stats(per_game.iter().map(|g| g[0]));
     let (double_take, double_take_stderr) = two_pass_stats(per_game.iter().map(|g| g[1]));
     let (_, difference_stderr) = two_pass_stats(per_game.iter().map(|g| g[1] - g[0]));
-    (
+    Some((
         per_game.len() as u32,
         [
             (no_double, no_double_stderr, difference_stderr),
             (double_take, double_take_stderr, difference_stderr),
         ],
-    )
+    ))
 }
 
 /// Each game's result on each of `lines` (game `i` of every line on the same dice), in game
-/// order, played on `config.threads` threads ([`run_games`]). `progress` counts finished
-/// games, one a line.
+/// order, played on `config.threads` threads until `stop` ([`run_games`]). `progress` counts
+/// finished games, one a line.
 fn cubeful_games(
     search: &Search,
     lines: &[CubeLine],
     config: &RolloutConfig,
     progress: &AtomicU64,
+    stop: &(dyn Fn() -> bool + Sync),
 ) -> Vec<Vec<f64>> {
-    run_games(search, config, &|| false, |search, game, plays, evals| {
+    run_games(search, config, stop, |search, game, plays, evals| {
         lines
             .iter()
             .map(|line| {
@@ -1329,6 +1409,83 @@ mod tests {
             rollout_plays_until(&search, afters, cfg, &never, &|| true),
             None
         );
+    }
+
+    #[test]
+    fn a_stopped_cubeful_rollout_is_the_first_games_of_a_full_one() {
+        // The same with the cube, truncated to keep it short: both lines of a position (money
+        // and a match score) and the plays of a roll. Stopped at once, nothing was played.
+        let search = Search::new(Arc::new(Weights::default_weights()));
+        let cfg = RolloutConfig {
+            games: 1_000_000,
+            seed: 5,
+            threads: 3,
+            luck_adjust: true,
+            truncate: 4,
+            balance_parity: false,
+            ply: 0,
+            deadline: None,
+        };
+        let score = MatchScore::new(7, 4, 2, false).unwrap();
+        let centre = CubeHolder::Centre;
+        for score in [None, Some(score)] {
+            let progress = AtomicU64::new(0);
+            let stop = || progress.load(Ordering::Relaxed) >= 20;
+            let stopped = cubeful_rollout_until(
+                &search,
+                Position::START,
+                centre,
+                1,
+                score,
+                cfg,
+                &progress,
+                &stop,
+            )
+            .unwrap();
+            assert!((10..1_000).contains(&stopped.games), "{}", stopped.games);
+            let full = RolloutConfig {
+                games: stopped.games,
+                ..cfg
+            };
+            let zero = AtomicU64::new(0);
+            let expected = match score {
+                None => cubeful_rollout(&search, Position::START, centre, full, &zero),
+                Some(s) => {
+                    cubeful_match_rollout(&search, Position::START, centre, 1, s, full, &zero)
+                }
+            };
+            assert_eq!(stopped, expected);
+            let never = cubeful_rollout_until(
+                &search,
+                Position::START,
+                centre,
+                1,
+                score,
+                cfg,
+                &zero,
+                &|| true,
+            );
+            assert_eq!(never, None);
+        }
+        let mut plays = PlayList::new();
+        Position::START.legal_plays(Roll::from_values(6, 4), &mut plays);
+        let afters = &plays.positions()[..3];
+        let progress = AtomicU64::new(0);
+        let stop = || progress.load(Ordering::Relaxed) >= 12;
+        let stopped =
+            cubeful_play_rollouts_until(&search, afters, centre, 1, None, cfg, &progress, &stop)
+                .unwrap();
+        let games = stopped[0].games;
+        assert!(games >= 4 && stopped.iter().all(|p| p.games == games));
+        let full = RolloutConfig { games, ..cfg };
+        let zero = AtomicU64::new(0);
+        assert_eq!(
+            stopped,
+            cubeful_play_rollouts(&search, afters, centre, 1, None, full, &zero)
+        );
+        let never =
+            cubeful_play_rollouts_until(&search, afters, centre, 1, None, cfg, &zero, &|| true);
+        assert_eq!(never, None);
     }
 
     #[test]

@@ -1,0 +1,225 @@
+//! Rollouts that run in the background for `tavla serve` (`/v1/rollouts`): one request starts
+//! a rollout and answers at once, others watch its progress, stop it (its result is then that
+//! of the games played, the first ones of the full rollout) or forget it.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use serde_json::{json, Value};
+
+use crate::input::InputError;
+use crate::nn_cmd::{rollout_watched, RolloutArgs, RolloutWatch, Stopped};
+
+/// The most rollouts running at once (each uses every core; more would only share them).
+pub(crate) const MAX_RUNNING: usize = 4;
+
+/// The most rollouts kept, running or finished: a new one makes the server forget the oldest
+/// finished one.
+pub(crate) const MAX_KEPT: usize = 64;
+
+/// The error of a rollout refused because [`MAX_RUNNING`] are running.
+#[derive(Debug)]
+pub(crate) struct Busy;
+
+impl std::fmt::Display for Busy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{MAX_RUNNING} rollouts are running, the most at once: stop one or wait for one to end"
+        )
+    }
+}
+
+impl std::error::Error for Busy {}
+
+/// How a rollout ended.
+enum Outcome {
+    /// Its result, as `tavla rollout --json` writes it (all the games asked for, or the first
+    /// ones when stopped or out of time).
+    Result(Value),
+    /// Stopped before any game was played.
+    Stopped,
+    /// It could not run: a bad request (found before a game was played), or another failure.
+    Failed { error: String, bad_request: bool },
+}
+
+/// One rollout, running or finished.
+pub(crate) struct Job {
+    id: u64,
+    /// The request's fields, as given.
+    request: Value,
+    started: Instant,
+    watch: RolloutWatch,
+    end: Mutex<Option<(Instant, Outcome)>>,
+}
+
+impl Job {
+    fn end(&self) -> MutexGuard<'_, Option<(Instant, Outcome)>> {
+        // A poisoned lock still holds a whole value: the job thread sets it in one assignment.
+        self.end
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The job's id.
+    pub(crate) fn id(&self) -> u64 {
+        self.id
+    }
+
+    fn running(&self) -> bool {
+        self.end().is_none()
+    }
+
+    /// Asks the rollout to stop: no game is started after; the games being played are
+    /// finished.
+    pub(crate) fn stop(&self) {
+        self.watch.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// The job as the API answers it: `id`, `state` (`running`, `done`, `stopped` or
+    /// `failed`), `games_done` and `games_total` (over all the plays or cube lines),
+    /// `stop_requested`, `elapsed_ms`, `request`, `result` (once ended with one) and `error`
+    /// (once failed).
+    pub(crate) fn to_json(&self) -> Value {
+        let done = self.watch.games.load(Ordering::Relaxed);
+        let total = self.watch.total.load(Ordering::Relaxed);
+        let stop_requested = self.watch.stop.load(Ordering::Relaxed);
+        let end = self.end();
+        let (state, result, error, until) = match &*end {
+            None => ("running", Value::Null, Value::Null, Instant::now()),
+            Some((at, Outcome::Result(r))) => {
+                let state = if stop_requested && done < total {
+                    "stopped"
+                } else {
+                    "done"
+                };
+                (state, r.clone(), Value::Null, *at)
+            }
+            Some((at, Outcome::Stopped)) => {
+                let error = Value::String(Stopped.to_string());
+                ("stopped", Value::Null, error, *at)
+            }
+            Some((at, Outcome::Failed { error, .. })) => {
+                ("failed", Value::Null, Value::String(error.clone()), *at)
+            }
+        };
+        let elapsed = until.saturating_duration_since(self.started);
+        json!({
+            "id": self.id,
+            "state": state,
+            "games_done": done,
+            "games_total": total,
+            "stop_requested": stop_requested,
+            "elapsed_ms": u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
+            "request": self.request,
+            "result": result,
+            "error": error,
+        })
+    }
+}
+
+/// The server's rollouts, by id (ids count up from 1 and are never reused).
+#[derive(Default)]
+pub(crate) struct Jobs {
+    inner: Mutex<(u64, BTreeMap<u64, Arc<Job>>)>,
+}
+
+impl Jobs {
+    fn lock(&self) -> MutexGuard<'_, (u64, BTreeMap<u64, Arc<Job>>)> {
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Starts `args` on a thread of its own and returns its job once it has started playing
+    /// (or has already ended, the games being few). Blocks until then: call it from a thread
+    /// that may block.
+    ///
+    /// # Errors
+    /// [`Busy`] when [`MAX_RUNNING`] rollouts are running; an [`InputError`] for a request
+    /// that cannot be rolled out (the position, the dice, a play, the score), and then no job
+    /// is kept.
+    pub(crate) fn start(&self, args: RolloutArgs, request: Value) -> Result<Arc<Job>> {
+        let job = {
+            let mut inner = self.lock();
+            let (next, jobs) = &mut *inner;
+            if jobs.values().filter(|j| j.running()).count() >= MAX_RUNNING {
+                return Err(Busy.into());
+            }
+            while jobs.len() >= MAX_KEPT {
+                let Some(oldest) = jobs.values().find(|j| !j.running()).map(|j| j.id) else {
+                    break;
+                };
+                jobs.remove(&oldest);
+            }
+            *next += 1;
+            let job = Arc::new(Job {
+                id: *next,
+                request,
+                started: Instant::now(),
+                watch: RolloutWatch::default(),
+                end: Mutex::new(None),
+            });
+            jobs.insert(job.id, Arc::clone(&job));
+            job
+        };
+        let worker = Arc::clone(&job);
+        std::thread::spawn(move || {
+            let mut out = Vec::new();
+            let outcome = match rollout_watched(&args, &mut out, &worker.watch) {
+                Ok(()) => match serde_json::from_slice(&out) {
+                    Ok(v) => Outcome::Result(v),
+                    Err(e) => Outcome::Failed {
+                        error: format!("the rollout's answer is not JSON: {e}"),
+                        bad_request: false,
+                    },
+                },
+                Err(e) if e.is::<Stopped>() => Outcome::Stopped,
+                Err(e) => Outcome::Failed {
+                    error: format!("{e:#}"),
+                    bad_request: e.chain().any(|c| c.is::<InputError>()),
+                },
+            };
+            *worker.end() = Some((Instant::now(), outcome));
+        });
+        // The rollout knows how many games it will play once it has read the request.
+        while job.running() && job.watch.total.load(Ordering::Relaxed) == 0 {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let refused = match &*job.end() {
+            Some((
+                _,
+                Outcome::Failed {
+                    error,
+                    bad_request: true,
+                },
+            )) => Some(error.clone()),
+            _ => None,
+        };
+        if let Some(error) = refused {
+            self.lock().1.remove(&job.id);
+            return Err(InputError(error).into());
+        }
+        Ok(job)
+    }
+
+    /// The rollout `id`, if the server still has it.
+    pub(crate) fn get(&self, id: u64) -> Option<Arc<Job>> {
+        self.lock().1.get(&id).cloned()
+    }
+
+    /// Every rollout the server has, oldest first.
+    pub(crate) fn list(&self) -> Vec<Arc<Job>> {
+        self.lock().1.values().cloned().collect()
+    }
+
+    /// Forgets the rollout `id` (stopping it if it runs) and returns it.
+    pub(crate) fn remove(&self, id: u64) -> Option<Arc<Job>> {
+        let job = self.lock().1.remove(&id)?;
+        job.stop();
+        Some(job)
+    }
+}
