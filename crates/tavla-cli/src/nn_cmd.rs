@@ -5,8 +5,8 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -20,7 +20,7 @@ use tavla_nn::cube::{CubeAnalysis, CubeHolder, PlayWorth};
 use tavla_nn::search::{Prune, RankedPlay, Search, DEFAULT_KEEP, MAX_KEEP, MAX_PLY};
 use tavla_nn::td::{TdConfig, TdTrainer};
 use tavla_nn::{NeuralPlayer, Probabilities, Weights};
-use tavla_player::{Player, RandomPlayer};
+use tavla_player::{Player, RandomPlayer, RolloutControl};
 
 use crate::input::InputError;
 
@@ -965,26 +965,35 @@ pub struct RolloutArgs {
     pub engine: EngineArgs,
 }
 
-/// A rollout's progress and its stop flag, shared with whoever watches it: the progress bar,
-/// or the HTTP API's rollout jobs (`tavla serve`).
+/// A rollout as whoever watches it sees it (the progress bar, or the HTTP API's rollout jobs,
+/// `tavla serve`): the games asked for, the plays rolled out, and the [`RolloutControl`] that
+/// counts the games finished, keeps each play's running mean (cubeless rollouts) and stops it.
 #[derive(Debug, Default)]
 pub(crate) struct RolloutWatch {
-    /// Games finished, counted over all the plays or cube lines rolled out.
-    pub games: AtomicU64,
-    /// Games asked for, counted the same way (0 until the rollout has started).
+    /// Games finished, running means and the stop flag: once stopped, no game is started,
+    /// and the rollout ends with the games played (the first ones of the full rollout) or,
+    /// when none was, with [`Stopped`].
+    pub control: RolloutControl,
+    /// Games asked for, counted over all the plays or cube lines (0 until the rollout has
+    /// started).
     pub total: AtomicU64,
-    /// Once set, no game is started: the rollout ends with the games played (the first ones of
-    /// the full rollout) or, when none was, with [`Stopped`].
-    pub stop: AtomicBool,
+    /// The plays rolled out, in the order of the running means (none for a position).
+    pub plays: Mutex<Vec<String>>,
 }
 
 impl RolloutWatch {
     fn stopped(&self) -> bool {
-        self.stop.load(Ordering::Relaxed)
+        self.control.should_stop()
+    }
+
+    /// Tells the control of a finished cubeless game of play `play`.
+    fn record(&self, play: usize, game: &[f64; 5]) {
+        self.control
+            .record(play, tavla_nn::rollout::game_equity(game));
     }
 }
 
-/// The error of a rollout stopped ([`RolloutWatch::stop`]) before any game was played.
+/// The error of a rollout stopped ([`RolloutControl::stop`]) before any game was played.
 #[derive(Debug)]
 pub(crate) struct Stopped;
 
@@ -1067,14 +1076,12 @@ pub(crate) fn rollout_watched(
         return cubeful_rollout(args, &state, &search, config, out, watch);
     }
     watch.total.store(u64::from(args.games), Ordering::Relaxed);
-    let count = |_: usize, _: &[f64; 5]| {
-        watch.games.fetch_add(1, Ordering::Relaxed);
-    };
+    let count = |p: usize, g: &[f64; 5]| watch.record(p, g);
     let r = with_progress(
         args.quiet,
         u64::from(args.games),
         "games",
-        &watch.games,
+        watch.control.counter(),
         || rollout_until(&search, state.position, config, &count, &|| watch.stopped()),
     )
     .ok_or(Stopped)?;
@@ -1208,13 +1215,21 @@ fn play_rollouts(
     let holder = CubeHolder::of(state);
     let score = tavla_nn::met::MatchScore::of(state, state.turn);
     let cube = state.cube.value();
+    if let Ok(mut texts) = watch.plays.lock() {
+        *texts = chosen
+            .iter()
+            .map(|&i| tavla_notation::format_pretty(&pos, &plays.play(i)))
+            .collect();
+    }
     let stop = || watch.stopped();
-    let count = |_: usize, _: &[f64; 5]| {
-        watch.games.fetch_add(1, Ordering::Relaxed);
-    };
+    let count = |p: usize, g: &[f64; 5]| watch.record(p, g);
     // Each play's result for the mover, with its probabilities when cubeless.
-    let rows: Vec<(PlayResult, Option<Probabilities>)> =
-        with_progress(args.quiet, len, "games, all plays", &watch.games, || {
+    let rows: Vec<(PlayResult, Option<Probabilities>)> = with_progress(
+        args.quiet,
+        len,
+        "games, all plays",
+        watch.control.counter(),
+        || {
             if args.cube {
                 tavla_nn::rollout::cubeful_play_rollouts_until(
                     &search,
@@ -1223,7 +1238,7 @@ fn play_rollouts(
                     cube,
                     score,
                     config,
-                    &watch.games,
+                    watch.control.counter(),
                     &stop,
                 )
                 .map(|rs| {
@@ -1240,8 +1255,9 @@ fn play_rollouts(
                     },
                 )
             }
-        })
-        .ok_or(Stopped)?;
+        },
+    )
+    .ok_or(Stopped)?;
     // The games played on each play (all asked for unless --time-limit stopped them).
     let games = rows.iter().map(|r| r.0.games).min().unwrap_or(args.games);
     let mut order: Vec<usize> = (0..rows.len()).collect();
@@ -1437,18 +1453,24 @@ fn cubeful_rollout(
     let score = tavla_nn::met::MatchScore::of(state, state.turn);
     let len = 2 * u64::from(args.games);
     watch.total.store(len, Ordering::Relaxed);
-    let r = with_progress(args.quiet, len, "games, both lines", &watch.games, || {
-        tavla_nn::rollout::cubeful_rollout_until(
-            search,
-            state.position,
-            holder,
-            state.cube.value(),
-            score,
-            config,
-            &watch.games,
-            &|| watch.stopped(),
-        )
-    })
+    let r = with_progress(
+        args.quiet,
+        len,
+        "games, both lines",
+        watch.control.counter(),
+        || {
+            tavla_nn::rollout::cubeful_rollout_until(
+                search,
+                state.position,
+                holder,
+                state.cube.value(),
+                score,
+                config,
+                watch.control.counter(),
+                &|| watch.stopped(),
+            )
+        },
+    )
     .ok_or(Stopped)?;
     let redouble = holder == CubeHolder::OnRoll;
     // In a match the lines are chances of winning the match: `k` turns their differences into

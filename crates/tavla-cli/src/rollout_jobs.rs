@@ -76,17 +76,17 @@ impl Job {
     /// Asks the rollout to stop: no game is started after; the games being played are
     /// finished.
     pub(crate) fn stop(&self) {
-        self.watch.stop.store(true, Ordering::Relaxed);
+        self.watch.control.stop();
     }
 
     /// The job as the API answers it: `id`, `state` (`running`, `done`, `stopped` or
     /// `failed`), `games_done` and `games_total` (over all the plays or cube lines),
-    /// `stop_requested`, `elapsed_ms`, `request`, `result` (once ended with one) and `error`
-    /// (once failed).
+    /// `stop_requested`, `elapsed_ms`, `running` (each play's running estimate, cubeless
+    /// rollouts), `request`, `result` (once ended with one) and `error` (once failed).
     pub(crate) fn to_json(&self) -> Value {
-        let done = self.watch.games.load(Ordering::Relaxed);
+        let done = self.watch.control.games_done();
         let total = self.watch.total.load(Ordering::Relaxed);
-        let stop_requested = self.watch.stop.load(Ordering::Relaxed);
+        let stop_requested = self.watch.control.should_stop();
         let end = self.end();
         let (state, result, error, until) = match &*end {
             None => ("running", Value::Null, Value::Null, Instant::now()),
@@ -114,10 +114,36 @@ impl Job {
             "games_total": total,
             "stop_requested": stop_requested,
             "elapsed_ms": u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
+            "running": self.estimates(),
             "request": self.request,
             "result": result,
             "error": error,
         })
+    }
+
+    /// Cubeless rollouts: each play's running estimate (none for a position), its games, mean
+    /// equity and 95% half-interval, over the games finished so far (in the order the threads
+    /// finished them: at the end they are all of the result's).
+    fn estimates(&self) -> Vec<Value> {
+        let plays = self
+            .watch
+            .plays
+            .lock()
+            .map(|p| p.clone())
+            .unwrap_or_default();
+        self.watch
+            .control
+            .running()
+            .iter()
+            .enumerate()
+            .map(|(i, &(games, equity, stderr))| {
+                let mut v = json!({ "games": games, "equity": equity, "ci95": 1.96 * stderr });
+                if let Some(play) = plays.get(i) {
+                    v["play"] = Value::String(play.clone());
+                }
+                v
+            })
+            .collect()
     }
 }
 

@@ -319,6 +319,41 @@ fn rollouts_run_in_the_background_and_stop_on_request() {
         "--json",
     ]));
     assert_eq!(done["result"], cli);
+    // The running estimate, once every game is in, is the result's.
+    let running = done["running"].as_array().unwrap();
+    assert_eq!(running.len(), 1, "{done}");
+    assert_eq!(running[0]["games"], 72);
+    assert!(running[0].get("play").is_none(), "{done}");
+    let equity = cli["equity"].as_f64().unwrap();
+    assert!((running[0]["equity"].as_f64().unwrap() - equity).abs() < 1e-6);
+    // The plays of a roll, cubeless: each play's running estimate, named.
+    let (status, v) = server.request(
+        "POST",
+        "/v1/rollouts",
+        r#"{"position": "4HPwATDgc/ABMA", "dice": "31", "top": 2, "games": 36}"#,
+        true,
+    );
+    assert_eq!(status, 202, "{v}");
+    let plays = server.wait_for(v["id"].as_u64().unwrap());
+    assert_eq!(plays["state"], "done", "{plays}");
+    for play in plays["result"]["plays"].as_array().unwrap() {
+        let estimate = plays["running"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["play"] == play["play"])
+            .unwrap_or_else(|| panic!("{plays}"));
+        assert_eq!(estimate["games"], 36);
+        let equity = play["equity"].as_f64().unwrap();
+        assert!((estimate["equity"].as_f64().unwrap() - equity).abs() < 1e-6);
+    }
+    let (status, _) = server.request(
+        "DELETE",
+        &format!("/v1/rollouts/{}", plays["id"]),
+        "",
+        false,
+    );
+    assert_eq!(status, 200);
 
     // The plays of a roll with the cube (fields in the query string), stopped once a game
     // is done: the first games of the full rollout, as the command gives them.
@@ -363,6 +398,11 @@ fn rollouts_run_in_the_background_and_stop_on_request() {
         "--json",
     ]));
     assert_eq!(stopped["result"], cli);
+    assert_eq!(
+        stopped["running"],
+        serde_json::json!([]),
+        "cubeful: no running estimates"
+    );
 
     // Both are listed, oldest first; a forgotten one is gone.
     let (_, list) = server.request("GET", "/v1/rollouts", "", false);

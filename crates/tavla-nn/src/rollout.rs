@@ -438,8 +438,9 @@ fn games_of(
     })
 }
 
-/// The equity of one game's (adjusted) probabilities.
-pub(crate) fn game_equity(g: &[f64; 5]) -> f64 {
+/// The cubeless equity of one game's (adjusted) probabilities, as [`GameFinished`] hears them.
+#[must_use]
+pub fn game_equity(g: &[f64; 5]) -> f64 {
     2.0 * g[0] - 1.0 + g[1] - g[3] + g[2] - g[4]
 }
 

@@ -258,6 +258,13 @@ impl RolloutControl {
         self.progress.load(Ordering::Relaxed)
     }
 
+    /// The counter of games finished, for rollouts that count their games without telling
+    /// their equities (cubeful ones, in other units): [`RolloutControl::games_done`] reads it.
+    #[must_use]
+    pub fn counter(&self) -> &AtomicU64 {
+        &self.progress
+    }
+
     /// Tells the control of a finished game: its cubeless equity for the side of play `play`
     /// (0 for a position rolled out alone).
     pub fn record(&self, play: usize, equity: f64) {
