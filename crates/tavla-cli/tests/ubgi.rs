@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use tavla_core::{Dice, GameState, PlayList, Position, Roll};
+use tavla_core::{Dice, GameState, PlayList, Position, Resign, Roll};
 use tavla_player::Player;
 use tavla_protocol::UbgiPlayer;
 
@@ -445,5 +445,29 @@ fn beavers_and_resignations_over_ubgi() {
     assert!(taker.beavers);
     assert!(engine.accepts_double(&taker));
     assert!(engine.beavers(&taker));
+    // And is asked about resigning: X resigns a gammon, O rejects a single and accepts a
+    // gammon; nobody resigns the opening position.
+    let resigner = format!("{lost}:00:0:0:2:0:10")
+        .parse::<tavla_notation::Xgid>()
+        .unwrap()
+        .state;
+    assert_eq!(engine.resigns(&resigner, true), Some(Resign::Gammon));
+    assert!(!engine.accepts_resignation(&resigner, true, Resign::Single));
+    assert!(engine.accepts_resignation(&resigner, true, Resign::Gammon));
+    let opening = tavla_notation::parse_position("4HPwATDgc/ABMA").unwrap();
+    assert_eq!(engine.resigns(&opening, true), None);
     assert!(engine.take_failure().is_none());
+    // An engine that does not know the extension answers `error`: it never resigns, accepts
+    // only all the resigner can lose, is not asked again, and has not failed.
+    let plain = "while read -r l; do case \"$l\" in ubgi) echo 'id name plain'; echo ubgiok;; \
+                 isready) echo readyok;; go*) echo \"error bad_command $l\";; quit) exit 0;; \
+                 esac; done";
+    let mut plain = UbgiPlayer::spawn(plain).unwrap();
+    for _ in 0..2 {
+        assert_eq!(plain.resigns(&resigner, true), None);
+        assert!(!plain.accepts_resignation(&resigner, true, Resign::Single));
+        assert!(plain.accepts_resignation(&resigner, true, Resign::Backgammon));
+    }
+    assert_eq!(plain.failures(), 0);
+    assert!(plain.take_failure().is_none());
 }

@@ -9,7 +9,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use tavla_core::{Cube, Dice, GameState, PlayList, Position, Roll};
+use tavla_core::{Cube, Dice, GameState, PlayList, Position, Resign, Roll};
 use tavla_notation::{PlayText, Xgid};
 use tavla_player::Player;
 
@@ -340,7 +340,11 @@ fn engine_error(request: &str, line: &str) -> UbgiError {
 /// when only one is legal. The position is sent as `position gnubgid <PositionID>` for a money
 /// game at a centred 1-cube without the Jacoby rule, else as `position xgid <XGID>` so that the
 /// engine knows the cube and the score; an engine that refuses XGIDs is sent Position IDs from
-/// then on. The cube: `position xgid ...`, `go cube`, read `bestcube`. At the end (drop):
+/// then on. The cube: `position xgid ...`, `go cube`, read `bestcube`. Resignations (tavla's
+/// extension): `position xgid ...`, `go resign`, read `bestresign`; `go accept <level>`, read
+/// `bestaccept`; an engine that answers either with an `error` line does not know the
+/// extension, and is not asked again (it then never resigns, and accepts an offer of all the
+/// resigning side can still lose, as players without judgement do). At the end (drop):
 /// `quit`; the process is killed if it has not exited a second later.
 ///
 /// The play chosen is identified by its **resulting position** among the legal plays (any
@@ -367,6 +371,10 @@ pub struct UbgiPlayer {
     cube: bool,
     /// The engine answered the last double with `beaver` (asked for by [`Player::beavers`]).
     beaver: bool,
+    /// Whether to ask the engine about resignations (`go resign`, `go accept`, tavla's
+    /// extension): until it answers one of them with an `error` line, as an engine that does
+    /// not know the extension does.
+    resign: bool,
 }
 
 impl UbgiPlayer {
@@ -463,6 +471,7 @@ impl UbgiPlayer {
             xgid: true,
             cube: true,
             beaver: false,
+            resign: true,
         })
     }
 
@@ -635,11 +644,18 @@ impl UbgiPlayer {
             .ok_or_else(|| illegal(format!("not among the {} legal plays", plays.len())))
     }
 
-    /// `position xgid` + `go cube`; returns the word after `bestcube`.
-    fn ask_cube(&mut self, state: &GameState, words: &[&str]) -> Result<String, UbgiError> {
+    /// `position xgid` + `go` (`go cube`, `go resign`, ...); returns the word after `answer`
+    /// (`bestcube`, ...), one of `words`.
+    fn ask_word(
+        &mut self,
+        state: &GameState,
+        go: &str,
+        answer: &str,
+        words: &[&str],
+    ) -> Result<String, UbgiError> {
         let position = format!("position xgid {}", Xgid::new(*state));
-        let request = self.send_all(&[&position, "go cube"])?;
-        let reply = self.link.expect(&request, &["bestcube"])?;
+        let request = self.send_all(&[&position, go])?;
+        let reply = self.link.expect(&request, &[answer])?;
         let word = reply.split_whitespace().nth(1).unwrap_or("").to_string();
         if words.contains(&word.as_str()) {
             Ok(word)
@@ -647,8 +663,43 @@ impl UbgiPlayer {
             Err(UbgiError::BadReply {
                 request,
                 reply,
-                reason: format!("expected bestcube {}", words.join("|")),
+                reason: format!("expected {answer} {}", words.join("|")),
             })
+        }
+    }
+
+    /// A question about resigning (`go resign` or `go accept <level>`, tavla's extension) in
+    /// `state` (before the roll), answered by a word after `answer`; `None` when it cannot be
+    /// asked. An engine that answers it with an `error` line does not know the extension: it
+    /// is not asked again, and that is not a failure.
+    fn resign_question(
+        &mut self,
+        state: &GameState,
+        go: &str,
+        answer: &str,
+        words: &[&str],
+    ) -> Option<String> {
+        if !self.alive {
+            self.failures += 1;
+            return None;
+        }
+        if !self.resign || !self.xgid {
+            return None;
+        }
+        let state = GameState {
+            dice: Dice::NotRolled,
+            ..*state
+        };
+        match self.ask_word(&state, go, answer, words) {
+            Ok(word) => Some(word),
+            Err(UbgiError::Engine { .. }) => {
+                self.resign = false;
+                None
+            }
+            Err(e) => {
+                self.fail(e);
+                None
+            }
         }
     }
 
@@ -671,7 +722,7 @@ impl UbgiPlayer {
             self.failures += 1;
             return fallback;
         }
-        match self.ask_cube(state, words) {
+        match self.ask_word(state, "go cube", "bestcube", words) {
             Ok(word) => {
                 self.beaver = word == "beaver";
                 matches!(word.as_str(), "double" | "take" | "beaver")
@@ -760,6 +811,24 @@ impl Player for UbgiPlayer {
     /// extension, sent only where the XGID allows beavers).
     fn beavers(&mut self, state: &GameState) -> bool {
         state.beavers && std::mem::take(&mut self.beaver)
+    }
+
+    /// The engine's `go resign` answer (tavla's extension; see [`UbgiPlayer`]); no resignation
+    /// when it cannot be asked or fails.
+    fn resigns(&mut self, state: &GameState, _cube: bool) -> Option<Resign> {
+        let words = ["no", "single", "gammon", "backgammon"];
+        let word = self.resign_question(state, "go resign", "bestresign", &words)?;
+        word.parse().ok()
+    }
+
+    /// The engine's `go accept <level>` answer (tavla's extension); when it cannot be asked or
+    /// fails, the default: accepted when the offer is all the resigning side can still lose.
+    fn accepts_resignation(&mut self, state: &GameState, _cube: bool, offered: Resign) -> bool {
+        let go = format!("go accept {offered}");
+        match self.resign_question(state, &go, "bestaccept", &["accept", "reject"]) {
+            Some(word) => word == "accept",
+            None => offered >= Resign::worst_for(&state.position),
+        }
     }
 
     fn take_failure(&mut self) -> Option<Box<dyn StdError + Send + Sync>> {
