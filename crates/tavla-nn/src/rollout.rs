@@ -1343,22 +1343,27 @@ mod tests {
         assert_eq!(cubeful(1), cubeful(3));
     }
 
+    /// A rollout of a million games on three threads, luck-adjusted, to be stopped early.
+    fn to_be_stopped(seed: u64, truncate: u32) -> RolloutConfig {
+        RolloutConfig {
+            games: 1_000_000,
+            seed,
+            threads: 3,
+            luck_adjust: true,
+            truncate,
+            balance_parity: false,
+            ply: 0,
+            deadline: None,
+        }
+    }
+
     #[test]
     fn a_stopped_rollout_is_the_first_games_of_a_full_one() {
         // Stopped once ten games are done (on three threads), a rollout has played the first
         // n games, n >= 10, and its result is the n-game rollout's; the plays of one roll all
         // get the same games. Stopped at once, nothing was played.
         let search = Search::new(Arc::new(Weights::default_weights()));
-        let cfg = RolloutConfig {
-            games: 1_000_000,
-            seed: 9,
-            threads: 3,
-            luck_adjust: true,
-            truncate: 0,
-            balance_parity: false,
-            ply: 0,
-            deadline: None,
-        };
+        let cfg = to_be_stopped(9, 0);
         let progress = AtomicU64::new(0);
         let count = |_: usize, _: &[f64; 5]| {
             progress.fetch_add(1, Ordering::Relaxed);
@@ -1417,16 +1422,7 @@ mod tests {
         // The same with the cube, truncated to keep it short: both lines of a position (money
         // and a match score) and the plays of a roll. Stopped at once, nothing was played.
         let search = Search::new(Arc::new(Weights::default_weights()));
-        let cfg = RolloutConfig {
-            games: 1_000_000,
-            seed: 5,
-            threads: 3,
-            luck_adjust: true,
-            truncate: 4,
-            balance_parity: false,
-            ply: 0,
-            deadline: None,
-        };
+        let cfg = to_be_stopped(5, 4);
         let score = MatchScore::new(7, 4, 2, false).unwrap();
         let centre = CubeHolder::Centre;
         for score in [None, Some(score)] {
