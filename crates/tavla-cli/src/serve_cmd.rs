@@ -48,6 +48,70 @@ pub struct ServeArgs {
     /// Where to listen: HOST:PORT (port 0 picks a free one; the address is printed on stderr).
     #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:8080")]
     listen: String,
+    /// Answer only requests that carry `Authorization: Bearer TOKEN`, TOKEN being the first
+    /// line of FILE (`GET /v1/version` excepted); the environment variable TAVLA_SERVE_TOKEN
+    /// does the same without a file. Without either, every request is answered.
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<std::path::PathBuf>,
+}
+
+/// The environment variable that holds the token when `--token-file` is not given.
+const TOKEN_VARIABLE: &str = "TAVLA_SERVE_TOKEN";
+
+/// The token requests must carry, if any: `--token-file`'s first line, or the environment's.
+fn token(args: &ServeArgs) -> Result<Option<String>> {
+    let (token, source) = match &args.token_file {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| InputError(format!("--token-file {}: {e}", path.display())))?;
+            let line = text.lines().next().unwrap_or("").trim().to_string();
+            (line, format!("--token-file {}", path.display()))
+        }
+        None => match std::env::var(TOKEN_VARIABLE) {
+            Ok(v) => (v.trim().to_string(), TOKEN_VARIABLE.to_string()),
+            Err(std::env::VarError::NotPresent) => return Ok(None),
+            Err(e) => return Err(InputError(format!("{TOKEN_VARIABLE}: {e}")).into()),
+        },
+    };
+    if token.is_empty() {
+        return Err(InputError(format!("{source}: the token is empty")).into());
+    }
+    Ok(Some(token))
+}
+
+/// Lets a request through when it carries the token (or asks for the version), else answers
+/// 401 with the reason.
+async fn require_token(
+    State(token): State<Arc<String>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    if request.uri().path() == "/v1/version" {
+        return next.run(request).await;
+    }
+    let given = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    let reason = match given {
+        Some(g) if same_bytes(g.trim().as_bytes(), token.as_bytes()) => {
+            return next.run(request).await
+        }
+        Some(_) => "the token in Authorization: Bearer is not the server's",
+        None => "this server answers only requests with Authorization: Bearer <token>",
+    };
+    let mut r = json_answer(StatusCode::UNAUTHORIZED, &json!({ "error": reason }));
+    r.headers_mut().insert(
+        header::WWW_AUTHENTICATE,
+        header::HeaderValue::from_static("Bearer"),
+    );
+    r
+}
+
+/// Whether `a` and `b` are equal, in a time that does not depend on where they differ.
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// The fields of a request, from the query string or a JSON body.
@@ -407,8 +471,10 @@ fn pair(route: Route) -> axum::routing::MethodRouter<Arc<Engine>> {
 /// Runs `tavla serve` until the process is stopped.
 ///
 /// # Errors
-/// When the address cannot be bound, or the databases cannot be loaded.
+/// When the address cannot be bound, the token cannot be read, or the databases cannot be
+/// loaded.
 pub fn serve(args: &ServeArgs) -> Result<()> {
+    let token = token(args)?;
     let prototype = Search::new(Weights::shared_default())
         .with_bearoff(shared_bearoff()?)
         .with_prune(Prune::embedded());
@@ -434,6 +500,13 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
         .route("/v1/rollouts/{id}", get(show_job).delete(forget_job))
         .route("/v1/rollouts/{id}/stop", post(stop_job))
         .with_state(engine);
+    let app = match token {
+        Some(token) => app.layer(axum::middleware::from_fn_with_state(
+            Arc::new(token),
+            require_token,
+        )),
+        None => app,
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_io()
         .build()

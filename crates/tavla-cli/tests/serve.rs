@@ -16,8 +16,21 @@ struct Server {
 
 impl Server {
     fn start() -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tavla"))
+        Server::start_with(&[], None)
+    }
+
+    /// A server with more arguments to `tavla serve`, and TAVLA_SERVE_TOKEN set to `token`
+    /// (unset with `None`).
+    fn start_with(args: &[&str], token: Option<&str>) -> Server {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_tavla"));
+        command
             .args(["serve", "--listen", "127.0.0.1:0"])
+            .args(args)
+            .env_remove("TAVLA_SERVE_TOKEN");
+        if let Some(token) = token {
+            command.env("TAVLA_SERVE_TOKEN", token);
+        }
+        let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -36,6 +49,18 @@ impl Server {
 
     /// One request: the status and the body read as JSON.
     fn request(&self, method: &str, target: &str, body: &str, json: bool) -> (u16, Value) {
+        self.request_with(method, target, body, json, "")
+    }
+
+    /// One request with more header lines (`headers`, each ending in CRLF).
+    fn request_with(
+        &self,
+        method: &str,
+        target: &str,
+        body: &str,
+        json: bool,
+        headers: &str,
+    ) -> (u16, Value) {
         let mut stream = TcpStream::connect(&self.address).unwrap();
         let kind = if json {
             "application/json"
@@ -44,7 +69,7 @@ impl Server {
         };
         write!(
             stream,
-            "{method} {target} HTTP/1.1\r\nHost: test\r\nConnection: close\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\r\n{body}",
+            "{method} {target} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n{headers}Content-Type: {kind}\r\nContent-Length: {}\r\n\r\n{body}",
             body.len()
         )
         .unwrap();
@@ -505,4 +530,68 @@ fn bad_rollout_jobs_get_the_reason() {
     // Nothing refused is kept.
     let (_, list) = server.request("GET", "/v1/rollouts", "", false);
     assert_eq!(list["rollouts"], serde_json::json!([]));
+}
+
+#[test]
+fn a_token_guards_the_api() {
+    let dir = std::env::temp_dir().join(format!("tavla-serve-token-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("token");
+    std::fs::write(&file, "s3cret\n").unwrap();
+    let server = Server::start_with(&["--token-file", file.to_str().unwrap()], None);
+    let target = "/v1/position?position=4HPwATDgc/ABMA";
+    // The version is open to all; everything else needs the token.
+    let (status, v) = server.request("GET", "/v1/version", "", false);
+    assert_eq!((status, &v["name"]), (200, &Value::from("tavla")), "{v}");
+    for (headers, reason) in [
+        ("", "only requests with Authorization: Bearer"),
+        ("Authorization: Bearer nope\r\n", "not the server's"),
+        (
+            "Authorization: s3cret\r\n",
+            "only requests with Authorization: Bearer",
+        ),
+    ] {
+        let (status, v) = server.request_with("GET", target, "", false, headers);
+        assert_eq!(status, 401, "{headers:?}: {v}");
+        assert!(v["error"].as_str().unwrap().contains(reason), "{v}");
+    }
+    let (status, _) = server.request("POST", "/v1/rollouts", r#"{"position": "x"}"#, true);
+    assert_eq!(status, 401);
+    let (status, v) =
+        server.request_with("GET", target, "", false, "Authorization: Bearer s3cret\r\n");
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["pips"], serde_json::json!([167, 167]));
+    drop(server);
+    // The same token from the environment.
+    let server = Server::start_with(&[], Some("s3cret"));
+    let (status, _) = server.request("GET", target, "", false);
+    assert_eq!(status, 401);
+    let (status, _) =
+        server.request_with("GET", target, "", false, "Authorization: Bearer s3cret\r\n");
+    assert_eq!(status, 200);
+    drop(server);
+
+    // A token file that cannot serve is refused at the start, with the reason.
+    std::fs::write(&file, "\n").unwrap();
+    for (args, what) in [
+        (
+            vec!["--token-file", file.to_str().unwrap()],
+            "the token is empty",
+        ),
+        (
+            vec!["--token-file", "/nonexistent/token"],
+            "--token-file /nonexistent/token",
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_tavla"))
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .args(&args)
+            .env_remove("TAVLA_SERVE_TOKEN")
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(what), "{stderr}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }
