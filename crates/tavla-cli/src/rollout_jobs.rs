@@ -38,8 +38,8 @@ impl std::error::Error for Busy {}
 /// How a rollout ended.
 enum Outcome {
     /// Its result, as `tavla rollout --json` writes it (all the games asked for, or the first
-    /// ones when stopped or out of time).
-    Result(Value),
+    /// ones when stopped or out of time), and whether a stop ended it before all were played.
+    Result { value: Value, stopped: bool },
     /// Stopped before any game was played.
     Stopped,
     /// It could not run: a bad request (found before a game was played), or another failure.
@@ -74,9 +74,12 @@ impl Job {
     }
 
     /// Asks the rollout to stop: no game is started after; the games being played are
-    /// finished.
+    /// finished. A job that has ended stays as it ended.
     pub(crate) fn stop(&self) {
-        self.watch.control.stop();
+        let end = self.end();
+        if end.is_none() {
+            self.watch.control.stop();
+        }
     }
 
     /// The job as the API answers it: `id`, `state` (`running`, `done`, `stopped` or
@@ -84,19 +87,16 @@ impl Job {
     /// `stop_requested`, `elapsed_ms`, `running` (each play's running estimate, cubeless
     /// rollouts), `request`, `result` (once ended with one) and `error` (once failed).
     pub(crate) fn to_json(&self) -> Value {
+        // The counters after the end: once it is set they no longer change.
+        let end = self.end();
         let done = self.watch.control.games_done();
         let total = self.watch.total.load(Ordering::Relaxed);
         let stop_requested = self.watch.control.should_stop();
-        let end = self.end();
         let (state, result, error, until) = match &*end {
             None => ("running", Value::Null, Value::Null, Instant::now()),
-            Some((at, Outcome::Result(r))) => {
-                let state = if stop_requested && done < total {
-                    "stopped"
-                } else {
-                    "done"
-                };
-                (state, r.clone(), Value::Null, *at)
+            Some((at, Outcome::Result { value, stopped })) => {
+                let state = if *stopped { "stopped" } else { "done" };
+                (state, value.clone(), Value::Null, *at)
             }
             Some((at, Outcome::Stopped)) => {
                 let error = Value::String(Stopped.to_string());
@@ -147,14 +147,35 @@ impl Job {
     }
 }
 
-/// The server's rollouts, by id (ids count up from 1 and are never reused).
+/// The server's rollouts: the last id given (ids count up from 1 and are never reused), the
+/// jobs kept by id, and those forgotten while their last games were still being played (they
+/// count against [`MAX_RUNNING`] until those end).
+#[derive(Default)]
+struct Kept {
+    last: u64,
+    jobs: BTreeMap<u64, Arc<Job>>,
+    forgotten: Vec<Arc<Job>>,
+}
+
+impl Kept {
+    fn running(&mut self) -> usize {
+        self.forgotten.retain(|j| j.running());
+        self.jobs
+            .values()
+            .chain(&self.forgotten)
+            .filter(|j| j.running())
+            .count()
+    }
+}
+
+/// The server's rollouts.
 #[derive(Default)]
 pub(crate) struct Jobs {
-    inner: Mutex<(u64, BTreeMap<u64, Arc<Job>>)>,
+    inner: Mutex<Kept>,
 }
 
 impl Jobs {
-    fn lock(&self) -> MutexGuard<'_, (u64, BTreeMap<u64, Arc<Job>>)> {
+    fn lock(&self) -> MutexGuard<'_, Kept> {
         self.inner
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -170,43 +191,49 @@ impl Jobs {
     /// is kept.
     pub(crate) fn start(&self, args: RolloutArgs, request: Value) -> Result<Arc<Job>> {
         let job = {
-            let mut inner = self.lock();
-            let (next, jobs) = &mut *inner;
-            if jobs.values().filter(|j| j.running()).count() >= MAX_RUNNING {
+            let mut kept = self.lock();
+            if kept.running() >= MAX_RUNNING {
                 return Err(Busy.into());
             }
-            while jobs.len() >= MAX_KEPT {
-                let Some(oldest) = jobs.values().find(|j| !j.running()).map(|j| j.id) else {
-                    break;
-                };
-                jobs.remove(&oldest);
-            }
-            *next += 1;
+            kept.last += 1;
             let job = Arc::new(Job {
-                id: *next,
+                id: kept.last,
                 request,
                 started: Instant::now(),
                 watch: RolloutWatch::default(),
                 end: Mutex::new(None),
             });
-            jobs.insert(job.id, Arc::clone(&job));
+            kept.jobs.insert(job.id, Arc::clone(&job));
             job
         };
         let worker = Arc::clone(&job);
         std::thread::spawn(move || {
             let mut out = Vec::new();
-            let outcome = match rollout_watched(&args, &mut out, &worker.watch) {
-                Ok(()) => match serde_json::from_slice(&out) {
-                    Ok(v) => Outcome::Result(v),
+            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                rollout_watched(&args, &mut out, &worker.watch)
+            }));
+            let outcome = match ran {
+                Ok(Ok(())) => match serde_json::from_slice(&out) {
+                    Ok(value) => {
+                        // The counters are final: the rollout's threads have ended.
+                        let total = worker.watch.total.load(Ordering::Relaxed);
+                        let stopped = worker.watch.control.should_stop()
+                            && worker.watch.control.games_done() < total;
+                        Outcome::Result { value, stopped }
+                    }
                     Err(e) => Outcome::Failed {
                         error: format!("the rollout's answer is not JSON: {e}"),
                         bad_request: false,
                     },
                 },
-                Err(e) if e.is::<Stopped>() => Outcome::Stopped,
-                Err(e) => Outcome::Failed {
+                Ok(Err(e)) if e.is::<Stopped>() => Outcome::Stopped,
+                Ok(Err(e)) => Outcome::Failed {
                     error: format!("{e:#}"),
                     bad_request: e.chain().any(|c| c.is::<InputError>()),
+                },
+                Err(_) => Outcome::Failed {
+                    error: "the rollout failed: a bug in tavla (it panicked)".into(),
+                    bad_request: false,
                 },
             };
             *worker.end() = Some((Instant::now(), outcome));
@@ -225,27 +252,41 @@ impl Jobs {
             )) => Some(error.clone()),
             _ => None,
         };
+        let mut kept = self.lock();
         if let Some(error) = refused {
-            self.lock().1.remove(&job.id);
+            kept.jobs.remove(&job.id);
             return Err(InputError(error).into());
         }
+        // Room for it: the oldest finished jobs are forgotten.
+        while kept.jobs.len() > MAX_KEPT {
+            let Some(oldest) = kept.jobs.values().find(|j| !j.running()).map(|j| j.id) else {
+                break;
+            };
+            kept.jobs.remove(&oldest);
+        }
+        drop(kept);
         Ok(job)
     }
 
     /// The rollout `id`, if the server still has it.
     pub(crate) fn get(&self, id: u64) -> Option<Arc<Job>> {
-        self.lock().1.get(&id).cloned()
+        self.lock().jobs.get(&id).cloned()
     }
 
     /// Every rollout the server has, oldest first.
     pub(crate) fn list(&self) -> Vec<Arc<Job>> {
-        self.lock().1.values().cloned().collect()
+        self.lock().jobs.values().cloned().collect()
     }
 
-    /// Forgets the rollout `id` (stopping it if it runs) and returns it.
+    /// Forgets the rollout `id` (stopping it if it runs) and returns it. Until its games in
+    /// play end, it still counts against [`MAX_RUNNING`].
     pub(crate) fn remove(&self, id: u64) -> Option<Arc<Job>> {
-        let job = self.lock().1.remove(&id)?;
+        let mut kept = self.lock();
+        let job = kept.jobs.remove(&id)?;
         job.stop();
+        if job.running() {
+            kept.forgotten.push(Arc::clone(&job));
+        }
         Some(job)
     }
 }

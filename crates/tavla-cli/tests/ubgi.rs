@@ -459,10 +459,14 @@ fn beavers_and_resignations_over_ubgi() {
     assert!(engine.take_failure().is_none());
     // An engine that does not know the extension answers `error`: it never resigns, accepts
     // only all the resigner can lose, is not asked again, and has not failed.
-    let plain = "while read -r l; do case \"$l\" in ubgi) echo 'id name plain'; echo ubgiok;; \
-                 isready) echo readyok;; go*) echo \"error bad_command $l\";; quit) exit 0;; \
-                 esac; done";
-    let mut plain = UbgiPlayer::spawn(plain).unwrap();
+    let asked = std::env::temp_dir().join(format!("tavla-plain-engine-{}", std::process::id()));
+    let plain = format!(
+        "while read -r l; do case \"$l\" in ubgi) echo 'id name plain'; echo ubgiok;; \
+         isready) echo readyok;; go*) echo \"$l\" >> '{}'; echo \"error bad_command $l\";; \
+         quit) exit 0;; esac; done",
+        asked.display()
+    );
+    let mut plain = UbgiPlayer::spawn(&plain).unwrap();
     for _ in 0..2 {
         assert_eq!(plain.resigns(&resigner, true), None);
         assert!(!plain.accepts_resignation(&resigner, true, Resign::Single));
@@ -470,4 +474,8 @@ fn beavers_and_resignations_over_ubgi() {
     }
     assert_eq!(plain.failures(), 0);
     assert!(plain.take_failure().is_none());
+    drop(plain);
+    let lines = std::fs::read_to_string(&asked).unwrap();
+    std::fs::remove_file(&asked).unwrap();
+    assert_eq!(lines, "go resign\n", "asked once only");
 }

@@ -342,9 +342,10 @@ fn engine_error(request: &str, line: &str) -> UbgiError {
 /// engine knows the cube and the score; an engine that refuses XGIDs is sent Position IDs from
 /// then on. The cube: `position xgid ...`, `go cube`, read `bestcube`. Resignations (tavla's
 /// extension): `position xgid ...`, `go resign`, read `bestresign`; `go accept <level>`, read
-/// `bestaccept`; an engine that answers either with an `error` line does not know the
-/// extension, and is not asked again (it then never resigns, and accepts an offer of all the
-/// resigning side can still lose, as players without judgement do). At the end (drop):
+/// `bestaccept`; an engine that answers either with `error bad_command` or `error
+/// unsupported` does not know the extension, and is not asked again (it then never resigns,
+/// and accepts an offer of all the resigning side can still lose, as players without
+/// judgement do). At the end (drop):
 /// `quit`; the process is killed if it has not exited a second later.
 ///
 /// The play chosen is identified by its **resulting position** among the legal plays (any
@@ -670,8 +671,9 @@ impl UbgiPlayer {
 
     /// A question about resigning (`go resign` or `go accept <level>`, tavla's extension) in
     /// `state` (before the roll), answered by a word after `answer`; `None` when it cannot be
-    /// asked. An engine that answers it with an `error` line does not know the extension: it
-    /// is not asked again, and that is not a failure.
+    /// asked. An engine that answers it with `error bad_command` or `error unsupported` (or an
+    /// `error` without a code) does not know the extension: it is not asked again. An `error`
+    /// answer is not counted as a failure.
     fn resign_question(
         &mut self,
         state: &GameState,
@@ -692,8 +694,19 @@ impl UbgiPlayer {
         };
         match self.ask_word(&state, go, answer, words) {
             Ok(word) => Some(word),
-            Err(UbgiError::Engine { .. }) => {
-                self.resign = false;
+            Err(UbgiError::Engine { code, .. }) => {
+                // An unknown command: the engine does not know the extension. Another error
+                // is about this question only. Either way the default answers it, and the
+                // lines still to come are skipped.
+                if matches!(
+                    code,
+                    None | Some(ErrorCode::BadCommand | ErrorCode::Unsupported)
+                ) {
+                    self.resign = false;
+                }
+                if let Err(e) = self.link.sync() {
+                    self.fail(e);
+                }
                 None
             }
             Err(e) => {
