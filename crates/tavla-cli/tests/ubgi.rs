@@ -307,7 +307,7 @@ fn a_rollout_hears_stop_isready_and_its_time_limit() {
     // The script arrives at once: the rollout of a hundred million games hears `isready` (at
     // once) and `stop` while it runs and answers with the games it finished; the commands
     // after it wait for that answer. A time limit stops one too; with `quit` the session ends
-    // after the commands before it, and a rollout among them is stopped before it starts.
+    // after the commands before it, and the rollouts among them stop at once.
     let out = session(
         &["ubgi"],
         "position gnubgid 4HPwATDgc/ABMA\ngo rollout trials 100000000\nisready\nstop\n\
