@@ -10,6 +10,7 @@ mod bench_cmd;
 mod board;
 mod cmd;
 mod external_cmd;
+mod games;
 mod input;
 mod judge_cmd;
 mod luck_cmd;

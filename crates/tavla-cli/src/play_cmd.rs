@@ -37,8 +37,8 @@ use crate::analyse_cmd::{analyse_records, write_report, AnalyseArgs};
 use crate::players::PlayerSpec;
 
 /// The record's columns: the person left, the engine right.
-const PERSON: usize = 0;
-const ENGINE: usize = 1;
+pub(crate) const PERSON: usize = 0;
+pub(crate) const ENGINE: usize = 1;
 
 /// Plays shown by `hint`.
 const HINT_PLAYS: usize = 3;
@@ -370,7 +370,11 @@ With --cube, before your roll: Enter (or `roll`) rolls, `double` doubles; when d
 /// The person's play for `roll` in `pos`, typed in standard notation (`8/5 6/5`) or as
 /// landing marks (`@5 @5`, `3@5 1@5`: where each die's checker landed); the line to print when
 /// it is not a legal play.
-fn read_play(text: &str, pos: &Position, roll: Roll) -> Result<tavla_core::Play, String> {
+pub(crate) fn read_play(
+    text: &str,
+    pos: &Position,
+    roll: Roll,
+) -> Result<tavla_core::Play, String> {
     if text.contains('@') {
         let marks = text.parse::<LandingMarks>().map_err(|e| {
             format!("Cannot read `{text}` as landing marks ({e}); type `help` for commands.")
@@ -393,14 +397,19 @@ fn read_play(text: &str, pos: &Position, roll: Roll) -> Result<tavla_core::Play,
 }
 
 /// The dice: one ChaCha8 stream.
-struct DiceRng(ChaCha8Rng);
+pub(crate) struct DiceRng(ChaCha8Rng);
 
 impl DiceRng {
-    fn die(&mut self) -> u8 {
+    /// The dice of `seed`: `tavla play --seed` and a web game of the same seed throw the same.
+    pub(crate) fn new(seed: u64) -> DiceRng {
+        DiceRng(ChaCha8Rng::seed_from_u64(seed))
+    }
+
+    pub(crate) fn die(&mut self) -> u8 {
         self.0.gen_range(1..=6)
     }
 
-    fn roll(&mut self) -> Roll {
+    pub(crate) fn roll(&mut self) -> Roll {
         let (a, b) = (self.die(), self.die());
         Roll::from_values(a, b)
     }
@@ -446,7 +455,7 @@ fn draw(state: &GameState, human: Side) -> String {
     drawn
 }
 
-fn outcome_word(points: u8) -> &'static str {
+pub(crate) fn outcome_word(points: u8) -> &'static str {
     match points {
         1 => "a single game (1 point)",
         2 => "a gammon (2 points)",
@@ -471,7 +480,7 @@ pub fn run_game<R: BufRead, W: Write>(
     record: &mut GameRecord,
 ) -> Result<GameEnd> {
     let cube = setting.cube;
-    let mut dice = DiceRng(ChaCha8Rng::seed_from_u64(seed));
+    let mut dice = DiceRng::new(seed);
     let mut plays = PlayList::new();
     let mut search: Option<Search> = None;
     let mut ranked: Vec<RankedPlay> = Vec::new();

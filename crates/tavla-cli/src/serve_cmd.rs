@@ -35,6 +35,7 @@ use tavla_nn::Weights;
 use tavla_notation::{format, Notation};
 
 use crate::analyse_cmd::{analyse_records, AnalyseArgs};
+use crate::games::{self as web_games, Conflict, Games, NewGame};
 use crate::input::{self, InputError};
 use crate::nn_cmd::{
     eval_with, hint_with, rollout, EngineArgs, EvalArgs, HintArgs, PruneArgs, RolloutArgs,
@@ -86,7 +87,8 @@ async fn require_token(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    if request.uri().path() == "/v1/version" {
+    // The version and the web page hold nothing to protect (the page asks for the token).
+    if matches!(request.uri().path(), "/v1/version" | "/") {
         return next.run(request).await;
     }
     let given = request
@@ -149,6 +151,8 @@ struct Engine {
     idle: Mutex<Vec<Search>>,
     /// The rollouts running in the background, and those finished.
     jobs: Jobs,
+    /// The games against the engine.
+    games: Games,
 }
 
 impl Engine {
@@ -173,6 +177,8 @@ fn answer(result: Result<String>) -> Response {
                 StatusCode::BAD_REQUEST
             } else if e.chain().any(|c| c.is::<Busy>()) {
                 StatusCode::SERVICE_UNAVAILABLE
+            } else if e.chain().any(|c| c.is::<Conflict>()) {
+                StatusCode::CONFLICT
             } else {
                 StatusCode::INTERNAL_SERVER_ERROR
             };
@@ -484,6 +490,7 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
         prototype,
         idle: Mutex::new(Vec::new()),
         jobs: Jobs::default(),
+        games: Games::default(),
     });
     let app = Router::new()
         .route(
@@ -501,6 +508,12 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
         .route("/v1/rollouts", get(list_jobs).post(start_job))
         .route("/v1/rollouts/{id}", get(show_job).delete(forget_job))
         .route("/v1/rollouts/{id}/stop", post(stop_job))
+        .route("/v1/games", post(start_game))
+        .route("/v1/games/{id}", get(show_game).delete(forget_game))
+        .route("/v1/games/{id}/hint", get(game_hint))
+        .route("/v1/games/{id}/record", get(game_record))
+        .route("/v1/games/{id}/{action}", post(game_action))
+        .route("/", get(page))
         .with_state(engine);
     let app = match token {
         Some(token) => app.layer(axum::middleware::from_fn_with_state(
@@ -524,4 +537,197 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
         axum::serve(listener, app).await?;
         Ok(())
     })
+}
+
+/// An optional JSON body: empty (or only white space) reads as `T::default()`.
+fn json_body<T: serde::de::DeserializeOwned + Default>(body: &Bytes) -> Result<T> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(T::default());
+    }
+    serde_json::from_slice(body).map_err(|e| InputError(format!("the JSON body: {e}")).into())
+}
+
+/// The answer when the server has no game `id`.
+fn no_game(id: u64) -> Response {
+    json_answer(
+        StatusCode::NOT_FOUND,
+        &json!({ "error": format!(
+            "no game {id}: it never was, or was forgotten (the server keeps the {} used last)",
+            web_games::MAX_GAMES
+        ) }),
+    )
+}
+
+/// Runs `f` on game `id` on a blocking thread (the engine may think), and answers its JSON.
+async fn on_game(
+    e: Arc<Engine>,
+    id: u64,
+    f: impl FnOnce(&mut web_games::Game) -> Result<serde_json::Value> + Send + 'static,
+) -> Response {
+    let Some(game) = e.games.get(id) else {
+        return no_game(id);
+    };
+    let result = tokio::task::spawn_blocking(move || f(&mut web_games::lock(&game))).await;
+    match result
+        .context("the game's computation failed")
+        .and_then(|r| r)
+    {
+        Ok(v) => json_answer(StatusCode::OK, &v),
+        Err(err) => answer(Err(err)),
+    }
+}
+
+/// `POST /v1/games`: a new game against the engine (fields of [`NewGame`] in an optional JSON
+/// body), answered with 201, the game, and its `Location`.
+async fn start_game(State(e): State<Arc<Engine>>, body: Bytes) -> Response {
+    let started = tokio::task::spawn_blocking(move || -> Result<(u64, serde_json::Value)> {
+        let request: NewGame = json_body(&body)?;
+        let game = e.games.start(&request)?;
+        let mut game = web_games::lock(&game);
+        Ok((game.id(), game.view()))
+    })
+    .await;
+    match started.context("starting the game failed").and_then(|r| r) {
+        Ok((id, v)) => {
+            let mut r = json_answer(StatusCode::CREATED, &v);
+            if let Ok(location) = format!("/v1/games/{id}").parse() {
+                r.headers_mut().insert(header::LOCATION, location);
+            }
+            r
+        }
+        Err(err) => answer(Err(err)),
+    }
+}
+
+/// `GET /v1/games/{id}`: the game as it stands.
+async fn show_game(State(e): State<Arc<Engine>>, id: Result<Path<u64>, PathRejection>) -> Response {
+    match id {
+        Ok(Path(id)) => on_game(e, id, |g| Ok(g.view())).await,
+        Err(r) => answer(Err(InputError(r.body_text()).into())),
+    }
+}
+
+/// The fields of a game action: the play of `move`, the level of `resign`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ActionFields {
+    play: Option<String>,
+    level: Option<String>,
+}
+
+/// `POST /v1/games/{id}/{action}`: the person's action (`roll`, `double`, `take`, `pass`,
+/// `move` with `{"play": "8/5 6/5"}`, `resign` with an optional `{"level": "gammon"}`,
+/// `accept`, `reject`, `next`) and the engine's answers; the game as it then stands. An action
+/// the phase does not allow is answered 409, an illegal play 400, each with the reason.
+async fn game_action(
+    State(e): State<Arc<Engine>>,
+    path: Result<Path<(u64, String)>, PathRejection>,
+    body: Bytes,
+) -> Response {
+    let (id, action) = match path {
+        Ok(Path(p)) => p,
+        Err(r) => return answer(Err(InputError(r.body_text()).into())),
+    };
+    let fields: ActionFields = match json_body(&body) {
+        Ok(f) => f,
+        Err(err) => return answer(Err(err)),
+    };
+    on_game(e, id, move |g| {
+        g.act(&action, fields.play.as_deref(), fields.level.as_deref())?;
+        Ok(g.view())
+    })
+    .await
+}
+
+/// The fields of a game's hint.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HintFields {
+    ply: Option<u8>,
+    top: Option<usize>,
+}
+
+/// `GET /v1/games/{id}/hint?ply=2&top=5`: the engine's advice on the decision at hand: with a
+/// move due, the best plays (`{"for": "move", "hint": ...}`, as `/v1/hint`); before a roll,
+/// or when a double or resignation is offered, the cube analysis of the side on roll
+/// (`{"for": "cube", "eval": ...}`, as `/v1/eval`). Depth 2 by default.
+async fn game_hint(
+    State(e): State<Arc<Engine>>,
+    id: Result<Path<u64>, PathRejection>,
+    q: Result<Query<HintFields>, QueryRejection>,
+) -> Response {
+    let (id, f) = match (id, q) {
+        (Ok(Path(id)), Ok(Query(f))) => (id, f),
+        (Err(r), _) => return answer(Err(InputError(r.body_text()).into())),
+        (_, Err(r)) => return answer(Err(InputError(r.body_text()).into())),
+    };
+    let Some(game) = e.games.get(id) else {
+        return no_game(id);
+    };
+    let result = tokio::task::spawn_blocking(move || -> Result<serde_json::Value> {
+        let (position, moving) = web_games::lock(&game).decision_position(Notation::Xgid);
+        let engine = engine_args(Some(f.ply.unwrap_or(2)));
+        let mut out = Vec::new();
+        if moving {
+            let args = HintArgs {
+                position,
+                dice: None,
+                top: f.top.unwrap_or(5),
+                engine,
+            };
+            e.with_search(|s| hint_with(&args, s, &mut out))?;
+            Ok(json!({ "for": "move", "hint": serde_json::from_slice::<serde_json::Value>(&out)? }))
+        } else {
+            let args = EvalArgs { position, engine };
+            e.with_search(|s| eval_with(&args, s, &mut out))?;
+            Ok(json!({ "for": "cube", "eval": serde_json::from_slice::<serde_json::Value>(&out)? }))
+        }
+    })
+    .await;
+    match result.context("the hint failed").and_then(|r| r) {
+        Ok(v) => json_answer(StatusCode::OK, &v),
+        Err(err) => answer(Err(err)),
+    }
+}
+
+/// `GET /v1/games/{id}/record`: the game (or match) so far as a `.mat` record.
+async fn game_record(
+    State(e): State<Arc<Engine>>,
+    id: Result<Path<u64>, PathRejection>,
+) -> Response {
+    let id = match id {
+        Ok(Path(id)) => id,
+        Err(r) => return answer(Err(InputError(r.body_text()).into())),
+    };
+    let Some(game) = e.games.get(id) else {
+        return no_game(id);
+    };
+    let mat = web_games::lock(&game).mat();
+    match mat {
+        Ok(text) => ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response(),
+        Err(err) => answer(Err(err)),
+    }
+}
+
+/// `DELETE /v1/games/{id}`: the game forgotten.
+async fn forget_game(
+    State(e): State<Arc<Engine>>,
+    id: Result<Path<u64>, PathRejection>,
+) -> Response {
+    match id {
+        Ok(Path(id)) if e.games.remove(id) => {
+            json_answer(StatusCode::OK, &json!({ "forgotten": id }))
+        }
+        Ok(Path(id)) => no_game(id),
+        Err(r) => answer(Err(InputError(r.body_text()).into())),
+    }
+}
+
+/// `GET /`: the web page that plays against the engine through `/v1/games`.
+async fn page() -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        include_str!("web/index.html"),
+    )
+        .into_response()
 }

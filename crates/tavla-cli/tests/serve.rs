@@ -61,6 +61,20 @@ impl Server {
         json: bool,
         headers: &str,
     ) -> (u16, Value) {
+        let (status, _, text) = self.raw(method, target, body, json, headers);
+        let value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text:?}"));
+        (status, value)
+    }
+
+    /// One request: the status, the head (lower case) and the body as text.
+    fn raw(
+        &self,
+        method: &str,
+        target: &str,
+        body: &str,
+        json: bool,
+        headers: &str,
+    ) -> (u16, String, String) {
         let mut stream = TcpStream::connect(&self.address).unwrap();
         let kind = if json {
             "application/json"
@@ -97,8 +111,7 @@ impl Server {
         } else {
             rest.to_string()
         };
-        let value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text:?}"));
-        (status, value)
+        (status, head.to_ascii_lowercase(), text)
     }
 }
 
@@ -557,6 +570,12 @@ fn a_token_guards_the_api() {
     }
     let (status, _) = server.request("POST", "/v1/rollouts", r#"{"position": "x"}"#, true);
     assert_eq!(status, 401);
+    let (status, _) = server.request("POST", "/v1/games", "", true);
+    assert_eq!(status, 401);
+    // The web page is open too: it asks for the token and sends it with its requests.
+    let (status, _, page) = server.raw("GET", "/", "", false, "");
+    assert_eq!(status, 200);
+    assert!(page.contains("Bearer"), "{page}");
     let (status, v) =
         server.request_with("GET", target, "", false, "Authorization: Bearer s3cret\r\n");
     assert_eq!(status, 200, "{v}");
@@ -598,4 +617,161 @@ fn a_token_guards_the_api() {
         assert!(stderr.contains(what), "{stderr}");
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The person's side of a game over HTTP: the first legal play, rolls, takes, rejects; the
+/// number of actions until the game is over.
+fn play_out(server: &Server, id: u64) -> usize {
+    let mut actions = 0;
+    loop {
+        let (status, v) = server.request("GET", &format!("/v1/games/{id}"), "", false);
+        assert_eq!(status, 200, "{v}");
+        let (action, body) = match v["phase"].as_str().unwrap() {
+            "roll" => ("roll", String::new()),
+            "move" => (
+                "move",
+                serde_json::json!({ "play": v["plays"][0]["play"] }).to_string(),
+            ),
+            "take" => ("take", String::new()),
+            "resignation" => ("reject", String::new()),
+            "over" | "finished" => return actions,
+            other => panic!("phase {other}: {v}"),
+        };
+        let (status, after) =
+            server.request("POST", &format!("/v1/games/{id}/{action}"), &body, true);
+        assert_eq!(status, 200, "{action} {body}: {after}");
+        actions += 1;
+        assert!(actions < 2000, "the game does not end");
+    }
+}
+
+#[test]
+fn games_are_played_over_http() {
+    let server = Server::start();
+    // The web page that plays through the API.
+    let (status, head, page) = server.raw("GET", "/", "", false, "");
+    assert_eq!(status, 200);
+    assert!(head.contains("content-type: text/html"), "{head}");
+    assert!(page.contains("<svg id=\"board\"") && page.contains("/v1/games"));
+
+    let request = r#"{"seed": 21, "ply": 0, "cube": true}"#;
+    let (status, head, text) = server.raw("POST", "/v1/games", request, true, "");
+    assert_eq!(status, 201, "{text}");
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let id = v["id"].as_u64().unwrap();
+    assert!(
+        head.contains(&format!("location: /v1/games/{id}")),
+        "{head}"
+    );
+    assert_eq!(v["seed"], 21);
+    // The engine's advice on the decision at hand.
+    let (status, h) = server.request(
+        "GET",
+        &format!("/v1/games/{id}/hint?ply=1&top=3"),
+        "",
+        false,
+    );
+    assert_eq!(status, 200, "{h}");
+    match v["phase"].as_str().unwrap() {
+        "move" => {
+            assert_eq!(h["for"], "move");
+            assert!(!h["hint"].as_array().unwrap().is_empty());
+        }
+        _ => {
+            assert_eq!(h["for"], "cube");
+            assert!(h["eval"]["cube"]["action"].is_string(), "{h}");
+        }
+    }
+    assert!(play_out(&server, id) > 0);
+    let (status, v) = server.request("GET", &format!("/v1/games/{id}"), "", false);
+    assert_eq!(status, 200);
+    assert_eq!(v["phase"], "finished", "{v}");
+    assert!(v["result"]["points"].as_u64().unwrap() >= 1);
+    // Nothing more to do in a finished money game: 409 and the reason.
+    let (status, e) = server.request("POST", &format!("/v1/games/{id}/roll"), "", true);
+    assert_eq!(status, 409, "{e}");
+    assert!(
+        e["error"].as_str().unwrap().contains("cannot roll now"),
+        "{e}"
+    );
+    let (status, e) = server.request("POST", &format!("/v1/games/{id}/next"), "", true);
+    assert_eq!(status, 409, "{e}");
+    // The record, as gnubg and `tavla analyse` read it.
+    let (status, head, mat) = server.raw("GET", &format!("/v1/games/{id}/record"), "", false, "");
+    assert_eq!(status, 200);
+    assert!(head.contains("content-type: text/plain"), "{head}");
+    assert!(
+        mat.contains("0 point match") && mat.contains("Wins"),
+        "{mat}"
+    );
+    let (status, report) = server.request("POST", "/v1/analyse?ply=0", &mat, false);
+    assert_eq!(status, 200, "{report}");
+    // The same seed throws the same game.
+    let (_, a) = server.request("POST", "/v1/games", request, true);
+    let id2 = a["id"].as_u64().unwrap();
+    play_out(&server, id2);
+    let (_, _, mat2) = server.raw("GET", &format!("/v1/games/{id2}/record"), "", false, "");
+    assert_eq!(mat, mat2);
+    // Forgotten on request.
+    let (status, _) = server.request("DELETE", &format!("/v1/games/{id}"), "", false);
+    assert_eq!(status, 200);
+    let (status, e) = server.request("GET", &format!("/v1/games/{id}"), "", false);
+    assert_eq!(status, 404, "{e}");
+    assert!(e["error"]
+        .as_str()
+        .unwrap()
+        .contains(&format!("no game {id}")));
+}
+
+#[test]
+fn bad_game_requests_get_the_reason() {
+    let server = Server::start();
+    for (body, what) in [
+        (r#"{"ply": 9}"#, "ply must be in 0..=3"),
+        (r#"{"side": "w"}"#, "side must be"),
+        (r#"{"match_length": 999}"#, "match_length"),
+        (r#"{"bogus": 1}"#, "unknown field `bogus`"),
+        ("{", "the JSON body"),
+    ] {
+        let (status, e) = server.request("POST", "/v1/games", body, true);
+        assert_eq!(status, 400, "{body}: {e}");
+        assert!(e["error"].as_str().unwrap().contains(what), "{body}: {e}");
+    }
+    let (status, e) = server.request("GET", "/v1/games/abc", "", false);
+    assert_eq!(status, 400, "{e}");
+    let (status, e) = server.request("POST", "/v1/games/77/roll", "", true);
+    assert_eq!(status, 404, "{e}");
+    // A seed where the person opens, with a move to make.
+    let (id, v) = (0..100)
+        .find_map(|seed| {
+            let body = format!(r#"{{"seed": {seed}, "ply": 0}}"#);
+            let (_, v) = server.request("POST", "/v1/games", &body, true);
+            (v["phase"] == "move").then(|| (v["id"].as_u64().unwrap(), v))
+        })
+        .unwrap();
+    let path = format!("/v1/games/{id}/move");
+    for (body, status, what) in [
+        (r#"{"play": "24/1"}"#, 400, "Illegal"),
+        (r#"{"play": "hello"}"#, 400, "Cannot read `hello`"),
+        ("", 400, "missing field `play`"),
+        (r#"{"plays": "8/5"}"#, 400, "unknown field `plays`"),
+    ] {
+        let (s, e) = server.request("POST", &path, body, true);
+        assert_eq!(s, status, "{body}: {e}");
+        assert!(e["error"].as_str().unwrap().contains(what), "{body}: {e}");
+    }
+    let (s, e) = server.request("POST", &format!("/v1/games/{id}/take"), "", true);
+    assert_eq!(s, 409, "{e}");
+    assert!(
+        e["error"]
+            .as_str()
+            .unwrap()
+            .contains("cannot take now: move"),
+        "{e}"
+    );
+    let (s, e) = server.request("POST", &format!("/v1/games/{id}/jump"), "", true);
+    assert_eq!(s, 400, "{e}");
+    // None of it changed the game.
+    let (_, after) = server.request("GET", &format!("/v1/games/{id}"), "", false);
+    assert_eq!(after, v);
 }

@@ -1,0 +1,993 @@
+//! Games against the engine over HTTP: `tavla serve`'s `/v1/games`, which the web page at `/`
+//! plays through.
+//!
+//! A game is a state machine on the server. The person acts (`roll`, `double`, `take`, `pass`,
+//! `move`, `resign`, `accept`, `reject`, `next`), and the engine answers at once: it plays its
+//! turns, doubles, takes and passes, resigns and answers resignations, until the person must act
+//! again. Every answer is the game as it stands ([`Game::view`]): the board from the person's
+//! side, the dice, the cube, what the person may do now (`phase`), the legal plays when a move is
+//! due, and a log of what both sides did. The rules are those of `tavla play`: the opening roll
+//! one die each, rolls with no legal play passed and rolls with one legal play played for the
+//! person (both logged), the cube with the Crawford rule in a match. The dice come from the same
+//! seeded stream as `tavla play --seed`'s, so a game can be replayed in the terminal.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::Result;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tavla_core::{
+    BySide, CubeOwner, Dice, GameState, PlayList, Position, Resign, Roll, Rules, Side,
+};
+use tavla_notation::mat::{Action, GameRecord, MatchRecord};
+use tavla_notation::{format, format_pretty, Notation};
+use tavla_player::Player;
+
+use crate::input::InputError;
+use crate::play_cmd::{outcome_word, read_play, DiceRng, ENGINE, PERSON};
+use crate::players::PlayerSpec;
+
+/// The games a server keeps; starting one more forgets the one least recently used. (Each
+/// holds an engine with its own evaluation cache, about 4 MiB.)
+pub const MAX_GAMES: usize = 32;
+
+/// The longest match a game may be part of.
+pub const MAX_MATCH_LENGTH: u32 = 64;
+
+/// An action that is not allowed in the game's phase (answered 409 with the reason).
+#[derive(Debug)]
+pub struct Conflict(pub String);
+
+impl std::fmt::Display for Conflict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Conflict {}
+
+/// What a new game is played for, as `POST /v1/games` reads it (every field optional).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewGame {
+    /// The engine's search depth, 0 to 3 (default 2).
+    pub ply: Option<u8>,
+    /// Money play with the doubling cube (default true; a match always has it).
+    pub cube: Option<bool>,
+    /// A match to this many points; 0 or absent for a money game.
+    pub match_length: Option<u32>,
+    /// The dice seed (default: from the clock).
+    pub seed: Option<u64>,
+    /// The person's side, `x` (default) or `o`.
+    pub side: Option<String>,
+    /// The person's name in the record (default `You`).
+    pub name: Option<String>,
+}
+
+/// What the person may do now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Before the person's roll, with the cube theirs to turn: `roll` or `double`.
+    Roll,
+    /// The person rolled these dice and must `move`.
+    Move(Roll),
+    /// The engine doubled: `take` or `pass`.
+    Take,
+    /// The engine offers to resign this much: `accept` or `reject`.
+    Resignation(Resign),
+    /// The game is over; in a match not yet won, `next` starts the next game.
+    Over,
+}
+
+/// How a game ended.
+#[derive(Debug, Clone, Copy)]
+struct Ending {
+    winner: Side,
+    points: u32,
+    /// `single`, `gammon`, `backgammon`, `pass` (a double passed) or `resignation`.
+    how: &'static str,
+}
+
+/// One game (or match) against the engine.
+pub struct Game {
+    id: u64,
+    seed: u64,
+    ply: u8,
+    human: Side,
+    engine: Box<dyn Player>,
+    cube: bool,
+    length: u32,
+    state: GameState,
+    dice: DiceRng,
+    phase: Phase,
+    record: MatchRecord,
+    /// The match score before this game (the person's side and the engine's).
+    score: BySide<u32>,
+    crawford_played: bool,
+    /// This game is the Crawford game.
+    crawford: bool,
+    /// The highest resignation of the engine's the person rejected in this game.
+    rejected: Option<Resign>,
+    ending: Option<Ending>,
+    /// What happened in this game, oldest first.
+    log: Vec<Value>,
+    plays: PlayList,
+}
+
+impl Game {
+    /// A new game (or the first game of a match), the engine's opening turn played if it
+    /// starts.
+    ///
+    /// # Errors
+    /// An [`InputError`] naming the field that cannot be used.
+    pub fn start(id: u64, request: &NewGame) -> Result<Game> {
+        let ply = request.ply.unwrap_or(2);
+        if ply > tavla_nn::search::MAX_PLY {
+            return Err(InputError(format!("ply must be in 0..=3, got {ply}")).into());
+        }
+        let length = request.match_length.unwrap_or(0);
+        if length > MAX_MATCH_LENGTH {
+            return Err(InputError(format!(
+                "match_length must be at most {MAX_MATCH_LENGTH}, got {length}"
+            ))
+            .into());
+        }
+        let human = match request
+            .side
+            .as_deref()
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            None | Some("x") => Side::X,
+            Some("o") => Side::O,
+            Some(other) => {
+                return Err(InputError(format!("side must be `x` or `o`, got {other:?}")).into())
+            }
+        };
+        let name = request.name.clone().unwrap_or_else(|| "You".to_string());
+        if name.contains(" : ") || name.trim().is_empty() || name.contains(['\n', '\r']) {
+            return Err(InputError(format!(
+                "name {name:?}: a name must not be blank nor hold ` : ` or a line break"
+            ))
+            .into());
+        }
+        let seed = request.seed.unwrap_or_else(|| {
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64)
+        });
+        let engine =
+            PlayerSpec::parse(&format!("neural:ply={ply}"))?.create(seed, Rules::Standard)?;
+        let record = MatchRecord::new(length, [name, engine.name().replace(" : ", " ")]);
+        let mut game = Game {
+            id,
+            seed,
+            ply,
+            human,
+            engine,
+            cube: length > 0 || request.cube.unwrap_or(true),
+            length,
+            state: GameState::money(Position::START),
+            dice: DiceRng::new(seed),
+            phase: Phase::Over,
+            record,
+            score: BySide::default(),
+            crawford_played: false,
+            crawford: false,
+            rejected: None,
+            ending: None,
+            log: Vec::new(),
+            plays: PlayList::new(),
+        };
+        game.begin();
+        Ok(game)
+    }
+
+    /// The game's number.
+    #[must_use]
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// The game so far as a `.mat` record (the person left, the engine right).
+    ///
+    /// # Errors
+    /// Never for a game played here (no set-up turns), but the writer can refuse.
+    pub fn mat(&self) -> Result<String> {
+        Ok(self.record.to_mat()?)
+    }
+
+    /// The position the person's decision is about, with the person on roll (the engine when
+    /// the engine doubled or offers to resign), in a notation; for hints.
+    #[must_use]
+    pub fn decision_position(&self, notation: Notation) -> (String, bool) {
+        (
+            format(&self.state, notation),
+            matches!(self.phase, Phase::Move(_)),
+        )
+    }
+
+    /// Begins game `record.games.len() + 1`: the opening roll, and the engine's first turn if
+    /// it wins it.
+    fn begin(&mut self) {
+        let number = self.record.games.len() as u32 + 1;
+        let leader_at = |s: &BySide<u32>| {
+            *s.get(Side::X) + 1 == self.length || *s.get(Side::O) + 1 == self.length
+        };
+        self.crawford = self.length > 1 && !self.crawford_played && leader_at(&self.score);
+        self.record.games.push(GameRecord::new(
+            number,
+            [*self.score.get(self.human), *self.score.get(!self.human)],
+        ));
+        // Game g of a match throws the dice of seed S + g - 1, as `tavla play --match`.
+        self.dice = DiceRng::new(self.seed.wrapping_add(u64::from(number) - 1));
+        self.engine.new_game();
+        self.rejected = None;
+        self.ending = None;
+        self.log.clear();
+        let bot = !self.human;
+        let (state, roll) = loop {
+            let (h, b) = (self.dice.die(), self.dice.die());
+            self.log
+                .push(json!({ "event": "opening", "you": h, "engine": b }));
+            if h == b {
+                continue;
+            }
+            let mut state = GameState::money(Position::START);
+            state.turn = if h > b { self.human } else { bot };
+            state.match_length = self.length;
+            state.score = self.score;
+            state.crawford = self.crawford;
+            break (state, Roll::from_values(h, b));
+        };
+        self.state = state;
+        if state.turn == self.human {
+            self.person_rolled(roll);
+        } else {
+            self.engine_rolled(roll);
+        }
+    }
+
+    /// Whether the cube may be turned in this game.
+    fn cube_on(&self) -> bool {
+        self.cube && !self.crawford
+    }
+
+    /// The person is on roll before rolling: asked to roll or double when the cube is theirs
+    /// to turn, else the dice are rolled.
+    fn person_on_roll(&mut self) {
+        self.state.turn = self.human;
+        self.state.dice = Dice::NotRolled;
+        if self.cube_on() && self.state.may_double() {
+            self.phase = Phase::Roll;
+        } else {
+            let roll = self.dice.roll();
+            self.person_rolled(roll);
+        }
+    }
+
+    /// The person threw `roll`: a pass or the one legal play is played for them; otherwise
+    /// they must move.
+    fn person_rolled(&mut self, roll: Roll) {
+        self.state.turn = self.human;
+        self.state.dice = Dice::Rolled(roll);
+        self.log
+            .push(json!({ "event": "roll", "side": "you", "dice": roll.to_string() }));
+        self.state.position.legal_plays(roll, &mut self.plays);
+        if self.plays.len() == 1 {
+            let forced = if self.plays.is_pass() {
+                "pass"
+            } else {
+                "forced"
+            };
+            self.play(0, roll, Some(forced));
+        } else {
+            self.phase = Phase::Move(roll);
+        }
+    }
+
+    /// Plays play `index` of `self.plays` for the side on roll, then goes on: the game ends,
+    /// or the other side is on roll.
+    fn play(&mut self, index: usize, roll: Roll, note: Option<&str>) {
+        let pos = self.state.position;
+        let play = self.plays.play(index);
+        let mover = self.state.turn;
+        let column = if mover == self.human { PERSON } else { ENGINE };
+        if let Some(game) = self.record.games.last_mut() {
+            game.push_play(column, &pos, roll, &play);
+        }
+        let text = if play.is_empty() {
+            "pass".to_string()
+        } else {
+            format_pretty(&pos, &play)
+        };
+        let mut event = json!({
+            "event": "play",
+            "side": self.who(mover),
+            "dice": roll.to_string(),
+            "play": text,
+        });
+        if let Some(note) = note {
+            event["note"] = json!(note);
+        }
+        self.log.push(event);
+        let after = self.plays.positions()[index];
+        if let Some(outcome) = after.outcome() {
+            let how = match outcome.points {
+                1 => "single",
+                2 => "gammon",
+                _ => "backgammon",
+            };
+            self.state.position = after.flip();
+            self.state.turn = !mover;
+            self.state.dice = Dice::NotRolled;
+            let points = u32::from(outcome.points) * self.state.cube.value();
+            self.end(mover, points, how);
+            return;
+        }
+        self.state.position = after.flip();
+        self.state.turn = !mover;
+        self.state.dice = Dice::NotRolled;
+        if mover == self.human {
+            self.engine_on_roll();
+        } else {
+            self.person_on_roll();
+        }
+    }
+
+    /// The engine is on roll before rolling: it may offer to resign, or double, else it rolls
+    /// and plays.
+    fn engine_on_roll(&mut self) {
+        self.state.turn = !self.human;
+        self.state.dice = Dice::NotRolled;
+        let cube = self.cube;
+        if let Some(level) = self.engine.resigns(&self.state, cube) {
+            if self.rejected.is_none_or(|r| level > r) {
+                let points = level.points_in(&self.state);
+                self.log.push(json!({
+                    "event": "resign", "side": "engine", "level": level.to_string(), "points": points,
+                }));
+                self.phase = Phase::Resignation(level);
+                return;
+            }
+        }
+        self.engine_cube_or_roll();
+    }
+
+    /// The engine, on roll, doubles or rolls and plays.
+    fn engine_cube_or_roll(&mut self) {
+        if self.cube_on() && self.state.may_double() && self.engine.wants_to_double(&self.state) {
+            let doubled = self.state.cube.value() * 2;
+            self.push_action(ENGINE, Action::Double(doubled));
+            self.log
+                .push(json!({ "event": "double", "side": "engine", "cube": doubled }));
+            self.phase = Phase::Take;
+            return;
+        }
+        let roll = self.dice.roll();
+        self.engine_rolled(roll);
+    }
+
+    /// The engine threw `roll`, and plays it.
+    fn engine_rolled(&mut self, roll: Roll) {
+        self.state.turn = !self.human;
+        self.state.dice = Dice::Rolled(roll);
+        self.state.position.legal_plays(roll, &mut self.plays);
+        let choice = if self.plays.len() == 1 {
+            0
+        } else {
+            let state = self.state;
+            self.engine
+                .choose_play(&state, roll, &self.plays)
+                .min(self.plays.len() - 1)
+        };
+        self.play(choice, roll, None);
+    }
+
+    fn push_action(&mut self, column: usize, action: Action) {
+        if let Some(game) = self.record.games.last_mut() {
+            game.push(column, action);
+        }
+    }
+
+    fn who(&self, side: Side) -> &'static str {
+        if side == self.human {
+            "you"
+        } else {
+            "engine"
+        }
+    }
+
+    /// The game ends: `winner` wins `points`.
+    fn end(&mut self, winner: Side, points: u32, how: &'static str) {
+        let column = if winner == self.human { PERSON } else { ENGINE };
+        self.push_action(column, Action::Wins(points));
+        self.log.push(json!({
+            "event": "end", "winner": self.who(winner), "points": points, "how": how,
+        }));
+        self.crawford_played |= self.crawford;
+        *self.score.get_mut(winner) += points;
+        self.ending = Some(Ending {
+            winner,
+            points,
+            how,
+        });
+        self.phase = Phase::Over;
+    }
+
+    /// Whether the match (or money game) is over: no next game.
+    fn finished(&self) -> bool {
+        self.phase == Phase::Over
+            && (self.length == 0
+                || self.score.get(Side::X).max(self.score.get(Side::O)) >= &self.length)
+    }
+
+    /// Carries out the person's `action` (with `play` for `move`, `level` for `resign`), and
+    /// the engine's answers.
+    ///
+    /// # Errors
+    /// A [`Conflict`] when the action is not one the phase allows; an [`InputError`] for a play
+    /// that cannot be read or is illegal, or an unknown level or action.
+    pub fn act(&mut self, action: &str, play: Option<&str>, level: Option<&str>) -> Result<()> {
+        let phase = self.phase;
+        let wrong = || -> anyhow::Error {
+            Conflict(format!(
+                "cannot {action} now: {}",
+                match phase {
+                    Phase::Roll => "roll or double (or resign)",
+                    Phase::Move(_) => "move (or resign)",
+                    Phase::Take => "take or pass the double",
+                    Phase::Resignation(_) => "accept or reject the engine's resignation",
+                    Phase::Over => "the game is over (`next` starts the next game of a match)",
+                }
+            ))
+            .into()
+        };
+        match (action, phase) {
+            ("roll", Phase::Roll) => {
+                let roll = self.dice.roll();
+                self.person_rolled(roll);
+            }
+            ("double", Phase::Roll) => self.person_doubles(),
+            ("take", Phase::Take) => {
+                self.push_action(PERSON, Action::Take);
+                self.log.push(json!({ "event": "take", "side": "you" }));
+                self.state.cube.log2 += 1;
+                self.state.cube.owner = CubeOwner::Side(self.human);
+                let roll = self.dice.roll();
+                self.engine_rolled(roll);
+            }
+            ("pass" | "drop", Phase::Take) => {
+                self.push_action(PERSON, Action::Drop);
+                self.log.push(json!({ "event": "pass", "side": "you" }));
+                let value = self.state.cube.value();
+                self.end(!self.human, value, "pass");
+            }
+            ("move", Phase::Move(roll)) => {
+                let text =
+                    play.ok_or_else(|| InputError("missing field `play` for `move`".into()))?;
+                let chosen = read_play(text, &self.state.position, roll)
+                    .map_err(InputError)?
+                    .sorted_moves();
+                let index = self
+                    .plays
+                    .plays()
+                    .position(|p| p.sorted_moves() == chosen)
+                    .ok_or_else(|| InputError(format!("Illegal: {text}.")))?;
+                self.play(index, roll, None);
+            }
+            ("resign", Phase::Roll | Phase::Move(_)) => {
+                let level = match level {
+                    None => Resign::Single,
+                    Some(l) => l
+                        .parse::<Resign>()
+                        .map_err(|e| InputError(format!("level: {e}")))?,
+                };
+                self.person_resigns(level);
+            }
+            ("accept", Phase::Resignation(level)) => {
+                let points = level.points_in(&self.state);
+                self.log.push(json!({ "event": "accept", "side": "you" }));
+                self.end(self.human, points, "resignation");
+            }
+            ("reject", Phase::Resignation(level)) => {
+                self.rejected = Some(level);
+                self.log.push(json!({ "event": "reject", "side": "you" }));
+                self.engine_cube_or_roll();
+            }
+            ("next", Phase::Over) if !self.finished() => self.begin(),
+            (
+                "roll" | "double" | "take" | "pass" | "drop" | "move" | "resign" | "accept"
+                | "reject" | "next",
+                _,
+            ) => return Err(wrong()),
+            _ => {
+                return Err(InputError(format!(
+                    "unknown action {action:?}: roll, double, take, pass, move, resign, accept, \
+                     reject or next"
+                ))
+                .into())
+            }
+        }
+        Ok(())
+    }
+
+    /// The person doubles; the engine takes (the person then rolls) or passes.
+    fn person_doubles(&mut self) {
+        let doubled = self.state.cube.value() * 2;
+        self.push_action(PERSON, Action::Double(doubled));
+        self.log
+            .push(json!({ "event": "double", "side": "you", "cube": doubled }));
+        let mut asked = self.state;
+        asked.position = self.state.position.flip();
+        asked.turn = !self.human;
+        asked.dice = Dice::DoubleOffered;
+        if self.engine.accepts_double(&asked) {
+            self.push_action(ENGINE, Action::Take);
+            self.log.push(json!({ "event": "take", "side": "engine" }));
+            self.state.cube.log2 += 1;
+            self.state.cube.owner = CubeOwner::Side(!self.human);
+            let roll = self.dice.roll();
+            self.person_rolled(roll);
+        } else {
+            self.push_action(ENGINE, Action::Drop);
+            self.log.push(json!({ "event": "pass", "side": "engine" }));
+            let value = self.state.cube.value();
+            self.end(self.human, value, "pass");
+        }
+    }
+
+    /// The person offers to resign `level`; the engine accepts (the game ends) or rejects.
+    fn person_resigns(&mut self, level: Resign) {
+        let points = level.points_in(&self.state);
+        self.log.push(json!({
+            "event": "resign", "side": "you", "level": level.to_string(), "points": points,
+        }));
+        let state = self.state;
+        if self.engine.accepts_resignation(&state, self.cube, level) {
+            self.log
+                .push(json!({ "event": "accept", "side": "engine" }));
+            self.end(!self.human, points, "resignation");
+        } else {
+            self.log
+                .push(json!({ "event": "reject", "side": "engine" }));
+        }
+    }
+
+    /// The game as it stands, for the person.
+    #[must_use]
+    pub fn view(&mut self) -> Value {
+        let human = self.human;
+        let bot = !human;
+        // The board from the person's side: index p (1..=24) the person's point p, positive
+        // for the person's checkers, negative for the engine's.
+        let mine = self.state.checkers_of(human);
+        let theirs = self.state.checkers_of(bot);
+        let mut points = vec![0i32; 25];
+        for p in 1..=24usize {
+            points[p] = i32::from(mine[p - 1]) - i32::from(theirs[24 - p]);
+        }
+        let on_board = |c: &[u8; 25]| c.iter().map(|&n| u32::from(n)).sum::<u32>();
+        let pips = |c: &[u8; 25]| {
+            c.iter()
+                .enumerate()
+                .map(|(i, &n)| (i as u32 + 1) * u32::from(n))
+                .sum::<u32>()
+        };
+        let phase = match self.phase {
+            Phase::Roll => "roll",
+            Phase::Move(_) => "move",
+            Phase::Take => "take",
+            Phase::Resignation(_) => "resignation",
+            Phase::Over if self.finished() => "finished",
+            Phase::Over => "over",
+        };
+        let mut v = json!({
+            "id": self.id,
+            "seed": self.seed,
+            "engine": self.engine.name(),
+            "ply": self.ply,
+            "you": if human == Side::X { "x" } else { "o" },
+            "cube_in_play": self.cube,
+            "match_length": self.length,
+            "game": self.record.games.len(),
+            "score": { "you": self.score.get(human), "engine": self.score.get(bot) },
+            "crawford": self.crawford,
+            "phase": phase,
+            "turn": self.who(self.state.turn),
+            "board": {
+                "points": points,
+                "bar": { "you": mine[24], "engine": theirs[24] },
+                "off": { "you": 15 - on_board(&mine), "engine": 15 - on_board(&theirs) },
+            },
+            "pips": { "you": pips(&mine), "engine": pips(&theirs) },
+            "dice": self.state.roll().map(|r| [r.high().value(), r.low().value()]),
+            "cube": {
+                "value": self.state.cube.value(),
+                "owner": match self.state.cube.owner {
+                    CubeOwner::Centre => Value::Null,
+                    CubeOwner::Side(s) => json!(self.who(s)),
+                },
+            },
+            "position": {
+                "xgid": format(&self.state, Notation::Xgid),
+                "gnubg": format(&self.state, Notation::Gnubg),
+            },
+            "log": self.log,
+        });
+        if let Phase::Move(_) = self.phase {
+            let pos = self.state.position;
+            let plays: Vec<Value> = self
+                .plays
+                .plays()
+                .map(|p| {
+                    let moves: Vec<[u8; 2]> =
+                        p.moves().iter().map(|m| [m.from(), m.to()]).collect();
+                    json!({ "play": format_pretty(&pos, &p), "moves": moves })
+                })
+                .collect();
+            v["plays"] = json!(plays);
+        }
+        if let Phase::Resignation(level) = self.phase {
+            v["offer"] = json!({
+                "level": level.to_string(),
+                "points": level.points_in(&self.state),
+                "describe": level.describe(),
+            });
+        }
+        if let Some(e) = self.ending {
+            v["result"] = json!({
+                "winner": self.who(e.winner),
+                "points": e.points,
+                "how": e.how,
+                "describe": match e.how {
+                    "pass" => "the double was passed".to_string(),
+                    "resignation" => "a resignation".to_string(),
+                    _ => outcome_word(match e.how { "single" => 1, "gammon" => 2, _ => 3 }).to_string(),
+                },
+            });
+        }
+        if let Some(failure) = self.engine.take_failure() {
+            v["engine_failure"] = json!(failure.to_string());
+        }
+        v
+    }
+}
+
+/// The games of a server, each behind its own lock.
+#[derive(Default)]
+pub struct Games {
+    inner: Mutex<Kept>,
+}
+
+#[derive(Default)]
+struct Kept {
+    next_id: u64,
+    games: BTreeMap<u64, (Arc<Mutex<Game>>, Instant)>,
+}
+
+impl Games {
+    fn kept(&self) -> MutexGuard<'_, Kept> {
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Starts a game for `request`, forgetting the least recently used one when
+    /// [`MAX_GAMES`] are kept.
+    ///
+    /// # Errors
+    /// As [`Game::start`].
+    pub fn start(&self, request: &NewGame) -> Result<Arc<Mutex<Game>>> {
+        let id = {
+            let mut kept = self.kept();
+            kept.next_id += 1;
+            kept.next_id
+        };
+        let game = Arc::new(Mutex::new(Game::start(id, request)?));
+        let mut kept = self.kept();
+        while kept.games.len() >= MAX_GAMES {
+            let oldest = kept
+                .games
+                .iter()
+                .min_by_key(|(_, (_, used))| *used)
+                .map(|(&id, _)| id);
+            match oldest {
+                Some(id) => kept.games.remove(&id),
+                None => break,
+            };
+        }
+        kept.games.insert(id, (game.clone(), Instant::now()));
+        Ok(game)
+    }
+
+    /// Game `id`, if the server keeps it (marked as used now).
+    #[must_use]
+    pub fn get(&self, id: u64) -> Option<Arc<Mutex<Game>>> {
+        let mut kept = self.kept();
+        let entry = kept.games.get_mut(&id)?;
+        entry.1 = Instant::now();
+        Some(entry.0.clone())
+    }
+
+    /// Forgets game `id`; whether it was kept.
+    pub fn remove(&self, id: u64) -> bool {
+        self.kept().games.remove(&id).is_some()
+    }
+}
+
+/// Locks a game (a game whose lock was poisoned by a panic is still readable).
+pub fn lock(game: &Mutex<Game>) -> MutexGuard<'_, Game> {
+    game.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn new(seed: u64, ply: u8, cube: bool, length: u32) -> Game {
+        Game::start(
+            1,
+            &NewGame {
+                ply: Some(ply),
+                cube: Some(cube),
+                match_length: Some(length),
+                seed: Some(seed),
+                ..NewGame::default()
+            },
+        )
+        .unwrap()
+    }
+
+    /// Plays the person's side by always taking the first legal play, rolling, taking and
+    /// rejecting, until the game is over; returns the number of actions.
+    fn play_out(game: &mut Game) -> usize {
+        let mut actions = 0;
+        while game.phase != Phase::Over {
+            let v = game.view();
+            match v["phase"].as_str().unwrap() {
+                "roll" => game.act("roll", None, None).unwrap(),
+                "move" => {
+                    let play = v["plays"][0]["play"].as_str().unwrap().to_string();
+                    game.act("move", Some(&play), None).unwrap();
+                }
+                "take" => game.act("take", None, None).unwrap(),
+                "resignation" => game.act("reject", None, None).unwrap(),
+                other => panic!("phase {other}"),
+            }
+            actions += 1;
+            assert!(actions < 2000, "the game does not end");
+        }
+        actions
+    }
+
+    #[test]
+    fn a_cubeless_game_is_played_to_the_end_and_recorded() {
+        let mut game = new(5, 0, false, 0);
+        let v = game.view();
+        assert_eq!(v["board"]["pips"], Value::Null);
+        assert_eq!(v["pips"]["you"], 167);
+        assert!(["move", "roll"].contains(&v["phase"].as_str().unwrap()));
+        play_out(&mut game);
+        let v = game.view();
+        assert_eq!(v["phase"], "finished");
+        let result = &v["result"];
+        assert!(["you", "engine"].contains(&result["winner"].as_str().unwrap()));
+        // The record replays through the legal plays to the same end.
+        let mat = game.mat().unwrap();
+        let record = tavla_notation::mat::MatchRecord::parse(&mat).unwrap();
+        assert_eq!(record.games.len(), 1);
+        record.games[0].replay().unwrap();
+        assert!(mat.contains("Wins"), "{mat}");
+    }
+
+    #[test]
+    fn the_same_seed_throws_the_same_game() {
+        let mut a = new(11, 0, true, 0);
+        let mut b = new(11, 0, true, 0);
+        play_out(&mut a);
+        play_out(&mut b);
+        assert_eq!(a.view()["log"], b.view()["log"]);
+        assert_eq!(a.mat().unwrap(), b.mat().unwrap());
+    }
+
+    #[test]
+    fn actions_out_of_turn_and_illegal_moves_are_refused_with_the_reason() {
+        // A seed where the person opens with several plays to choose from.
+        let mut game = (0..200)
+            .map(|s| new(s, 0, true, 0))
+            .find(|g| matches!(g.phase, Phase::Move(_)) && g.log.len() == 2)
+            .unwrap();
+        let before = game.view();
+        let e = game.act("take", None, None).unwrap_err();
+        assert!(e.is::<Conflict>(), "{e}");
+        assert!(e.to_string().contains("cannot take now: move"), "{e}");
+        let e = game.act("move", Some("24/1"), None).unwrap_err();
+        assert!(e.is::<InputError>(), "{e}");
+        assert!(e.to_string().contains("Illegal"), "{e}");
+        let e = game.act("move", Some("nonsense!"), None).unwrap_err();
+        assert!(e.to_string().contains("Cannot read `nonsense!`"), "{e}");
+        let e = game.act("move", None, None).unwrap_err();
+        assert!(e.to_string().contains("`play`"), "{e}");
+        let e = game.act("fly", None, None).unwrap_err();
+        assert!(e.to_string().contains("unknown action"), "{e}");
+        let e = game.act("resign", None, Some("triple")).unwrap_err();
+        assert!(e.to_string().contains("level"), "{e}");
+        // Nothing was changed by the refused actions.
+        assert_eq!(game.view(), before);
+    }
+
+    #[test]
+    fn the_engine_takes_an_early_double_and_accepts_a_resignation() {
+        // Doubling at once, before the first roll of the person's: the engine takes.
+        let mut game = (0..200)
+            .map(|s| new(s, 0, true, 0))
+            .find(|g| g.phase == Phase::Roll)
+            .unwrap();
+        game.act("double", None, None).unwrap();
+        let v = game.view();
+        assert_eq!(v["cube"]["value"], 2);
+        assert_eq!(v["cube"]["owner"], "engine");
+        let log = v["log"].as_array().unwrap();
+        assert!(log
+            .iter()
+            .any(|e| e["event"] == "take" && e["side"] == "engine"));
+        // The person resigns a gammon at once: the engine, far from winning one at the start,
+        // accepts.
+        let mut game = (0..200)
+            .map(|s| new(s, 0, true, 0))
+            .find(|g| g.phase == Phase::Roll)
+            .unwrap();
+        game.act("resign", None, Some("gammon")).unwrap();
+        let v = game.view();
+        assert_eq!(v["phase"], "finished");
+        assert_eq!(v["result"]["winner"], "engine");
+        assert_eq!(v["result"]["how"], "resignation");
+        assert_eq!(v["result"]["points"], 2);
+    }
+
+    /// A race: the side on roll has `near` checkers on its 1-point and 2-point, the other
+    /// `far` checkers on its 6- and 5-points (the rest borne off); seen from the side on roll.
+    fn race(near: u8, far: u8) -> Position {
+        let mut on_roll = [0u8; 25];
+        on_roll[0] = near / 2;
+        on_roll[1] = near - near / 2;
+        let mut opponent = [0u8; 25];
+        opponent[5] = far - far / 2;
+        opponent[4] = far / 2;
+        Position::try_from(tavla_core::Board { on_roll, opponent }).unwrap()
+    }
+
+    #[test]
+    fn the_engine_passes_a_hopeless_double_and_doubles_when_far_ahead() {
+        let mut game = (0..200)
+            .map(|s| new(s, 0, true, 0))
+            .find(|g| g.phase == Phase::Roll)
+            .unwrap();
+        // The person, on roll, bears off four checkers in two rolls; the engine needs eight.
+        game.state.position = race(4, 15);
+        game.act("double", None, None).unwrap();
+        let v = game.view();
+        assert_eq!(v["phase"], "finished", "{v}");
+        assert_eq!(v["result"]["how"], "pass");
+        assert_eq!(v["result"]["winner"], "you");
+        assert_eq!(v["result"]["points"], 1);
+        let mat = game.mat().unwrap();
+        assert!(
+            mat.contains("Doubles => 2") && mat.contains("Drops"),
+            "{mat}"
+        );
+        // The engine on roll, needing two rolls, against four checkers on the 6- and 5-points
+        // (no gammon left to play for): it doubles, and the person passes.
+        let mut game = (0..200)
+            .map(|s| new(s, 0, true, 0))
+            .find(|g| g.phase == Phase::Roll)
+            .unwrap();
+        game.state.turn = !game.human;
+        game.state.position = race(4, 4);
+        game.engine_on_roll();
+        let v = game.view();
+        assert_eq!(v["phase"], "take", "{v}");
+        assert_eq!(
+            v["log"].as_array().unwrap().last().unwrap()["event"],
+            "double"
+        );
+        game.act("pass", None, None).unwrap();
+        let v = game.view();
+        assert_eq!(v["result"]["winner"], "engine");
+        assert_eq!(v["result"]["points"], 1);
+    }
+
+    #[test]
+    fn a_match_goes_on_game_after_game_until_it_is_won() {
+        let mut game = new(3, 0, true, 3);
+        let mut games = 0;
+        loop {
+            play_out(&mut game);
+            games += 1;
+            let v = game.view();
+            let (you, engine) = (
+                v["score"]["you"].as_u64().unwrap(),
+                v["score"]["engine"].as_u64().unwrap(),
+            );
+            if v["phase"] == "finished" {
+                assert!(you >= 3 || engine >= 3, "{v}");
+                break;
+            }
+            assert_eq!(v["phase"], "over");
+            assert!(you < 3 && engine < 3);
+            let e = game.act("roll", None, None).unwrap_err();
+            assert!(e.is::<Conflict>());
+            game.act("next", None, None).unwrap();
+            assert_eq!(game.view()["game"], games + 1);
+        }
+        let e = game.act("next", None, None).unwrap_err();
+        assert!(e.is::<Conflict>(), "{e}");
+        let mat = game.mat().unwrap();
+        let record = tavla_notation::mat::MatchRecord::parse(&mat).unwrap();
+        assert_eq!(record.games.len(), games as usize);
+        for g in &record.games {
+            g.replay().unwrap();
+        }
+    }
+
+    #[test]
+    fn bad_requests_name_the_field() {
+        let bad = |r: NewGame, what: &str| {
+            let e = Game::start(1, &r).err().unwrap();
+            assert!(e.is::<InputError>() && e.to_string().contains(what), "{e}");
+        };
+        bad(
+            NewGame {
+                ply: Some(4),
+                ..NewGame::default()
+            },
+            "ply",
+        );
+        bad(
+            NewGame {
+                side: Some("z".into()),
+                ..NewGame::default()
+            },
+            "side",
+        );
+        bad(
+            NewGame {
+                match_length: Some(1000),
+                ..NewGame::default()
+            },
+            "match_length",
+        );
+        bad(
+            NewGame {
+                name: Some("a : b".into()),
+                ..NewGame::default()
+            },
+            "name",
+        );
+    }
+
+    #[test]
+    fn the_server_forgets_the_least_recently_used_game() {
+        let games = Games::default();
+        let request = NewGame {
+            ply: Some(0),
+            seed: Some(1),
+            ..NewGame::default()
+        };
+        let first = lock(&games.start(&request).unwrap()).id();
+        for _ in 1..MAX_GAMES {
+            games.start(&request).unwrap();
+        }
+        assert!(games.get(first).is_some());
+        // The first was used just now; the second is the least recently used.
+        games.start(&request).unwrap();
+        assert!(games.get(first).is_some());
+        assert!(games.get(2).is_none());
+        assert!(games.remove(first));
+        assert!(!games.remove(first));
+    }
+}
