@@ -26,7 +26,7 @@ use tavla_notation::{format, format_pretty, Notation};
 use tavla_player::Player;
 
 use crate::input::InputError;
-use crate::play_cmd::{outcome_word, read_play, DiceRng, ENGINE, PERSON};
+use crate::play_cmd::{read_play, DiceRng, ENGINE, PERSON};
 use crate::players::PlayerSpec;
 
 /// The games a server keeps; starting one more forgets the one least recently used. (Each
@@ -643,9 +643,11 @@ impl Game {
                 "points": e.points,
                 "how": e.how,
                 "describe": match e.how {
-                    "pass" => "the double was passed".to_string(),
-                    "resignation" => "a resignation".to_string(),
-                    _ => outcome_word(match e.how { "single" => 1, "gammon" => 2, _ => 3 }).to_string(),
+                    "pass" => "the double was passed",
+                    "resignation" => "a resignation accepted",
+                    "single" => "a single game",
+                    "gammon" => "a gammon",
+                    _ => "a backgammon",
                 },
             });
         }
@@ -768,7 +770,6 @@ mod tests {
     fn a_cubeless_game_is_played_to_the_end_and_recorded() {
         let mut game = new(5, 0, false, 0);
         let v = game.view();
-        assert_eq!(v["board"]["pips"], Value::Null);
         assert_eq!(v["pips"]["you"], 167);
         assert!(["move", "roll"].contains(&v["phase"].as_str().unwrap()));
         play_out(&mut game);
@@ -899,6 +900,54 @@ mod tests {
         let v = game.view();
         assert_eq!(v["result"]["winner"], "engine");
         assert_eq!(v["result"]["points"], 1);
+    }
+
+    #[test]
+    fn the_engine_offers_to_resign_a_lost_gammon_and_the_person_answers() {
+        let lost = || {
+            let mut game = (0..200)
+                .map(|s| new(s, 0, true, 0))
+                .find(|g| g.phase == Phase::Roll)
+                .unwrap();
+            // The engine on roll, 15 checkers on its 8- and 7-points (none can be borne off
+            // this turn); the person has one checker left, on its 1-point.
+            let mut on_roll = [0u8; 25];
+            on_roll[7] = 8;
+            on_roll[6] = 7;
+            let mut opponent = [0u8; 25];
+            opponent[0] = 1;
+            game.state.turn = !game.human;
+            game.state.position =
+                Position::try_from(tavla_core::Board { on_roll, opponent }).unwrap();
+            game.engine_on_roll();
+            game
+        };
+        let mut game = lost();
+        let v = game.view();
+        assert_eq!(v["phase"], "resignation", "{v}");
+        assert_eq!(v["offer"]["level"], "gammon", "{v}");
+        let e = game.act("roll", None, None).unwrap_err();
+        assert!(e.to_string().contains("accept or reject"), "{e}");
+        game.act("accept", None, None).unwrap();
+        let v = game.view();
+        assert_eq!(v["result"]["winner"], "you");
+        assert_eq!(v["result"]["how"], "resignation");
+        assert_eq!(v["result"]["points"], 2);
+        // Rejected, the engine plays on (and offers no less again); the person then bears
+        // off the last checker and wins the gammon.
+        let mut game = lost();
+        game.act("reject", None, None).unwrap();
+        play_out(&mut game);
+        let v = game.view();
+        assert_eq!(v["result"]["winner"], "you", "{v}");
+        assert_eq!(v["result"]["how"], "gammon", "{v}");
+        let offers = v["log"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["event"] == "resign")
+            .count();
+        assert_eq!(offers, 1, "{v}");
     }
 
     #[test]

@@ -66,8 +66,9 @@ enum Command {
     /// cube actions and evaluations out (for FIBS bots and programs written for gnubg's
     /// `external` mode).
     External(external_cmd::ExternalArgs),
-    /// Serve the engine over HTTP: positions, legal plays, hints, evaluations and game
-    /// analysis as JSON (for GUIs, bots and web pages).
+    /// Serve the engine over HTTP: positions, legal plays, hints, evaluations, rollouts, game
+    /// analysis and games against the engine as JSON (for GUIs, bots and web pages), and a web
+    /// page at / that plays against the engine in a browser.
     Serve(serve_cmd::ServeArgs),
     /// Play one player against another with duplicate dice: money games (cubeless, or with the
     /// cube) with A's points per game, or matches with A's share of them, and 95% confidence

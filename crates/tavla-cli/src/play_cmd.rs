@@ -455,7 +455,7 @@ fn draw(state: &GameState, human: Side) -> String {
     drawn
 }
 
-pub(crate) fn outcome_word(points: u8) -> &'static str {
+fn outcome_word(points: u8) -> &'static str {
     match points {
         1 => "a single game (1 point)",
         2 => "a gammon (2 points)",

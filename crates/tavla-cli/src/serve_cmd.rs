@@ -11,6 +11,8 @@
 //! | `POST /v1/analyse?ply=1` with a `.mat` or SGF record as the body | the analysis (as `tavla analyse --json`) |
 //! | `POST /v1/rollouts` with `/v1/rollout`'s fields | 202 and a rollout job, running in the background ([`crate::rollout_jobs`]) |
 //! | `GET /v1/rollouts/ID`, `POST /v1/rollouts/ID/stop`, `DELETE /v1/rollouts/ID`, `GET /v1/rollouts` | a job's state, progress and result; stopped; forgotten; all of them |
+//! | `POST /v1/games`, `GET /v1/games/ID`, `POST /v1/games/ID/ACTION`, `GET /v1/games/ID/hint`, `GET /v1/games/ID/record`, `DELETE /v1/games/ID` | games against the engine ([`crate::games`]) |
+//! | `GET /` | the web page that plays them |
 //!
 //! Every `GET` is also a `POST` with the same fields in a JSON object. A position is in any
 //! notation tavla reads (in a query string, `+` must be written `%2B`, as in any URL). Bad

@@ -1,0 +1,144 @@
+// Plays games through the web page of `tavla serve` without a browser: the page's script runs
+// in Node against a small stand-in for the DOM, its requests go to a live server, and the
+// script clicks what a person would (New game, Roll, a point, a play, Hint, Take, Next game)
+// until the games end. Any exception in the page's code, an error shown on the page, or a game
+// that does not end fails the run.
+//
+//   tavla serve --listen 127.0.0.1:8080 &
+//   node tools/web/smoke.mjs http://127.0.0.1:8080 [GAMES]
+//
+// Node 18 or later (for fetch). Prints one line per game and exits non-zero on a failure.
+// With SMOKE_SVG=FILE set, the board as drawn after the first game's first move is written to
+// FILE as SVG, to look at.
+
+const base = process.argv[2] || "http://127.0.0.1:8080";
+const games = Number(process.argv[3] || 3);
+
+class Node {
+  constructor(tag) {
+    this.tagName = tag;
+    this.children = [];
+    this.attrs = {};
+    this.listeners = {};
+    this.text = "";
+    this.hidden = false;
+    this.value = "";
+    this.className = "";
+    this.scrollTop = 0;
+    this.scrollHeight = 0;
+  }
+  appendChild(c) { this.children.push(c); return c; }
+  setAttribute(k, v) { this.attrs[k] = String(v); }
+  addEventListener(t, f) { (this.listeners[t] ||= []).push(f); }
+  set innerHTML(v) { this.children = []; this.text = ""; }
+  get innerHTML() { return ""; }
+  set textContent(v) { this.children = []; this.text = String(v); }
+  get textContent() { return this.text + this.children.map((c) => c.textContent).join(""); }
+  fire(type, ev = {}) {
+    for (const f of this.listeners[type] || []) f({ preventDefault() {}, target: this, ...ev });
+  }
+  svg() {
+    if (this.tagName === "#text") return this.text.replace(/&/g, "&amp;").replace(/</g, "&lt;");
+    const attrs = Object.entries(this.attrs).map(([k, v]) => ` ${k}="${v}"`).join("");
+    const inner = this.text.replace(/&/g, "&amp;").replace(/</g, "&lt;") + this.children.map((c) => c.svg()).join("");
+    const ns = this.tagName === "svg" ? ' xmlns="http://www.w3.org/2000/svg"' : "";
+    return `<${this.tagName}${ns}${attrs}>${inner}</${this.tagName}>`;
+  }
+  all(pred, out = []) {
+    if (pred(this)) out.push(this);
+    for (const c of this.children) c.all(pred, out);
+    return out;
+  }
+}
+
+const byId = {};
+byId.board = Object.assign(new Node("svg"), { attrs: { viewBox: "0 0 760 460", width: "760", height: "460" } });
+const newForm = Object.assign(new Node("form"), {
+  ply: { value: "0" }, cube: { checked: true }, match_length: { value: "0" },
+  side: { value: "x" }, seed: { value: "" },
+});
+byId.new = newForm;
+globalThis.document = {
+  getElementById(id) { return (byId[id] ||= new Node("div")); },
+  createElement(tag) { return new Node(tag); },
+  createElementNS(ns, tag) { return new Node(tag); },
+  createTextNode(t) { const n = new Node("#text"); n.text = String(t); return n; },
+};
+const store = {};
+globalThis.localStorage = { getItem: (k) => store[k] ?? null, setItem: (k, v) => { store[k] = v; } };
+globalThis.window = { open() {} };
+let inFlight = 0;
+const realFetch = globalThis.fetch;
+globalThis.fetch = async (path, options) => {
+  inFlight++;
+  try { return await realFetch(base + path, options); } finally { inFlight--; }
+};
+
+async function settle() {
+  do { await new Promise((r) => setTimeout(r, 5)); } while (inFlight > 0);
+  await new Promise((r) => setTimeout(r, 5));
+}
+
+const res = await realFetch(base + "/");
+const html = await res.text();
+const script = html.match(/<script>([\s\S]*)<\/script>/)[1];
+(0, eval)(script);
+
+const buttons = (id) => document.getElementById(id).all((n) => n.tagName === "button");
+const button = (id, text) => buttons(id).find((b) => b.textContent === text);
+const error = () => document.getElementById("error").textContent;
+const status = () => document.getElementById("status").textContent;
+const points = () => document.getElementById("board").all((n) => n.tagName === "rect" && n.attrs.class === "point");
+
+let failures = 0;
+let dumped = false;
+for (let g = 1; g <= games; g++) {
+  newForm.seed.value = String(1000 + g);
+  newForm.match_length.value = g % 2 ? "0" : "3";
+  newForm.fire("submit");
+  await settle();
+  let actions = 0, hinted = false, narrowed = false;
+  for (; actions < 3000; actions++) {
+    if (error()) throw new Error(`game ${g}: the page shows an error: ${error()} (${status()})`);
+    if (button("actions", "Next game")) { button("actions", "Next game").fire("click"); await settle(); continue; }
+    const text = status();
+    if (/win/.test(text) && !button("actions", "Next game") && buttons("actions").length === 0) break;
+    if (!hinted && button("actions", "Hint")) {
+      button("actions", "Hint").fire("click");
+      await settle();
+      hinted = document.getElementById("hint").textContent.length > 0 || document.getElementById("hint").children.length > 0;
+      if (!hinted) throw new Error(`game ${g}: the hint shows nothing`);
+      if (error()) throw new Error(`game ${g}: hint: ${error()}`);
+    }
+    for (const word of ["Roll", "Take", "Reject"]) {
+      if (button("actions", word)) { button("actions", word).fire("click"); break; }
+    }
+    if (!button("actions", "Roll") && !button("actions", "Take") && !button("actions", "Reject")) {
+      let plays = buttons("plays");
+      if (plays.length === 0) throw new Error(`game ${g}: no action and no play: ${text}`);
+      if (!narrowed && plays.length > 1) {
+        // Click the point of the first play's first checker: the list narrows to plays from it.
+        const before = plays.length;
+        for (const p of points()) {
+          p.fire("click");
+          await settle();
+          if (!error()) break;
+          document.getElementById("error").textContent = "";
+        }
+        plays = buttons("plays");
+        if (plays.length > before) throw new Error(`game ${g}: a click widened the list`);
+        narrowed = true;
+      }
+      plays[0].fire("click");
+      if (g === 1 && process.env.SMOKE_SVG && !dumped) {
+        await settle();
+        (await import("node:fs")).writeFileSync(process.env.SMOKE_SVG, document.getElementById("board").svg());
+        dumped = true;
+      }
+    }
+    await settle();
+  }
+  if (actions >= 3000) { failures++; console.log(`game ${g}: did not end`); continue; }
+  console.log(`game ${g}: ${actions} actions, ${status()}`);
+}
+if (failures) process.exit(1);
