@@ -1,8 +1,10 @@
 // Plays games through the web page of `tavla serve` without a browser: the page's script runs
 // in Node against a small stand-in for the DOM, its requests go to a live server, and the
 // script clicks what a person would (New game, Roll, a point, a play, Hint, Take, Next game)
-// until the games end. Any exception in the page's code, an error shown on the page, or a game
-// that does not end fails the run.
+// until the games end; after the first, it has the game analysed, looks at an error in the
+// analysis panel and asks for the best plays, the evaluation and a short rollout there. Any
+// exception in the page's code, an error shown on the page, or a game that does not end fails
+// the run.
 //
 //   tavla serve --listen 127.0.0.1:8080 &
 //   node tools/web/smoke.mjs http://127.0.0.1:8080 [GAMES]
@@ -102,7 +104,7 @@ for (let g = 1; g <= games; g++) {
     if (error()) throw new Error(`game ${g}: the page shows an error: ${error()} (${status()})`);
     if (button("actions", "Next game")) { button("actions", "Next game").fire("click"); await settle(); continue; }
     const text = status();
-    if (/win/.test(text) && !button("actions", "Next game") && buttons("actions").length === 0) break;
+    if (button("actions", "Analyse the game") && !button("actions", "Next game")) break;
     if (!hinted && button("actions", "Hint")) {
       button("actions", "Hint").fire("click");
       await settle();
@@ -140,5 +142,48 @@ for (let g = 1; g <= games; g++) {
   }
   if (actions >= 3000) { failures++; console.log(`game ${g}: did not end`); continue; }
   console.log(`game ${g}: ${actions} actions, ${status()}`);
+  if (g === 1) await analysis();
+}
+
+async function until(what, done) {
+  for (let i = 0; i < 2000 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+  await settle();
+  if (!done()) throw new Error(`${what}: not done`);
+}
+
+// The game's analysis, one of its errors looked at, and the analysis panel's three requests.
+async function analysis() {
+  const reviewBox = document.getElementById("review");
+  button("actions", "Analyse the game").fire("click");
+  await until("the game's analysis", () => reviewBox.all((n) => n.tagName === "table").length > 0);
+  if (error()) throw new Error(`analysis: ${error()}`);
+  const rows = reviewBox.all((n) => n.tagName === "tr").length;
+  const look = reviewBox.all((n) => n.tagName === "button" && n.textContent === "look")[0];
+  const aerror = () => document.getElementById("aerror").textContent;
+  const out = document.getElementById("aout");
+  if (look) {
+    look.fire("click");
+    await settle();
+  } else {
+    document.getElementById("apos").value = "4HPwATDgc/ABMA";
+    document.getElementById("adice").value = "31";
+    document.getElementById("aform").fire("submit");
+    await settle();
+  }
+  if (aerror()) throw new Error(`analyse: ${aerror()}`);
+  if (document.getElementById("analysepanel").hidden) throw new Error("the analysis panel is hidden");
+  document.getElementById("aply").value = "1";
+  document.getElementById("ahint").fire("click");
+  await until("best plays", () => out.all((n) => n.tagName === "tr").length > 1);
+  const plays = out.all((n) => n.tagName === "tr").length - 1;
+  document.getElementById("aeval").fire("click");
+  await until("evaluation", () => /cubeless equity/.test(out.textContent));
+  document.getElementById("agames").value = "72";
+  document.getElementById("aroll").fire("click");
+  await until("rollout", () => /: done,/.test(out.textContent));
+  if (aerror()) throw new Error(`rollout: ${aerror()}`);
+  console.log(`analysis: ${rows - 1} rows of the game's analysis, ${plays} best plays, then the evaluation and ` +
+    `a rollout (${out.textContent.split("\n")[0].slice(0, 60)}…)`);
+  document.getElementById("modeplay").fire("click");
 }
 if (failures) process.exit(1);

@@ -222,6 +222,12 @@ fn compute(engine: &Engine, route: Route, f: Fields) -> Result<String> {
                 "score": [state.score.x, state.score.o],
                 // The side on roll's and the opponent's.
                 "pips": <[u32; 2]>::from(state.position.pips()),
+                "cube_owner": match state.cube.owner {
+                    tavla_core::CubeOwner::Centre => "centre",
+                    tavla_core::CubeOwner::Side(s) if s == state.turn => "on_roll",
+                    tavla_core::CubeOwner::Side(_) => "opponent",
+                },
+                "board": board_json(&state.position),
             })
             .to_string())
         }
@@ -262,6 +268,21 @@ fn compute(engine: &Engine, route: Route, f: Fields) -> Result<String> {
             Ok(String::from_utf8(out)?)
         }
     }
+}
+
+/// The checkers of `pos` for drawing, from the side on roll: `points[p]` its point `p` (1 to
+/// 24; index 0 unused), positive for its checkers and negative for the opponent's; `bar` and
+/// `off` the side on roll's and the opponent's.
+fn board_json(pos: &tavla_core::Position) -> serde_json::Value {
+    let mut points = vec![0i32; 25];
+    for (p, n) in points.iter_mut().enumerate().skip(1) {
+        *n = i32::from(pos.at(p as u8));
+    }
+    json!({
+        "points": points,
+        "bar": [pos.bar(), pos.opponent_bar()],
+        "off": [pos.off(), pos.opponent_off()],
+    })
 }
 
 /// The `tavla rollout` arguments of a rollout request (`/v1/rollout`, `/v1/rollouts`).

@@ -185,6 +185,15 @@ fn the_api_answers_as_the_commands_do() {
         "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"
     );
     assert_eq!(v["pips"], serde_json::json!([167, 167]));
+    assert_eq!(v["cube_owner"], "centre");
+    assert_eq!(
+        v["board"]["points"],
+        serde_json::json!([
+            0, -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2
+        ])
+    );
+    assert_eq!(v["board"]["bar"], serde_json::json!([0, 0]));
+    assert_eq!(v["board"]["off"], serde_json::json!([0, 0]));
     // A rollout, cubeful at the match score: the same as the command's.
     let (status, v) = server.request(
         "POST",
