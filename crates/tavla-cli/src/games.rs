@@ -64,6 +64,8 @@ pub struct NewGame {
     pub side: Option<String>,
     /// The person's name in the record (default `You`).
     pub name: Option<String>,
+    /// Money play with the cube: a doubled side may beaver (default false).
+    pub beavers: Option<bool>,
 }
 
 /// What the person may do now.
@@ -108,6 +110,8 @@ pub struct Game {
     crawford_played: bool,
     /// This game is the Crawford game.
     crawford: bool,
+    /// A doubled side may beaver (money play with the cube).
+    beavers: bool,
     /// The highest resignation of the engine's the person rejected in this game.
     rejected: Option<Resign>,
     ending: Option<Ending>,
@@ -158,6 +162,14 @@ impl Game {
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_nanos() as u64)
         });
+        let beavers = request.beavers.unwrap_or(false);
+        if beavers && (length > 0 || request.cube == Some(false)) {
+            return Err(InputError(
+                "beavers: only in money play with the cube (no match_length, cube not false)"
+                    .into(),
+            )
+            .into());
+        }
         let engine =
             PlayerSpec::parse(&format!("neural:ply={ply}"))?.create(seed, Rules::Standard)?;
         let record = MatchRecord::new(length, [name, engine.name().replace(" : ", " ")]);
@@ -176,6 +188,7 @@ impl Game {
             score: BySide::default(),
             crawford_played: false,
             crawford: false,
+            beavers,
             rejected: None,
             ending: None,
             log: Vec::new(),
@@ -240,6 +253,7 @@ impl Game {
             state.match_length = self.length;
             state.score = self.score;
             state.crawford = self.crawford;
+            state.beavers = self.beavers;
             break (state, Roll::from_values(h, b));
         };
         self.state = state;
@@ -432,12 +446,14 @@ impl Game {
     /// that cannot be read or is illegal, or an unknown level or action.
     pub fn act(&mut self, action: &str, play: Option<&str>, level: Option<&str>) -> Result<()> {
         let phase = self.phase;
+        let beavers = self.state.beavers;
         let wrong = || -> anyhow::Error {
             Conflict(format!(
                 "cannot {action} now: {}",
                 match phase {
                     Phase::Roll => "roll or double (or resign)",
                     Phase::Move(_) => "move (or resign)",
+                    Phase::Take if beavers => "take, beaver or pass the double",
                     Phase::Take => "take or pass the double",
                     Phase::Resignation(_) => "accept or reject the engine's resignation",
                     Phase::Over => "the game is over (`next` starts the next game of a match)",
@@ -455,6 +471,19 @@ impl Game {
                 self.push_action(PERSON, Action::Take);
                 self.log.push(json!({ "event": "take", "side": "you" }));
                 self.state.cube.log2 += 1;
+                self.state.cube.owner = CubeOwner::Side(self.human);
+                let roll = self.dice.roll();
+                self.engine_rolled(roll);
+            }
+            ("beaver", Phase::Take) if self.state.beavers => {
+                // The person redoubles at once and keeps the cube; the engine must accept
+                // (gnubg records it as a double answered by a take).
+                let beavered = self.state.cube.value() * 4;
+                self.push_action(PERSON, Action::Beaver(beavered));
+                self.push_action(ENGINE, Action::Take);
+                self.log
+                    .push(json!({ "event": "beaver", "side": "you", "cube": beavered }));
+                self.state.cube.log2 += 2;
                 self.state.cube.owner = CubeOwner::Side(self.human);
                 let roll = self.dice.roll();
                 self.engine_rolled(roll);
@@ -499,13 +528,13 @@ impl Game {
             }
             ("next", Phase::Over) if !self.finished() => self.begin(),
             (
-                "roll" | "double" | "take" | "pass" | "drop" | "move" | "resign" | "accept"
+                "roll" | "double" | "take" | "beaver" | "pass" | "drop" | "move" | "resign" | "accept"
                 | "reject" | "next",
                 _,
             ) => return Err(wrong()),
             _ => {
                 return Err(InputError(format!(
-                    "unknown action {action:?}: roll, double, take, pass, move, resign, accept, \
+                    "unknown action {action:?}: roll, double, take, beaver, pass, move, resign, accept, \
                      reject or next"
                 ))
                 .into())
@@ -525,9 +554,18 @@ impl Game {
         asked.turn = !self.human;
         asked.dice = Dice::DoubleOffered;
         if self.engine.accepts_double(&asked) {
-            self.push_action(ENGINE, Action::Take);
-            self.log.push(json!({ "event": "take", "side": "engine" }));
-            self.state.cube.log2 += 1;
+            if self.state.beavers && self.engine.beavers(&asked) {
+                let beavered = doubled * 2;
+                self.push_action(ENGINE, Action::Beaver(beavered));
+                self.push_action(PERSON, Action::Take);
+                self.log
+                    .push(json!({ "event": "beaver", "side": "engine", "cube": beavered }));
+                self.state.cube.log2 += 2;
+            } else {
+                self.push_action(ENGINE, Action::Take);
+                self.log.push(json!({ "event": "take", "side": "engine" }));
+                self.state.cube.log2 += 1;
+            }
             self.state.cube.owner = CubeOwner::Side(!self.human);
             let roll = self.dice.roll();
             self.person_rolled(roll);
@@ -591,6 +629,7 @@ impl Game {
             "ply": self.ply,
             "you": if human == Side::X { "x" } else { "o" },
             "cube_in_play": self.cube,
+            "beavers": self.beavers,
             "match_length": self.length,
             "game": self.record.games.len(),
             "score": { "you": self.score.get(human), "engine": self.score.get(bot) },
@@ -948,6 +987,88 @@ mod tests {
             .filter(|e| e["event"] == "resign")
             .count();
         assert_eq!(offers, 1, "{v}");
+    }
+
+    #[test]
+    fn beavers_both_ways_in_money_play() {
+        let with_beavers = |position: Position, engine_on_roll: bool| {
+            let mut game = (0..200)
+                .map(|seed| {
+                    Game::start(
+                        1,
+                        &NewGame {
+                            ply: Some(0),
+                            seed: Some(seed),
+                            beavers: Some(true),
+                            ..NewGame::default()
+                        },
+                    )
+                    .unwrap()
+                })
+                .find(|g| g.phase == Phase::Roll)
+                .unwrap();
+            game.state.position = position;
+            if engine_on_roll {
+                game.state.turn = !game.human;
+                game.engine_on_roll();
+            }
+            game
+        };
+        // The engine doubles in a race it wins; the person beavers: the cube is on 4, the
+        // person's, and the engine has rolled and played.
+        let mut game = with_beavers(race(4, 4), true);
+        assert_eq!(game.view()["phase"], "take");
+        let e = game.act("move", Some("8/5"), None).unwrap_err();
+        assert!(e.to_string().contains("take, beaver or pass"), "{e}");
+        game.act("beaver", None, None).unwrap();
+        let v = game.view();
+        assert_eq!(v["cube"]["value"], 4, "{v}");
+        assert_eq!(v["cube"]["owner"], "you", "{v}");
+        let mat = game.mat().unwrap();
+        assert!(mat.contains("Beavers => 4"), "{mat}");
+        // The person doubles in a race the engine wins: the engine beavers.
+        let mut on_roll = [0u8; 25];
+        on_roll[7] = 8;
+        on_roll[6] = 7;
+        let mut opponent = [0u8; 25];
+        opponent[0] = 2;
+        opponent[1] = 2;
+        let lost = Position::try_from(tavla_core::Board { on_roll, opponent }).unwrap();
+        let mut game = with_beavers(lost, false);
+        game.act("double", None, None).unwrap();
+        let v = game.view();
+        assert_eq!(v["cube"]["value"], 4, "{v}");
+        assert_eq!(v["cube"]["owner"], "engine", "{v}");
+        let log = v["log"].as_array().unwrap();
+        assert!(
+            log.iter()
+                .any(|e| e["event"] == "beaver" && e["side"] == "engine"),
+            "{v}"
+        );
+        // Without beavers the action is refused; and beavers need money play with the cube.
+        let mut game = with_beavers(race(4, 4), true);
+        game.beavers = false;
+        game.state.beavers = false;
+        let e = game.act("beaver", None, None).unwrap_err();
+        assert!(
+            e.is::<Conflict>() && e.to_string().contains("take or pass"),
+            "{e}"
+        );
+        for request in [
+            NewGame {
+                beavers: Some(true),
+                match_length: Some(5),
+                ..NewGame::default()
+            },
+            NewGame {
+                beavers: Some(true),
+                cube: Some(false),
+                ..NewGame::default()
+            },
+        ] {
+            let e = Game::start(1, &request).err().unwrap();
+            assert!(e.to_string().contains("beavers: only in money play"), "{e}");
+        }
     }
 
     #[test]
