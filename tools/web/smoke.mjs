@@ -181,6 +181,16 @@ async function analysis() {
   document.getElementById("agames").value = "72";
   document.getElementById("aroll").fire("click");
   await until("rollout", () => /: done,/.test(out.textContent));
+  // With the cube, the position alone: both lines.
+  document.getElementById("adice").value = "";
+  document.getElementById("apos").value = "4HPwATDgc/ABMA";
+  document.getElementById("aform").fire("submit");
+  await settle();
+  document.getElementById("acube").checked = true;
+  document.getElementById("agames").value = "36";
+  document.getElementById("aroll").fire("click");
+  await until("cubeful rollout", () => /: done,/.test(out.textContent) && /proper action/.test(out.textContent));
+  document.getElementById("acube").checked = false;
   if (aerror()) throw new Error(`rollout: ${aerror()}`);
   console.log(`analysis: ${rows - 1} rows of the game's analysis, ${plays} best plays, then the evaluation and ` +
     `a rollout (${out.textContent.split("\n")[0].slice(0, 60)}…)`);

@@ -33,8 +33,13 @@ use crate::players::PlayerSpec;
 /// holds an engine with its own evaluation cache, about 4 MiB.)
 pub const MAX_GAMES: usize = 32;
 
-/// The longest match a game may be part of.
-pub const MAX_MATCH_LENGTH: u32 = 64;
+/// The longest match a game may be part of: tavla's match equity table reaches
+/// [`MAX_AWAY`](tavla_nn::met::MAX_AWAY) points (as `tavla play --match`).
+pub const MAX_MATCH_LENGTH: u32 = tavla_nn::met::MAX_AWAY as u32;
+
+/// The largest seed: 2^53 - 1, the largest integer a JavaScript number (the web page's)
+/// holds exactly.
+pub const MAX_SEED: u64 = (1 << 53) - 1;
 
 /// An action that is not allowed in the game's phase (answered 409 with the reason).
 #[derive(Debug)]
@@ -58,7 +63,7 @@ pub struct NewGame {
     pub cube: Option<bool>,
     /// A match to this many points; 0 or absent for a money game.
     pub match_length: Option<u32>,
-    /// The dice seed (default: from the clock).
+    /// The dice seed, at most [`MAX_SEED`] (default: from the clock).
     pub seed: Option<u64>,
     /// The person's side, `x` (default) or `o`.
     pub side: Option<String>,
@@ -66,6 +71,24 @@ pub struct NewGame {
     pub name: Option<String>,
     /// Money play with the cube: a doubled side may beaver (default false).
     pub beavers: Option<bool>,
+}
+
+/// The decision a hint is about ([`Game::decision`]).
+pub enum Decision {
+    /// The person's move: the position, the dice rolled, as an XGID.
+    Move(String),
+    /// The cube: before the person's roll (the person on roll), or the engine's double (the
+    /// engine on roll); as an XGID.
+    Cube(String),
+    /// The engine's offer to resign `level`, the engine on roll in `state`.
+    Resignation {
+        /// The game, the engine on roll.
+        state: GameState,
+        /// What it offers.
+        level: Resign,
+        /// The cube is in play.
+        cube: bool,
+    },
 }
 
 /// What the person may do now.
@@ -157,11 +180,20 @@ impl Game {
             ))
             .into());
         }
-        let seed = request.seed.unwrap_or_else(|| {
-            SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos() as u64)
-        });
+        let seed = match request.seed {
+            Some(seed) if seed > MAX_SEED => {
+                return Err(
+                    InputError(format!("seed must be at most {MAX_SEED}, got {seed}")).into(),
+                )
+            }
+            Some(seed) => seed,
+            None => {
+                SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .map_or(0, |d| d.as_nanos() as u64)
+                    & MAX_SEED
+            }
+        };
         let beavers = request.beavers.unwrap_or(false);
         if beavers && (length > 0 || request.cube == Some(false)) {
             return Err(InputError(
@@ -212,14 +244,22 @@ impl Game {
         Ok(self.record.to_mat()?)
     }
 
-    /// The position the person's decision is about, with the person on roll (the engine when
-    /// the engine doubled or offers to resign), in a notation; for hints.
-    #[must_use]
-    pub fn decision_position(&self, notation: Notation) -> (String, bool) {
-        (
-            format(&self.state, notation),
-            matches!(self.phase, Phase::Move(_)),
-        )
+    /// The decision the person faces, for a hint.
+    ///
+    /// # Errors
+    /// A [`Conflict`] once the game is over.
+    pub fn decision(&self) -> Result<Decision> {
+        let xgid = format(&self.state, Notation::Xgid);
+        match self.phase {
+            Phase::Move(_) => Ok(Decision::Move(xgid)),
+            Phase::Roll | Phase::Take => Ok(Decision::Cube(xgid)),
+            Phase::Resignation(level) => Ok(Decision::Resignation {
+                state: self.state,
+                level,
+                cube: self.cube,
+            }),
+            Phase::Over => Err(Conflict("no decision to hint at: the game is over".into()).into()),
+        }
     }
 
     /// Begins game `record.games.len() + 1`: the opening roll, and the engine's first turn if
@@ -262,6 +302,12 @@ impl Game {
         } else {
             self.engine_rolled(roll);
         }
+    }
+
+    /// Whether a double now offered may be beavered: beavers are on, and the cube, redoubled,
+    /// stays within its highest value (2^15).
+    fn may_beaver(&self) -> bool {
+        self.state.beavers && self.state.cube.log2 + 2 <= 15
     }
 
     /// Whether the cube may be turned in this game.
@@ -446,7 +492,7 @@ impl Game {
     /// that cannot be read or is illegal, or an unknown level or action.
     pub fn act(&mut self, action: &str, play: Option<&str>, level: Option<&str>) -> Result<()> {
         let phase = self.phase;
-        let beavers = self.state.beavers;
+        let beavers = self.may_beaver();
         let wrong = || -> anyhow::Error {
             Conflict(format!(
                 "cannot {action} now: {}",
@@ -475,7 +521,7 @@ impl Game {
                 let roll = self.dice.roll();
                 self.engine_rolled(roll);
             }
-            ("beaver", Phase::Take) if self.state.beavers => {
+            ("beaver", Phase::Take) if self.may_beaver() => {
                 // The person redoubles at once and keeps the cube; the engine must accept
                 // (gnubg records it as a double answered by a take).
                 let beavered = self.state.cube.value() * 4;
@@ -554,7 +600,7 @@ impl Game {
         asked.turn = !self.human;
         asked.dice = Dice::DoubleOffered;
         if self.engine.accepts_double(&asked) {
-            if self.state.beavers && self.engine.beavers(&asked) {
+            if self.may_beaver() && self.engine.beavers(&asked) {
                 let beavered = doubled * 2;
                 self.push_action(ENGINE, Action::Beaver(beavered));
                 self.push_action(PERSON, Action::Take);
@@ -695,6 +741,32 @@ impl Game {
         }
         v
     }
+}
+
+/// The engine's advice, searched `ply` deep, on the resignation `level` that the side on roll of
+/// `state` offers: what accepting and playing on are worth to the other side (in points, or
+/// chances of winning the match) and whether to accept (`Game::decision`'s resignation).
+#[must_use]
+pub fn resignation_advice(
+    search: &mut tavla_nn::Search,
+    state: &GameState,
+    level: Resign,
+    cube: bool,
+    ply: u8,
+) -> Value {
+    let w = search.resignation_worth(state, cube, ply);
+    // The worth is the resigning side's: the other's is its opposite.
+    let money = state.match_length == 0;
+    let other = |x: f32| if money { -x } else { 1.0 - x };
+    json!({
+        "for": "resignation",
+        "ply": ply,
+        "units": if money { "points" } else { "chances of winning the match" },
+        "level": level.to_string(),
+        "playing_on": other(w.playing_on),
+        "accepting": other(w.resigning[level as usize - 1]),
+        "accept": w.accepts(level),
+    })
 }
 
 /// The games of a server, each behind its own lock.
@@ -964,10 +1036,29 @@ mod tests {
         let mut game = lost();
         let v = game.view();
         assert_eq!(v["phase"], "resignation", "{v}");
+        let Decision::Resignation { state, level, cube } = game.decision().unwrap() else {
+            panic!("not a resignation");
+        };
+        assert_eq!(level, Resign::Gammon);
+        let mut search = tavla_nn::Search::new(tavla_nn::Weights::shared_default());
+        let advice = resignation_advice(&mut search, &state, level, cube, 1);
+        assert_eq!(advice["accept"], true, "{advice}");
+        assert_eq!(advice["units"], "points");
+        assert!(
+            (advice["accepting"].as_f64().unwrap() - 2.0).abs() < 1e-6,
+            "{advice}"
+        );
+        assert!(
+            (advice["playing_on"].as_f64().unwrap() - 2.0).abs() < 0.01,
+            "{advice}"
+        );
         assert_eq!(v["offer"]["level"], "gammon", "{v}");
         let e = game.act("roll", None, None).unwrap_err();
         assert!(e.to_string().contains("accept or reject"), "{e}");
         game.act("accept", None, None).unwrap();
+        let e = game.decision().err().unwrap();
+        assert!(e.is::<Conflict>(), "{e}");
+
         let v = game.view();
         assert_eq!(v["result"]["winner"], "you");
         assert_eq!(v["result"]["how"], "resignation");
@@ -1126,7 +1217,14 @@ mod tests {
         );
         bad(
             NewGame {
-                match_length: Some(1000),
+                seed: Some(MAX_SEED + 1),
+                ..NewGame::default()
+            },
+            "seed must be at most 9007199254740991",
+        );
+        bad(
+            NewGame {
+                match_length: Some(33),
                 ..NewGame::default()
             },
             "match_length",

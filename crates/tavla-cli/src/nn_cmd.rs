@@ -966,8 +966,9 @@ pub struct RolloutArgs {
 }
 
 /// A rollout as whoever watches it sees it (the progress bar, or the HTTP API's rollout jobs,
-/// `tavla serve`): the games asked for, the plays rolled out, and the [`RolloutControl`] that
-/// counts the games finished, keeps each play's running mean (cubeless rollouts) and stops it.
+/// `tavla serve`): the games asked for, the plays or cube lines rolled out, and the
+/// [`RolloutControl`] that counts the games finished, keeps each play's or line's running mean
+/// and stops it.
 #[derive(Debug, Default)]
 pub(crate) struct RolloutWatch {
     /// Games finished, running means and the stop flag: once stopped, no game is started,
@@ -979,9 +980,43 @@ pub(crate) struct RolloutWatch {
     pub total: AtomicU64,
     /// The plays rolled out, in the order of the running means (none for a position).
     pub plays: Mutex<Vec<String>>,
+    /// A cubeful rollout of a position: its two lines (`no double`, `double, take`), in the
+    /// order of the running means.
+    pub lines: Mutex<Vec<&'static str>>,
+    /// What the running means are in.
+    pub units: Mutex<RunningUnits>,
+}
+
+/// What a rollout's running means are in.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RunningUnits {
+    /// Cubeless equity.
+    #[default]
+    CubelessEquity,
+    /// Cubeful equity per unit of the cube (money play).
+    CubefulEquity,
+    /// Chances of winning the match (cubeful, at a match score).
+    MatchChances,
+}
+
+impl RunningUnits {
+    /// As the HTTP API names them.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            RunningUnits::CubelessEquity => "cubeless equity",
+            RunningUnits::CubefulEquity => "cubeful equity per unit of the cube",
+            RunningUnits::MatchChances => "chances of winning the match",
+        }
+    }
 }
 
 impl RolloutWatch {
+    fn set_units(&self, units: RunningUnits) {
+        if let Ok(mut u) = self.units.lock() {
+            *u = units;
+        }
+    }
+
     fn stopped(&self) -> bool {
         self.control.should_stop()
     }
@@ -1231,6 +1266,11 @@ fn play_rollouts(
         watch.control.counter(),
         || {
             if args.cube {
+                watch.set_units(if score.is_some() {
+                    RunningUnits::MatchChances
+                } else {
+                    RunningUnits::CubefulEquity
+                });
                 tavla_nn::rollout::cubeful_play_rollouts_until(
                     &search,
                     &afters,
@@ -1238,7 +1278,7 @@ fn play_rollouts(
                     cube,
                     score,
                     config,
-                    watch.control.counter(),
+                    &|i, v| watch.control.record(i, v),
                     &stop,
                 )
                 .map(|rs| {
@@ -1453,6 +1493,14 @@ fn cubeful_rollout(
     let score = tavla_nn::met::MatchScore::of(state, state.turn);
     let len = 2 * u64::from(args.games);
     watch.total.store(len, Ordering::Relaxed);
+    watch.set_units(if score.is_some() {
+        RunningUnits::MatchChances
+    } else {
+        RunningUnits::CubefulEquity
+    });
+    if let Ok(mut lines) = watch.lines.lock() {
+        *lines = vec!["no double", "double, take"];
+    }
     let r = with_progress(
         args.quiet,
         len,
@@ -1466,7 +1514,7 @@ fn cubeful_rollout(
                 state.cube.value(),
                 score,
                 config,
-                watch.control.counter(),
+                &|i, v| watch.control.record(i, v),
                 &|| watch.stopped(),
             )
         },

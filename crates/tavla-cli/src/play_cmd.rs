@@ -784,6 +784,8 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
             return Ok(None);
         }
         let doubled = value * 2;
+        // A beaver redoubles at once: only while the cube stays within its highest value.
+        let may_beaver = state.beavers && state.cube.log2 + 2 <= 15;
         let column = |side: Side| usize::from(side != human);
         record.push(column(doubler), Action::Double(doubled));
         let taker = !doubler;
@@ -794,7 +796,7 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
         // 0 take, 1 pass, 2 beaver.
         let answer = if doubler == human {
             let takes = self.engine.accepts_double(&asked);
-            let beavers = takes && state.beavers && self.engine.beavers(&asked);
+            let beavers = takes && may_beaver && self.engine.beavers(&asked);
             let (answer, word) = match (takes, beavers) {
                 (true, true) => (2, "takes and beavers: the cube is redoubled at once"),
                 (true, false) => (0, "takes"),
@@ -815,12 +817,12 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
             write!(self.out, "{}", draw(state, human))?;
             let mut offered = *state;
             offered.dice = Dice::DoubleOffered;
-            let answers: &[&[&str]] = if state.beavers {
+            let answers: &[&[&str]] = if may_beaver {
                 &[&["take", "t"], &["pass", "p", "drop"], &["beaver"]]
             } else {
                 &[&["take", "t"], &["pass", "p", "drop"]]
             };
-            let prompt = if state.beavers {
+            let prompt = if may_beaver {
                 "Take, pass or beaver? "
             } else {
                 "Take or pass? "

@@ -84,8 +84,9 @@ impl Job {
 
     /// The job as the API answers it: `id`, `state` (`running`, `done`, `stopped` or
     /// `failed`), `games_done` and `games_total` (over all the plays or cube lines),
-    /// `stop_requested`, `elapsed_ms`, `running` (each play's running estimate, cubeless
-    /// rollouts), `request`, `result` (once ended with one) and `error` (once failed).
+    /// `stop_requested`, `elapsed_ms`, `running` (each play's or cube line's running estimate)
+    /// and `running_units` (what they are in), `request`, `result` (once ended with one) and
+    /// `error` (once failed).
     pub(crate) fn to_json(&self) -> Value {
         // The counters after the end: once it is set they no longer change.
         let end = self.end();
@@ -115,21 +116,29 @@ impl Job {
             "stop_requested": stop_requested,
             "elapsed_ms": u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
             "running": self.estimates(),
+            "running_units": self.watch.units.lock().map(|u| u.name()).unwrap_or_default(),
             "request": self.request,
             "result": result,
             "error": error,
         })
     }
 
-    /// Cubeless rollouts: each play's running estimate (none for a position), its games, mean
-    /// equity and 95% half-interval, over the games finished so far (in the order the threads
-    /// finished them: at the end they are all of the result's).
+    /// The running estimate of the position (cubeless), of each play of the roll (`play`), or
+    /// of each line of a cubeful rollout of a position (`line`): its games, mean and 95%
+    /// half-interval, over the games finished so far (in the order the threads finished them:
+    /// at the end they are all of the result's).
     fn estimates(&self) -> Vec<Value> {
         let plays = self
             .watch
             .plays
             .lock()
             .map(|p| p.clone())
+            .unwrap_or_default();
+        let lines = self
+            .watch
+            .lines
+            .lock()
+            .map(|l| l.clone())
             .unwrap_or_default();
         self.watch
             .control
@@ -140,6 +149,9 @@ impl Job {
                 let mut v = json!({ "games": games, "equity": equity, "ci95": 1.96 * stderr });
                 if let Some(play) = plays.get(i) {
                     v["play"] = Value::String(play.clone());
+                }
+                if let Some(line) = lines.get(i) {
+                    v["line"] = Value::from(*line);
                 }
                 v
             })

@@ -14,7 +14,8 @@
 //! | `POST /v1/games`, `GET /v1/games/ID`, `POST /v1/games/ID/ACTION`, `GET /v1/games/ID/hint`, `GET /v1/games/ID/record`, `DELETE /v1/games/ID` | games against the engine ([`crate::games`]) |
 //! | `GET /` | the web page that plays them |
 //!
-//! Every `GET` is also a `POST` with the same fields in a JSON object. A position is in any
+//! `/v1/position`, `/v1/moves`, `/v1/hint`, `/v1/eval` and `/v1/rollout` answer a `GET` (fields
+//! in the query string) and a `POST` (the same fields in a JSON object) alike. A position is in any
 //! notation tavla reads (in a query string, `+` must be written `%2B`, as in any URL). Bad
 //! input is answered with status 400 and `{"error": "..."}` naming what is wrong; each request
 //! is computed on a blocking thread, several at once.
@@ -37,7 +38,7 @@ use tavla_nn::Weights;
 use tavla_notation::{format, Notation};
 
 use crate::analyse_cmd::{analyse_records, AnalyseArgs};
-use crate::games::{self as web_games, Conflict, Games, NewGame};
+use crate::games::{self as web_games, Conflict, Decision, Games, NewGame};
 use crate::input::{self, InputError};
 use crate::nn_cmd::{
     eval_with, hint_with, rollout, EngineArgs, EvalArgs, HintArgs, PruneArgs, RolloutArgs,
@@ -366,7 +367,9 @@ async fn analyse(q: Result<Query<Fields>, QueryRejection>, body: Bytes) -> Respo
         if ply > tavla_nn::search::MAX_PLY {
             return Err(InputError(format!("ply must be in 0..=3, got {ply}")).into());
         }
-        let args = AnalyseArgs::defaults().with_ply(ply);
+        let args = AnalyseArgs::defaults()
+            .with_ply(ply)
+            .with_cube(f.cube.unwrap_or(false));
         let report = analyse_records(&args, &[(record, replays)], vec!["request".into()], false)?;
         Ok(serde_json::to_string(&report)?)
     })
@@ -671,9 +674,10 @@ struct HintFields {
 }
 
 /// `GET /v1/games/{id}/hint?ply=2&top=5`: the engine's advice on the decision at hand: with a
-/// move due, the best plays (`{"for": "move", "hint": ...}`, as `/v1/hint`); before a roll,
-/// or when a double or resignation is offered, the cube analysis of the side on roll
-/// (`{"for": "cube", "eval": ...}`, as `/v1/eval`). Depth 2 by default.
+/// move due, the best plays (`{"for": "move", "hint": ...}`, as `/v1/hint`); before a roll or
+/// when doubled, the cube analysis of the side on roll (`{"for": "cube", "eval": ...}`, as
+/// `/v1/eval`); when the engine offers to resign, what accepting and playing on are worth to the
+/// person (`{"for": "resignation", ...}`). Depth 2 by default; 409 once the game is over.
 async fn game_hint(
     State(e): State<Arc<Engine>>,
     id: Result<Path<u64>, PathRejection>,
@@ -688,22 +692,32 @@ async fn game_hint(
         return no_game(id);
     };
     let result = tokio::task::spawn_blocking(move || -> Result<serde_json::Value> {
-        let (position, moving) = web_games::lock(&game).decision_position(Notation::Xgid);
-        let engine = engine_args(Some(f.ply.unwrap_or(2)));
+        let ply = f.ply.unwrap_or(2);
+        if ply > tavla_nn::search::MAX_PLY {
+            return Err(InputError(format!("ply must be in 0..=3, got {ply}")).into());
+        }
+        let decision = web_games::lock(&game).decision()?;
+        let engine = engine_args(Some(ply));
         let mut out = Vec::new();
-        if moving {
-            let args = HintArgs {
-                position,
-                dice: None,
-                top: f.top.unwrap_or(5),
-                engine,
-            };
-            e.with_search(|s| hint_with(&args, s, &mut out))?;
-            Ok(json!({ "for": "move", "hint": serde_json::from_slice::<serde_json::Value>(&out)? }))
-        } else {
-            let args = EvalArgs { position, engine };
-            e.with_search(|s| eval_with(&args, s, &mut out))?;
-            Ok(json!({ "for": "cube", "eval": serde_json::from_slice::<serde_json::Value>(&out)? }))
+        match decision {
+            Decision::Move(position) => {
+                let args = HintArgs {
+                    position,
+                    dice: None,
+                    top: f.top.unwrap_or(5),
+                    engine,
+                };
+                e.with_search(|s| hint_with(&args, s, &mut out))?;
+                Ok(json!({ "for": "move", "hint": serde_json::from_slice::<serde_json::Value>(&out)? }))
+            }
+            Decision::Cube(position) => {
+                let args = EvalArgs { position, engine };
+                e.with_search(|s| eval_with(&args, s, &mut out))?;
+                Ok(json!({ "for": "cube", "eval": serde_json::from_slice::<serde_json::Value>(&out)? }))
+            }
+            Decision::Resignation { state, level, cube } => Ok(e.with_search(|s| {
+                web_games::resignation_advice(s, &state, level, cube, ply)
+            })),
         }
     })
     .await;
@@ -725,8 +739,9 @@ async fn game_record(
     let Some(game) = e.games.get(id) else {
         return no_game(id);
     };
-    let mat = web_games::lock(&game).mat();
-    match mat {
+    // The game may be locked by an action whose engine is thinking: wait off the runtime.
+    let mat = tokio::task::spawn_blocking(move || web_games::lock(&game).mat()).await;
+    match mat.context("writing the record failed").and_then(|r| r) {
         Ok(text) => ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response(),
         Err(err) => answer(Err(err)),
     }

@@ -402,6 +402,38 @@ fn rollouts_run_in_the_background_and_stop_on_request() {
     );
     assert_eq!(status, 200);
 
+    // A position with the cube: each line's running estimate, named, in the result's units.
+    let (status, v) = server.request(
+        "POST",
+        "/v1/rollouts",
+        r#"{"position": "4HPwATDgc/ABMA", "games": 36, "truncate": 6, "cube": true}"#,
+        true,
+    );
+    assert_eq!(status, 202, "{v}");
+    let cubeful = server.wait_for(v["id"].as_u64().unwrap());
+    assert_eq!(cubeful["state"], "done", "{cubeful}");
+    assert_eq!(
+        cubeful["running_units"], "cubeful equity per unit of the cube",
+        "{cubeful}"
+    );
+    let running = cubeful["running"].as_array().unwrap();
+    assert_eq!(running.len(), 2, "{cubeful}");
+    for (line, key) in [("no double", "no_double"), ("double, take", "double_take")] {
+        let estimate = running.iter().find(|r| r["line"] == line).unwrap();
+        assert_eq!(estimate["games"], 36, "{cubeful}");
+        let mean = estimate["equity"].as_f64().unwrap();
+        let result = cubeful["result"][key].as_f64().unwrap();
+        assert!((mean - result).abs() < 1e-9, "{line}: {mean} {result}");
+    }
+    assert_eq!(plays["running_units"], "cubeless equity");
+    let (status, _) = server.request(
+        "DELETE",
+        &format!("/v1/rollouts/{}", cubeful["id"]),
+        "",
+        false,
+    );
+    assert_eq!(status, 200);
+
     // The plays of a roll with the cube (fields in the query string), stopped once a game
     // is done: the first games of the full rollout, as the command gives them.
     let (status, v) = server.request(
@@ -445,11 +477,25 @@ fn rollouts_run_in_the_background_and_stop_on_request() {
         "--json",
     ]));
     assert_eq!(stopped["result"], cli);
+    // Each play's running estimate: the stopped rollout's games, as its result has them.
     assert_eq!(
-        stopped["running"],
-        serde_json::json!([]),
-        "cubeful: no running estimates"
+        stopped["running_units"],
+        "cubeful equity per unit of the cube"
     );
+    for play in stopped["result"]["plays"].as_array().unwrap() {
+        let estimate = stopped["running"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["play"] == play["play"])
+            .unwrap_or_else(|| panic!("{stopped}"));
+        assert_eq!(estimate["games"].as_u64(), Some(games), "{stopped}");
+        let (mean, equity) = (
+            estimate["equity"].as_f64().unwrap(),
+            play["equity"].as_f64().unwrap(),
+        );
+        assert!((mean - equity).abs() < 1e-9, "{mean} {equity}");
+    }
 
     // Both are listed, oldest first; a forgotten one is gone.
     let (_, list) = server.request("GET", "/v1/rollouts", "", false);
@@ -705,6 +751,12 @@ fn games_are_played_over_http() {
     );
     let (status, e) = server.request("POST", &format!("/v1/games/{id}/next"), "", true);
     assert_eq!(status, 409, "{e}");
+    let (status, e) = server.request("GET", &format!("/v1/games/{id}/hint"), "", false);
+    assert_eq!(status, 409, "{e}");
+    assert!(
+        e["error"].as_str().unwrap().contains("the game is over"),
+        "{e}"
+    );
     // The record, as gnubg and `tavla analyse` read it.
     let (status, head, mat) = server.raw("GET", &format!("/v1/games/{id}/record"), "", false, "");
     assert_eq!(status, 200);

@@ -72,6 +72,14 @@ use crate::weights::Weights;
 /// threads finish them. Called from the rollout's threads.
 pub type GameFinished<'a> = &'a (dyn Fn(usize, &[f64; 5]) + Sync);
 
+/// Told of every game a cubeful rollout finishes on each of its lines
+/// ([`cubeful_rollout_until`], [`cubeful_play_rollouts_until`]): the line's index (for a
+/// position 0 the line without a double, 1 double/take; for the plays of a roll the play's
+/// index) and the game's value as the result counts it (in money play cubeful equity per unit
+/// of the cube, in a match chances of winning it), in whatever order the threads finish them.
+/// Called from the rollout's threads.
+pub type CubefulFinished<'a> = &'a (dyn Fn(usize, f64) + Sync);
+
 /// Settings of a rollout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RolloutConfig {
@@ -648,14 +656,18 @@ pub fn cubeful_play_rollouts(
         cube,
         score,
         config,
-        progress,
+        &|_, _| {
+            progress.fetch_add(1, Ordering::Relaxed);
+        },
         &|| false,
     )
     .expect("at least one game")
 }
 
 /// [`cubeful_play_rollouts`], stopped early when `stop` says so, as [`rollout_plays_until`]
-/// is: every play has the same first `n` games. `None` when no game was played.
+/// is: every play has the same first `n` games. `None` when no game was played. `finished`
+/// hears of each play's games, in the mover's terms (a play that ends the game, of its games
+/// once the others are over).
 ///
 /// # Panics
 /// When `afters` is empty.
@@ -667,7 +679,7 @@ pub fn cubeful_play_rollouts_until(
     cube: u32,
     score: Option<MatchScore>,
     config: RolloutConfig,
-    progress: &AtomicU64,
+    finished: CubefulFinished<'_>,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Option<Vec<CubefulPlayRollout>> {
     assert!(!afters.is_empty(), "no plays to roll out");
@@ -697,7 +709,13 @@ pub fn cubeful_play_rollouts_until(
             root_may_double: true,
         })
         .collect();
-    let per_game = cubeful_games(search, &lines, &config, progress, stop);
+    // Each line's games for the mover of its play.
+    let for_mover = |v: f64| match score {
+        None => -v,
+        Some(_) => 1.0 - v,
+    };
+    let heard = |k: usize, v: f64| finished(running[k], for_mover(v));
+    let per_game = cubeful_games(search, &lines, &config, &heard, stop);
     // The games played (all of them unless the deadline or `stop` stopped them).
     let played = per_game.len();
     if played == 0 {
@@ -709,12 +727,14 @@ pub fn cubeful_play_rollouts_until(
         .enumerate()
         .map(|(i, after)| match after.outcome() {
             Some(o) => {
-                progress.fetch_add(played as u64, Ordering::Relaxed);
                 let points = u32::from(o.points) * cube;
                 let won = match score {
                     None => f64::from(points),
                     Some(s) => f64::from(s.after(points, 0)),
                 };
+                for _ in 0..played {
+                    finished(i, won);
+                }
                 vec![won; played]
             }
             None => {
@@ -722,13 +742,7 @@ pub fn cubeful_play_rollouts_until(
                     .iter()
                     .position(|&j| j == i)
                     .expect("every running play has its line");
-                per_game
-                    .iter()
-                    .map(|g| match score {
-                        None => -g[k],
-                        Some(_) => 1.0 - g[k],
-                    })
-                    .collect()
+                per_game.iter().map(|g| for_mover(g[k])).collect()
             }
         })
         .collect();
@@ -985,7 +999,10 @@ pub fn cubeful_rollout(
     progress: &AtomicU64,
 ) -> CubefulRolloutResult {
     assert!(config.games > 0, "a rollout needs at least one game");
-    cubeful_rollout_until(search, root, holder, 1, None, config, progress, &|| false)
+    let count = |_: usize, _: f64| {
+        progress.fetch_add(1, Ordering::Relaxed);
+    };
+    cubeful_rollout_until(search, root, holder, 1, None, config, &count, &|| false)
         .expect("at least one game")
 }
 
@@ -1010,6 +1027,9 @@ pub fn cubeful_match_rollout(
     progress: &AtomicU64,
 ) -> CubefulRolloutResult {
     assert!(config.games > 0, "a rollout needs at least one game");
+    let count = |_: usize, _: f64| {
+        progress.fetch_add(1, Ordering::Relaxed);
+    };
     cubeful_rollout_until(
         search,
         root,
@@ -1017,7 +1037,7 @@ pub fn cubeful_match_rollout(
         cube,
         Some(score),
         config,
-        progress,
+        &count,
         &|| false,
     )
     .expect("at least one game")
@@ -1026,7 +1046,7 @@ pub fn cubeful_match_rollout(
 /// [`cubeful_rollout`] (`score` `None`, money play, `cube` not used) or
 /// [`cubeful_match_rollout`] (the side on roll's `score`, the cube on `cube`), stopped early
 /// when `stop` says so, as [`rollout_until`] is: both lines have the same first `n` games.
-/// `None` when no game was played.
+/// `None` when no game was played. `finished` hears of each line's games.
 ///
 /// # Panics
 /// When `root` is a finished game.
@@ -1038,7 +1058,7 @@ pub fn cubeful_rollout_until(
     cube: u32,
     score: Option<MatchScore>,
     config: RolloutConfig,
-    progress: &AtomicU64,
+    finished: CubefulFinished<'_>,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Option<CubefulRolloutResult> {
     let cube = if score.is_some() {
@@ -1047,7 +1067,7 @@ pub fn cubeful_rollout_until(
         1
     };
     let (games, [no_double, double_take]) =
-        rollout_lines(search, root, holder, cube, score, config, progress, stop)?;
+        rollout_lines(search, root, holder, cube, score, config, finished, stop)?;
     let analysis = match score {
         None => CubeAnalysis::from_equities(
             cube_efficiency(&root),
@@ -1083,7 +1103,7 @@ fn rollout_lines(
     cube: u32,
     score: Option<MatchScore>,
     config: RolloutConfig,
-    progress: &AtomicU64,
+    finished: CubefulFinished<'_>,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Option<(u32, [LineStats; 2])> {
     assert!(!root.is_game_over(), "the game is over at the root");
@@ -1104,7 +1124,7 @@ fn rollout_lines(
         search,
         &[line(cube, owner), line(2 * cube, Some(false))],
         &config,
-        progress,
+        finished,
         stop,
     );
     if per_game.is_empty() {
@@ -1123,21 +1143,22 @@ fn rollout_lines(
 }
 
 /// Each game's result on each of `lines` (game `i` of every line on the same dice), in game
-/// order, played on `config.threads` threads until `stop` ([`run_games`]). `progress` counts
-/// finished games, one a line.
+/// order, played on `config.threads` threads until `stop` ([`run_games`]). `finished` hears of
+/// each line's games, with the line's index and the game's value for the line's root side.
 fn cubeful_games(
     search: &Search,
     lines: &[CubeLine],
     config: &RolloutConfig,
-    progress: &AtomicU64,
+    finished: CubefulFinished<'_>,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Vec<Vec<f64>> {
     run_games(search, config, stop, |search, game, plays, evals| {
         lines
             .iter()
-            .map(|line| {
+            .enumerate()
+            .map(|(k, line)| {
                 let v = play_out_cubeful(search, line, game, config, plays, evals);
-                progress.fetch_add(1, Ordering::Relaxed);
+                finished(k, v);
                 v
             })
             .collect()
@@ -1425,8 +1446,12 @@ mod tests {
         let cfg = to_be_stopped(5, 4);
         let score = MatchScore::new(7, 4, 2, false).unwrap();
         let centre = CubeHolder::Centre;
+        let nothing = |_: usize, _: f64| {};
         for score in [None, Some(score)] {
             let progress = AtomicU64::new(0);
+            let count = |_: usize, _: f64| {
+                progress.fetch_add(1, Ordering::Relaxed);
+            };
             let stop = || progress.load(Ordering::Relaxed) >= 20;
             let stopped = cubeful_rollout_until(
                 &search,
@@ -1435,7 +1460,7 @@ mod tests {
                 1,
                 score,
                 cfg,
-                &progress,
+                &count,
                 &stop,
             )
             .unwrap();
@@ -1459,7 +1484,7 @@ mod tests {
                 1,
                 score,
                 cfg,
-                &zero,
+                &nothing,
                 &|| true,
             );
             assert_eq!(never, None);
@@ -1468,9 +1493,12 @@ mod tests {
         Position::START.legal_plays(Roll::from_values(6, 4), &mut plays);
         let afters = &plays.positions()[..3];
         let progress = AtomicU64::new(0);
+        let count = |_: usize, _: f64| {
+            progress.fetch_add(1, Ordering::Relaxed);
+        };
         let stop = || progress.load(Ordering::Relaxed) >= 12;
         let stopped =
-            cubeful_play_rollouts_until(&search, afters, centre, 1, None, cfg, &progress, &stop)
+            cubeful_play_rollouts_until(&search, afters, centre, 1, None, cfg, &count, &stop)
                 .unwrap();
         let games = stopped[0].games;
         assert!(games >= 4 && stopped.iter().all(|p| p.games == games));
@@ -1481,8 +1509,85 @@ mod tests {
             cubeful_play_rollouts(&search, afters, centre, 1, None, full, &zero)
         );
         let never =
-            cubeful_play_rollouts_until(&search, afters, centre, 1, None, cfg, &zero, &|| true);
+            cubeful_play_rollouts_until(&search, afters, centre, 1, None, cfg, &nothing, &|| true);
         assert_eq!(never, None);
+    }
+
+    #[test]
+    fn a_cubeful_rollout_tells_each_game_of_each_line_as_its_result_counts_it() {
+        // The means of the values heard, line by line, are the result's: both lines of a
+        // position (money and a match score), and the plays of a roll (one of which ends the
+        // game) for the mover.
+        let search = Search::new(Arc::new(Weights::default_weights()));
+        let cfg = RolloutConfig {
+            games: 24,
+            seed: 5,
+            threads: 2,
+            luck_adjust: true,
+            truncate: 4,
+            balance_parity: false,
+            ply: 0,
+            deadline: None,
+        };
+        let heard = std::sync::Mutex::new(Vec::<(usize, f64)>::new());
+        let hear = |k: usize, v: f64| heard.lock().unwrap().push((k, v));
+        let mean = |k: usize| {
+            let h = heard.lock().unwrap();
+            let v: Vec<f64> = h.iter().filter(|e| e.0 == k).map(|e| e.1).collect();
+            (v.len(), v.iter().sum::<f64>() / v.len() as f64)
+        };
+        let score = MatchScore::new(7, 4, 2, false).unwrap();
+        for score in [None, Some(score)] {
+            heard.lock().unwrap().clear();
+            let r = cubeful_rollout_until(
+                &search,
+                Position::START,
+                CubeHolder::Centre,
+                1,
+                score,
+                cfg,
+                &hear,
+                &|| false,
+            )
+            .unwrap();
+            let ((n0, m0), (n1, m1)) = (mean(0), mean(1));
+            assert_eq!((n0, n1), (24, 24));
+            assert!((m0 - r.no_double).abs() < 1e-9, "{m0} {}", r.no_double);
+            assert!((m1 - r.double_take).abs() < 1e-9, "{m1} {}", r.double_take);
+        }
+        heard.lock().unwrap().clear();
+        let won = {
+            let mut on_roll = [0u8; 25];
+            on_roll[0] = 1;
+            let mut opponent = [0u8; 25];
+            opponent[5] = 15;
+            let pos = Position::try_from(tavla_core::Board { on_roll, opponent }).unwrap();
+            let mut plays = PlayList::new();
+            pos.legal_plays(Roll::from_values(2, 1), &mut plays);
+            plays.positions()[0]
+        };
+        assert!(won.outcome().is_some());
+        let afters = [Position::START, short_race(), won];
+        let r = cubeful_play_rollouts_until(
+            &search,
+            &afters,
+            CubeHolder::Centre,
+            1,
+            None,
+            cfg,
+            &hear,
+            &|| false,
+        )
+        .unwrap();
+        for (i, play) in r.iter().enumerate() {
+            let (n, m) = mean(i);
+            assert_eq!(n, 24);
+            assert!(
+                (m - play.equity).abs() < 1e-9,
+                "play {i}: {m} {}",
+                play.equity
+            );
+        }
     }
 
     #[test]
