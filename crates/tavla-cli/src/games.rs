@@ -363,11 +363,14 @@ impl Game {
         } else {
             format_pretty(&pos, &play)
         };
+        // The checker moves in the mover's numbering (25 the bar, 0 off).
+        let moves: Vec<[u8; 2]> = play.moves().iter().map(|m| [m.from(), m.to()]).collect();
         let mut event = json!({
             "event": "play",
             "side": self.who(mover),
             "dice": roll.to_string(),
             "play": text,
+            "moves": moves,
         });
         if let Some(note) = note {
             event["note"] = json!(note);
