@@ -679,6 +679,8 @@ impl Game {
             "you": if human == Side::X { "x" } else { "o" },
             "cube_in_play": self.cube,
             "beavers": self.beavers,
+            // A double offered now may be beavered (beavers on, the cube not too high).
+            "may_beaver": self.may_beaver(),
             "match_length": self.length,
             "game": self.record.games.len(),
             "score": { "you": self.score.get(human), "engine": self.score.get(bot) },
@@ -1112,6 +1114,7 @@ mod tests {
         // person's, and the engine has rolled and played.
         let mut game = with_beavers(race(4, 4), true);
         assert_eq!(game.view()["phase"], "take");
+        assert_eq!(game.view()["may_beaver"], true);
         let e = game.act("move", Some("8/5"), None).unwrap_err();
         assert!(e.to_string().contains("take, beaver or pass"), "{e}");
         game.act("beaver", None, None).unwrap();
@@ -1148,6 +1151,12 @@ mod tests {
             e.is::<Conflict>() && e.to_string().contains("take or pass"),
             "{e}"
         );
+        // Nor with the cube so high that a beaver would pass 2^15.
+        let mut game = with_beavers(race(4, 4), true);
+        game.state.cube.log2 = 14;
+        assert_eq!(game.view()["may_beaver"], false);
+        let e = game.act("beaver", None, None).unwrap_err();
+        assert!(e.is::<Conflict>(), "{e}");
         for request in [
             NewGame {
                 beavers: Some(true),

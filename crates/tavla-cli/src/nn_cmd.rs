@@ -1246,7 +1246,6 @@ fn play_rollouts(
     }
     let afters: Vec<Position> = chosen.iter().map(|&i| plays.positions()[i]).collect();
     let len = u64::from(args.games) * afters.len() as u64;
-    watch.total.store(len, Ordering::Relaxed);
     let holder = CubeHolder::of(state);
     let score = tavla_nn::met::MatchScore::of(state, state.turn);
     let cube = state.cube.value();
@@ -1256,6 +1255,15 @@ fn play_rollouts(
             .map(|&i| tavla_notation::format_pretty(&pos, &plays.play(i)))
             .collect();
     }
+    if args.cube {
+        watch.set_units(if score.is_some() {
+            RunningUnits::MatchChances
+        } else {
+            RunningUnits::CubefulEquity
+        });
+    }
+    // Last: a watcher that sees the total sees the labels and units too.
+    watch.total.store(len, Ordering::Relaxed);
     let stop = || watch.stopped();
     let count = |p: usize, g: &[f64; 5]| watch.record(p, g);
     // Each play's result for the mover, with its probabilities when cubeless.
@@ -1266,11 +1274,6 @@ fn play_rollouts(
         watch.control.counter(),
         || {
             if args.cube {
-                watch.set_units(if score.is_some() {
-                    RunningUnits::MatchChances
-                } else {
-                    RunningUnits::CubefulEquity
-                });
                 tavla_nn::rollout::cubeful_play_rollouts_until(
                     &search,
                     &afters,
@@ -1492,7 +1495,6 @@ fn cubeful_rollout(
     let holder = CubeHolder::of(state);
     let score = tavla_nn::met::MatchScore::of(state, state.turn);
     let len = 2 * u64::from(args.games);
-    watch.total.store(len, Ordering::Relaxed);
     watch.set_units(if score.is_some() {
         RunningUnits::MatchChances
     } else {
@@ -1501,6 +1503,8 @@ fn cubeful_rollout(
     if let Ok(mut lines) = watch.lines.lock() {
         *lines = vec!["no double", "double, take"];
     }
+    // Last: a watcher that sees the total sees the labels and units too.
+    watch.total.store(len, Ordering::Relaxed);
     let r = with_progress(
         args.quiet,
         len,

@@ -145,6 +145,8 @@ impl Job {
             .running()
             .iter()
             .enumerate()
+            // A play that ends the game is told of its games only once the others are over.
+            .filter(|(_, &(games, _, _))| games > 0)
             .map(|(i, &(games, equity, stderr))| {
                 let mut v = json!({ "games": games, "equity": equity, "ci95": 1.96 * stderr });
                 if let Some(play) = plays.get(i) {

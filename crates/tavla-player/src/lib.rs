@@ -258,15 +258,16 @@ impl RolloutControl {
         self.progress.load(Ordering::Relaxed)
     }
 
-    /// The counter of games finished, for rollouts that count their games without telling
-    /// their equities (cubeful ones, in other units): [`RolloutControl::games_done`] reads it.
+    /// The counter of games finished, which [`RolloutControl::games_done`] reads (for a
+    /// progress bar that watches it).
     #[must_use]
     pub fn counter(&self) -> &AtomicU64 {
         &self.progress
     }
 
-    /// Tells the control of a finished game: its cubeless equity for the side of play `play`
-    /// (0 for a position rolled out alone).
+    /// Tells the control of a finished game: its value for play (or cube line) `play` (0 for a
+    /// position rolled out alone), in the rollout's units: cubeless equity, or a cubeful
+    /// rollout's equity per unit of the cube or chances of winning the match.
     pub fn record(&self, play: usize, equity: f64) {
         self.progress.fetch_add(1, Ordering::Relaxed);
         // A poisoned lock (a thread that panicked while holding it) only loses the estimate.
