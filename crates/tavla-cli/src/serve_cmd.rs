@@ -191,6 +191,11 @@ fn answer(result: Result<String>) -> Response {
     }
 }
 
+/// The answer to a request that cannot be read: 400 and `reason`.
+fn bad(reason: String) -> Response {
+    answer(Err(InputError(reason).into()))
+}
+
 fn required(field: Option<String>, name: &str) -> Result<String> {
     field.ok_or_else(|| InputError(format!("missing field `{name}`")).into())
 }
@@ -345,7 +350,7 @@ async fn run(engine: Arc<Engine>, route: Route, fields: Fields) -> Response {
 async fn analyse(q: Result<Query<Fields>, QueryRejection>, body: Bytes) -> Response {
     let f = match q {
         Ok(Query(f)) => f,
-        Err(r) => return answer(Err(InputError(r.body_text()).into())),
+        Err(r) => return bad(r.body_text()),
     };
     let result = tokio::task::spawn_blocking(move || -> Result<String> {
         let text = String::from_utf8(body.to_vec())
@@ -435,9 +440,9 @@ fn with_job(
     id: Result<Path<u64>, PathRejection>,
     f: impl FnOnce(&Job) -> Response,
 ) -> Response {
-    match id {
-        Err(r) => answer(Err(InputError(r.body_text()).into())),
-        Ok(Path(id)) => match e.jobs.get(id) {
+    match path_id(id) {
+        Err(r) => r,
+        Ok(id) => match e.jobs.get(id) {
             Some(job) => f(&job),
             None => no_job(id),
         },
@@ -470,15 +475,12 @@ async fn stop_job(State(e): State<Arc<Engine>>, id: Result<Path<u64>, PathReject
 async fn forget_job(
     State(e): State<Arc<Engine>>,
     id: Result<Path<u64>, PathRejection>,
-) -> Response {
-    let id = match id {
-        Ok(Path(id)) => id,
-        Err(r) => return answer(Err(InputError(r.body_text()).into())),
-    };
-    match e.jobs.remove(id) {
+) -> Result<Response, Response> {
+    let id = path_id(id)?;
+    Ok(match e.jobs.remove(id) {
         Some(job) => json_answer(StatusCode::OK, &job.to_json()),
         None => no_job(id),
-    }
+    })
 }
 
 /// The routes of a `GET` (query string) and `POST` (JSON body) pair; fields that cannot be
@@ -488,7 +490,7 @@ fn pair(route: Route) -> axum::routing::MethodRouter<Arc<Engine>> {
         move |State(e): State<Arc<Engine>>, q: Result<Query<Fields>, QueryRejection>| async move {
             match q {
                 Ok(Query(f)) => run(e, route, f).await,
-                Err(r) => answer(Err(InputError(r.body_text()).into())),
+                Err(r) => bad(r.body_text()),
             }
         },
     )
@@ -496,7 +498,7 @@ fn pair(route: Route) -> axum::routing::MethodRouter<Arc<Engine>> {
         move |State(e): State<Arc<Engine>>, j: Result<Json<Fields>, JsonRejection>| async move {
             match j {
                 Ok(Json(f)) => run(e, route, f).await,
-                Err(r) => answer(Err(InputError(r.body_text()).into())),
+                Err(r) => bad(r.body_text()),
             }
         },
     )
@@ -573,6 +575,15 @@ fn json_body<T: serde::de::DeserializeOwned + Default>(body: &Bytes) -> Result<T
     serde_json::from_slice(body).map_err(|e| InputError(format!("the JSON body: {e}")).into())
 }
 
+/// The id a path names, or the answer for one that is not a number (400).
+#[allow(
+    clippy::result_large_err,
+    reason = "the error is the handler's answer, returned at once"
+)]
+fn path_id(id: Result<Path<u64>, PathRejection>) -> Result<u64, Response> {
+    id.map(|Path(id)| id).map_err(|r| bad(r.body_text()))
+}
+
 /// The answer when the server has no game `id`.
 fn no_game(id: u64) -> Response {
     json_answer(
@@ -626,11 +637,11 @@ async fn start_game(State(e): State<Arc<Engine>>, body: Bytes) -> Response {
 }
 
 /// `GET /v1/games/{id}`: the game as it stands.
-async fn show_game(State(e): State<Arc<Engine>>, id: Result<Path<u64>, PathRejection>) -> Response {
-    match id {
-        Ok(Path(id)) => on_game(e, id, |g| Ok(g.view())).await,
-        Err(r) => answer(Err(InputError(r.body_text()).into())),
-    }
+async fn show_game(
+    State(e): State<Arc<Engine>>,
+    id: Result<Path<u64>, PathRejection>,
+) -> Result<Response, Response> {
+    Ok(on_game(e, path_id(id)?, |g| Ok(g.view())).await)
 }
 
 /// The fields of a game action: the play of `move`, the level of `resign`.
@@ -649,20 +660,14 @@ async fn game_action(
     State(e): State<Arc<Engine>>,
     path: Result<Path<(u64, String)>, PathRejection>,
     body: Bytes,
-) -> Response {
-    let (id, action) = match path {
-        Ok(Path(p)) => p,
-        Err(r) => return answer(Err(InputError(r.body_text()).into())),
-    };
-    let fields: ActionFields = match json_body(&body) {
-        Ok(f) => f,
-        Err(err) => return answer(Err(err)),
-    };
-    on_game(e, id, move |g| {
+) -> Result<Response, Response> {
+    let Path((id, action)) = path.map_err(|r| bad(r.body_text()))?;
+    let fields: ActionFields = json_body(&body).map_err(|err| answer(Err(err)))?;
+    Ok(on_game(e, id, move |g| {
         g.act(&action, fields.play.as_deref(), fields.level.as_deref())?;
         Ok(g.view())
     })
-    .await
+    .await)
 }
 
 /// The fields of a game's hint.
@@ -682,15 +687,10 @@ async fn game_hint(
     State(e): State<Arc<Engine>>,
     id: Result<Path<u64>, PathRejection>,
     q: Result<Query<HintFields>, QueryRejection>,
-) -> Response {
-    let (id, f) = match (id, q) {
-        (Ok(Path(id)), Ok(Query(f))) => (id, f),
-        (Err(r), _) => return answer(Err(InputError(r.body_text()).into())),
-        (_, Err(r)) => return answer(Err(InputError(r.body_text()).into())),
-    };
-    let Some(game) = e.games.get(id) else {
-        return no_game(id);
-    };
+) -> Result<Response, Response> {
+    let id = path_id(id)?;
+    let Query(f) = q.map_err(|r| bad(r.body_text()))?;
+    let game = e.games.get(id).ok_or_else(|| no_game(id))?;
     let result = tokio::task::spawn_blocking(move || -> Result<serde_json::Value> {
         let ply = f.ply.unwrap_or(2);
         if ply > tavla_nn::search::MAX_PLY {
@@ -721,44 +721,38 @@ async fn game_hint(
         }
     })
     .await;
-    match result.context("the hint failed").and_then(|r| r) {
+    Ok(match result.context("the hint failed").and_then(|r| r) {
         Ok(v) => json_answer(StatusCode::OK, &v),
         Err(err) => answer(Err(err)),
-    }
+    })
 }
 
 /// `GET /v1/games/{id}/record`: the game (or match) so far as a `.mat` record.
 async fn game_record(
     State(e): State<Arc<Engine>>,
     id: Result<Path<u64>, PathRejection>,
-) -> Response {
-    let id = match id {
-        Ok(Path(id)) => id,
-        Err(r) => return answer(Err(InputError(r.body_text()).into())),
-    };
-    let Some(game) = e.games.get(id) else {
-        return no_game(id);
-    };
+) -> Result<Response, Response> {
+    let id = path_id(id)?;
+    let game = e.games.get(id).ok_or_else(|| no_game(id))?;
     // The game may be locked by an action whose engine is thinking: wait off the runtime.
     let mat = tokio::task::spawn_blocking(move || web_games::lock(&game).mat()).await;
-    match mat.context("writing the record failed").and_then(|r| r) {
-        Ok(text) => ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response(),
-        Err(err) => answer(Err(err)),
-    }
+    let text = mat
+        .context("writing the record failed")
+        .and_then(|r| r)
+        .map_err(|err| answer(Err(err)))?;
+    Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
 }
 
 /// `DELETE /v1/games/{id}`: the game forgotten.
 async fn forget_game(
     State(e): State<Arc<Engine>>,
     id: Result<Path<u64>, PathRejection>,
-) -> Response {
-    match id {
-        Ok(Path(id)) if e.games.remove(id) => {
-            json_answer(StatusCode::OK, &json!({ "forgotten": id }))
-        }
-        Ok(Path(id)) => no_game(id),
-        Err(r) => answer(Err(InputError(r.body_text()).into())),
+) -> Result<Response, Response> {
+    let id = path_id(id)?;
+    if !e.games.remove(id) {
+        return Err(no_game(id));
     }
+    Ok(json_answer(StatusCode::OK, &json!({ "forgotten": id })))
 }
 
 /// `GET /`: the web page that plays against the engine through `/v1/games`.

@@ -333,6 +333,31 @@ impl Server {
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
     }
+
+    /// Forgets rollout `job`.
+    fn forget(&self, job: &Value) {
+        let (status, v) = self.request("DELETE", &format!("/v1/rollouts/{}", job["id"]), "", false);
+        assert_eq!(status, 200, "{v}");
+    }
+}
+
+/// Each play of an ended rollout `job` of the plays of a roll has its running estimate: `games`
+/// games, whose mean is the play's equity in the result.
+fn assert_running_plays(job: &Value, games: u64) {
+    for play in job["result"]["plays"].as_array().unwrap() {
+        let estimate = job["running"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["play"] == play["play"])
+            .unwrap_or_else(|| panic!("{job}"));
+        assert_eq!(estimate["games"].as_u64(), Some(games), "{job}");
+        let (mean, equity) = (
+            estimate["equity"].as_f64().unwrap(),
+            play["equity"].as_f64().unwrap(),
+        );
+        assert!((mean - equity).abs() < 1e-6, "{mean} {equity}");
+    }
 }
 
 #[test]
@@ -383,24 +408,8 @@ fn rollouts_run_in_the_background_and_stop_on_request() {
     assert_eq!(status, 202, "{v}");
     let plays = server.wait_for(v["id"].as_u64().unwrap());
     assert_eq!(plays["state"], "done", "{plays}");
-    for play in plays["result"]["plays"].as_array().unwrap() {
-        let estimate = plays["running"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["play"] == play["play"])
-            .unwrap_or_else(|| panic!("{plays}"));
-        assert_eq!(estimate["games"], 36);
-        let equity = play["equity"].as_f64().unwrap();
-        assert!((estimate["equity"].as_f64().unwrap() - equity).abs() < 1e-6);
-    }
-    let (status, _) = server.request(
-        "DELETE",
-        &format!("/v1/rollouts/{}", plays["id"]),
-        "",
-        false,
-    );
-    assert_eq!(status, 200);
+    assert_running_plays(&plays, 36);
+    server.forget(&plays);
 
     // A position with the cube: each line's running estimate, named, in the result's units.
     let (status, v) = server.request(
@@ -426,13 +435,7 @@ fn rollouts_run_in_the_background_and_stop_on_request() {
         assert!((mean - result).abs() < 1e-9, "{line}: {mean} {result}");
     }
     assert_eq!(plays["running_units"], "cubeless equity");
-    let (status, _) = server.request(
-        "DELETE",
-        &format!("/v1/rollouts/{}", cubeful["id"]),
-        "",
-        false,
-    );
-    assert_eq!(status, 200);
+    server.forget(&cubeful);
 
     // The plays of a roll with the cube (fields in the query string), stopped once a game
     // is done: the first games of the full rollout, as the command gives them.
@@ -482,20 +485,7 @@ fn rollouts_run_in_the_background_and_stop_on_request() {
         stopped["running_units"],
         "cubeful equity per unit of the cube"
     );
-    for play in stopped["result"]["plays"].as_array().unwrap() {
-        let estimate = stopped["running"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["play"] == play["play"])
-            .unwrap_or_else(|| panic!("{stopped}"));
-        assert_eq!(estimate["games"].as_u64(), Some(games), "{stopped}");
-        let (mean, equity) = (
-            estimate["equity"].as_f64().unwrap(),
-            play["equity"].as_f64().unwrap(),
-        );
-        assert!((mean - equity).abs() < 1e-9, "{mean} {equity}");
-    }
+    assert_running_plays(&stopped, games);
 
     // Both are listed, oldest first; a forgotten one is gone.
     let (_, list) = server.request("GET", "/v1/rollouts", "", false);
