@@ -128,18 +128,11 @@ impl Job {
     /// half-interval, over the games finished so far (in the order the threads finished them:
     /// at the end they are all of the result's).
     fn estimates(&self) -> Vec<Value> {
-        let plays = self
-            .watch
-            .plays
-            .lock()
-            .map(|p| p.clone())
-            .unwrap_or_default();
-        let lines = self
-            .watch
-            .lines
-            .lock()
-            .map(|l| l.clone())
-            .unwrap_or_default();
+        // A poisoned lock (a rollout thread that panicked) only loses the labels.
+        fn copy<T: Clone + Default>(m: &std::sync::Mutex<T>) -> T {
+            m.lock().map(|v| v.clone()).unwrap_or_default()
+        }
+        let (plays, lines) = (copy(&self.watch.plays), copy(&self.watch.lines));
         self.watch
             .control
             .running()
