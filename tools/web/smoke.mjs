@@ -1,10 +1,10 @@
 // Plays games through the web page of `tavla serve` without a browser: the page's script runs
 // in Node against a small stand-in for the DOM, its requests go to a live server, and the
-// script clicks what a person would (New game, Roll, a point, a play, Hint, Take, Next game)
-// until the games end; after the first, it has the game analysed, looks at an error in the
-// analysis panel and asks for the best plays, the evaluation and a short rollout there. Any
-// exception in the page's code, an error shown on the page, or a game that does not end fails
-// the run.
+// script clicks what a person would (New game, Roll, Hint, Take, Next game, and each play made
+// on the board checker by checker, point then point) until the games end; after the first, it
+// has the game analysed, looks at an error in the analysis panel and asks for the best plays,
+// the evaluation and a short rollout there. Any exception in the page's code, an error shown on
+// the page, or a game that does not end fails the run.
 //
 //   tavla serve --listen 127.0.0.1:8080 &
 //   node tools/web/smoke.mjs http://127.0.0.1:8080 [GAMES]
@@ -90,16 +90,22 @@ const buttons = (id) => document.getElementById(id).all((n) => n.tagName === "bu
 const button = (id, text) => buttons(id).find((b) => b.textContent === text);
 const error = () => document.getElementById("error").textContent;
 const status = () => document.getElementById("status").textContent;
-const points = () => document.getElementById("board").all((n) => n.tagName === "rect" && n.attrs.class === "point");
 
 let failures = 0;
+let sent = 0, listed = 0, swapped = 0;
+// Clicks the board's point p (25 the bar, 0 the tray).
+function clickBoard(p) {
+  const target = document.getElementById("board").all((n) => n.tagName === "rect" && n.attrs["data-point"] === String(p))[0];
+  if (!target) throw new Error(`no clickable point ${p}`);
+  target.fire("click");
+}
 let dumped = false;
 for (let g = 1; g <= games; g++) {
   newForm.seed.value = String(1000 + g);
   newForm.match_length.value = g % 2 ? "0" : "3";
   newForm.fire("submit");
   await settle();
-  let actions = 0, hinted = false, narrowed = false;
+  let actions = 0, hinted = false;
   for (; actions < 3000; actions++) {
     if (error()) throw new Error(`game ${g}: the page shows an error: ${error()} (${status()})`);
     if (button("actions", "Next game")) { button("actions", "Next game").fire("click"); await settle(); continue; }
@@ -116,22 +122,38 @@ for (let g = 1; g <= games; g++) {
       if (button("actions", word)) { button("actions", word).fire("click"); break; }
     }
     if (!button("actions", "Roll") && !button("actions", "Take") && !button("actions", "Reject")) {
-      let plays = buttons("plays");
+      const plays = buttons("plays");
       if (plays.length === 0) throw new Error(`game ${g}: no action and no play: ${text}`);
-      if (!narrowed && plays.length > 1) {
-        // Click the point of the first play's first checker: the list narrows to plays from it.
-        const before = plays.length;
-        for (const p of points()) {
-          p.fire("click");
-          await settle();
-          if (!error()) break;
-          document.getElementById("error").textContent = "";
-        }
-        plays = buttons("plays");
-        if (plays.length > before) throw new Error(`game ${g}: a click widened the list`);
-        narrowed = true;
+      // Make a play by moving its checkers on the board, point by point, one checker's two
+      // moves in the other order from the server's when it has them: the page sends the play
+      // once it is whole (or lists it among the plays still possible, hits told apart).
+      const id = document.getElementById("ids").textContent.match(/^Game (\d+)/)[1];
+      const v = await (await realFetch(`${base}/v1/games/${id}`)).json();
+      const choice = v.plays[(actions * 7919) % v.plays.length];
+      let moves = choice.moves;
+      if (moves.length === 2 && moves[0][1] === moves[1][0] && moves[1][1] !== 0) {
+        const [s0, m] = moves[0], d = moves[1][1], other = s0 - (m - d);
+        if (other !== m) moves = [[s0, other], [other, d]];
+        swapped++;
       }
-      plays[0].fire("click");
+      const before = JSON.stringify(v.log);
+      for (const [from, to] of moves) {
+        clickBoard(from);
+        if (error()) throw new Error(`game ${g}: picking up at ${from} for ${choice.play}: ${error()}`);
+        clickBoard(to);
+        if (error()) throw new Error(`game ${g}: putting down at ${to} for ${choice.play}: ${error()}`);
+        await settle();
+      }
+      const after = await (await realFetch(`${base}/v1/games/${id}`)).json();
+      if (JSON.stringify(after.log) === before) {
+        // Not sent: the play is among those still possible; click it.
+        const b = buttons("plays").find((x) => x.textContent === choice.play);
+        if (!b) throw new Error(`game ${g}: ${choice.play} made on the board is neither sent nor listed`);
+        listed++;
+        b.fire("click");
+      } else {
+        sent++;
+      }
       if (g === 1 && process.env.SMOKE_SVG && !dumped) {
         await settle();
         (await import("node:fs")).writeFileSync(process.env.SMOKE_SVG, document.getElementById("board").svg());
@@ -196,4 +218,5 @@ async function analysis() {
     `a rollout (${out.textContent.split("\n")[0].slice(0, 60)}…)`);
   document.getElementById("modeplay").fire("click");
 }
+console.log(`plays made on the board: ${sent} sent when whole, ${listed} chosen from the list (hits told apart); ${swapped} with one checker's moves in the other order`);
 if (failures) process.exit(1);
