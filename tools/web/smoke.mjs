@@ -56,7 +56,7 @@ class Node {
 const byId = {};
 byId.board = Object.assign(new Node("svg"), { attrs: { viewBox: "0 0 760 460", width: "760", height: "460" } });
 const newForm = Object.assign(new Node("form"), {
-  ply: { value: "0" }, cube: { checked: true }, beavers: { checked: true }, match_length: { value: "0" },
+  ply: { value: "0" }, cube: { checked: true }, beavers: { checked: true }, jacoby: { checked: true }, match_length: { value: "0" },
   side: { value: "x" }, seed: { value: "" },
 });
 byId.new = newForm;

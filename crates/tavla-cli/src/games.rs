@@ -26,7 +26,7 @@ use tavla_notation::{format, format_pretty, Notation};
 use tavla_player::Player;
 
 use crate::input::InputError;
-use crate::play_cmd::{read_play, DiceRng, ENGINE, PERSON};
+use crate::play_cmd::{read_play, won_points, DiceRng, ENGINE, PERSON};
 use crate::players::PlayerSpec;
 
 /// The games a server keeps; starting one more forgets the one least recently used. (Each
@@ -71,6 +71,9 @@ pub struct NewGame {
     pub name: Option<String>,
     /// Money play with the cube: a doubled side may beaver (default false).
     pub beavers: Option<bool>,
+    /// Money play with the cube: the Jacoby rule, gammons counting single until the cube is
+    /// turned (default false).
+    pub jacoby: Option<bool>,
 }
 
 /// The decision a hint is about ([`Game::decision`]).
@@ -135,6 +138,8 @@ pub struct Game {
     crawford: bool,
     /// A doubled side may beaver (money play with the cube).
     beavers: bool,
+    /// The Jacoby rule (money play with the cube).
+    jacoby: bool,
     /// The highest resignation of the engine's the person rejected in this game.
     rejected: Option<Resign>,
     ending: Option<Ending>,
@@ -195,12 +200,14 @@ impl Game {
             }
         };
         let beavers = request.beavers.unwrap_or(false);
-        if beavers && (length > 0 || request.cube == Some(false)) {
-            return Err(InputError(
-                "beavers: only in money play with the cube (no match_length, cube not false)"
-                    .into(),
-            )
-            .into());
+        let jacoby = request.jacoby.unwrap_or(false);
+        for (on, field) in [(beavers, "beavers"), (jacoby, "jacoby")] {
+            if on && (length > 0 || request.cube == Some(false)) {
+                return Err(InputError(format!(
+                    "{field}: only in money play with the cube (no match_length, cube not false)"
+                ))
+                .into());
+            }
         }
         let engine =
             PlayerSpec::parse(&format!("neural:ply={ply}"))?.create(seed, Rules::Standard)?;
@@ -221,6 +228,7 @@ impl Game {
             crawford_played: false,
             crawford: false,
             beavers,
+            jacoby,
             rejected: None,
             ending: None,
             log: Vec::new(),
@@ -294,6 +302,7 @@ impl Game {
             state.score = self.score;
             state.crawford = self.crawford;
             state.beavers = self.beavers;
+            state.jacoby = self.jacoby;
             break (state, Roll::from_values(h, b));
         };
         self.state = state;
@@ -386,7 +395,7 @@ impl Game {
             self.state.position = after.flip();
             self.state.turn = !mover;
             self.state.dice = Dice::NotRolled;
-            let points = u32::from(outcome.points) * self.state.cube.value();
+            let points = won_points(&self.state, outcome.points);
             self.end(mover, points, how);
             return;
         }
@@ -679,6 +688,7 @@ impl Game {
             "you": if human == Side::X { "x" } else { "o" },
             "cube_in_play": self.cube,
             "beavers": self.beavers,
+            "jacoby": self.jacoby,
             // A double offered now may be beavered (beavers on, the cube not too high).
             "may_beaver": self.may_beaver(),
             "match_length": self.length,
@@ -736,6 +746,10 @@ impl Game {
                     "pass" => "the double was passed",
                     "resignation" => "a resignation accepted",
                     "single" => "a single game",
+                    // Counted single: the Jacoby rule, the cube never turned.
+                    "gammon" | "backgammon" if e.points == 1 => {
+                        "counted single under the Jacoby rule"
+                    }
                     "gammon" => "a gammon",
                     _ => "a backgammon",
                 },
@@ -1172,6 +1186,67 @@ mod tests {
             let e = Game::start(1, &request).err().unwrap();
             assert!(e.to_string().contains("beavers: only in money play"), "{e}");
         }
+    }
+
+    #[test]
+    fn under_jacoby_a_gammon_counts_single_until_the_cube_is_turned() {
+        let won = |jacoby: bool, cube_turned: bool| {
+            let mut game = (0..200)
+                .map(|seed| {
+                    Game::start(
+                        1,
+                        &NewGame {
+                            ply: Some(0),
+                            seed: Some(seed),
+                            jacoby: Some(jacoby),
+                            ..NewGame::default()
+                        },
+                    )
+                    .unwrap()
+                })
+                .find(|g| g.phase == Phase::Roll)
+                .unwrap();
+            assert_eq!(game.state.jacoby, jacoby);
+            // The person, on roll, bears off the last checker; the engine has none off.
+            let mut on_roll = [0u8; 25];
+            on_roll[0] = 1;
+            let mut opponent = [0u8; 25];
+            opponent[7] = 8;
+            opponent[6] = 7;
+            game.state.position =
+                Position::try_from(tavla_core::Board { on_roll, opponent }).unwrap();
+            if cube_turned {
+                game.state.cube.log2 = 1;
+                game.state.cube.owner = CubeOwner::Side(game.human);
+            }
+            game.act("roll", None, None).unwrap();
+            game.view()["result"].clone()
+        };
+        let r = won(true, false);
+        assert_eq!(
+            (r["how"].as_str(), r["points"].as_u64()),
+            (Some("gammon"), Some(1)),
+            "{r}"
+        );
+        assert_eq!(r["describe"], "counted single under the Jacoby rule");
+        let r = won(true, true);
+        assert_eq!(r["points"], 4, "{r}");
+        let r = won(false, false);
+        assert_eq!(
+            (r["points"].as_u64(), &r["describe"]),
+            (Some(2), &json!("a gammon"))
+        );
+        let e = Game::start(
+            1,
+            &NewGame {
+                jacoby: Some(true),
+                match_length: Some(3),
+                ..NewGame::default()
+            },
+        )
+        .err()
+        .unwrap();
+        assert!(e.to_string().contains("jacoby: only in money play"), "{e}");
     }
 
     #[test]

@@ -687,8 +687,8 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
     pos.legal_plays(roll, &mut plays);
     let mut ranked: Vec<RankedPlay> = Vec::new();
     // As the player chooses them: in match play by their match equity at the score
-    // (normalised); in money play by the cubeless equity, or once the cube has been turned by
-    // the cubeful equity per unit of the cube.
+    // (normalised); in money play by the cubeless equity, or once the cube has been turned (or
+    // under the Jacoby rule) by the cubeful equity per unit of the cube.
     let worth_of = PlayWorth::of(&state);
     let value = |after: &Position, p: Probabilities| worth_of.value(after, p);
     search.rank_plays_by(&plays, args.engine.ply, &mut ranked, value);
@@ -696,7 +696,7 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
     let best = worth(&ranked[0]);
     let label = match worth_of {
         PlayWorth::Match { .. } => "match eq",
-        PlayWorth::Cubeful(_) => "cubeful eq",
+        PlayWorth::Cubeful(_) | PlayWorth::Jacoby => "cubeful eq",
         PlayWorth::Cubeless => "eq",
     };
     let shown = ranked.iter().take(args.top.max(1));
@@ -709,7 +709,8 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
                 ply: r.ply,
                 probs: r.probs.into(),
                 match_equity: matches!(worth_of, PlayWorth::Match { .. }).then(|| worth(r)),
-                cubeful_equity: matches!(worth_of, PlayWorth::Cubeful(_)).then(|| worth(r)),
+                cubeful_equity: matches!(worth_of, PlayWorth::Cubeful(_) | PlayWorth::Jacoby)
+                    .then(|| worth(r)),
             })
             .collect();
         writeln!(out, "{}", serde_json::to_string_pretty(&rows)?)?;

@@ -82,11 +82,15 @@ pub struct PlayArgs {
     /// Your name in the saved record.
     #[arg(long, value_name = "NAME", default_value = "player")]
     name: String,
-    /// Play with the doubling cube (money play, no Jacoby rule): before your roll, when you
-    /// may double, Enter rolls and `double` doubles; the engine doubles, takes and passes by
-    /// its own cube decisions.
+    /// Play with the doubling cube (money play): before your roll, when you may double, Enter
+    /// rolls and `double` doubles; the engine doubles, takes and passes by its own cube
+    /// decisions.
     #[arg(long)]
     cube: bool,
+    /// With --cube: the Jacoby rule. Gammons and backgammons count single until the cube has
+    /// been turned; the engine plays, doubles and resigns knowing it.
+    #[arg(long, requires = "cube", conflicts_with = "match_length")]
+    jacoby: bool,
     /// With --cube: beavers are allowed. A side doubled may take and at once redouble,
     /// keeping the cube (`beaver` at the take prompt); the engine beavers a double it finds
     /// wrong. No raccoons.
@@ -117,6 +121,8 @@ pub struct Setting {
     pub crawford: bool,
     /// Money play with the cube: beavers are allowed.
     pub beavers: bool,
+    /// Money play with the cube: the Jacoby rule.
+    pub jacoby: bool,
 }
 
 impl Setting {
@@ -129,6 +135,7 @@ impl Setting {
             score: BySide::default(),
             crawford: false,
             beavers: false,
+            jacoby: false,
         }
     }
 }
@@ -183,6 +190,7 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
             args.side.into(),
             Setting {
                 beavers: args.beavers,
+                jacoby: args.jacoby,
                 ..Setting::money(args.cube)
             },
             &mut game,
@@ -285,6 +293,7 @@ pub fn run_match<R: BufRead, W: Write>(
             score,
             crawford,
             beavers: false,
+            jacoby: false,
         };
         let mut game = GameRecord::new(g, [*score.get(human), *score.get(!human)]);
         let end = run_game(
@@ -532,6 +541,7 @@ pub fn run_game<R: BufRead, W: Write>(
         state.score = setting.score;
         state.crawford = setting.crawford;
         state.beavers = setting.beavers && setting.match_length == 0;
+        state.jacoby = setting.jacoby && setting.match_length == 0 && setting.cube;
         break (state, Roll::from_values(h, b));
     };
     loop {
@@ -650,9 +660,11 @@ pub fn run_game<R: BufRead, W: Write>(
             end.dice = Dice::NotRolled;
             write!(out, "\n{}", draw(&end, human))?;
             let value = state.cube.value();
-            let points = u32::from(outcome.points) * value;
+            let points = won_points(&state, outcome.points);
             record.push(column, Action::Wins(points));
-            let cubed = if value > 1 {
+            let cubed = if points < u32::from(outcome.points) * value {
+                ", counted single under the Jacoby rule: 1 point".to_string()
+            } else if value > 1 {
                 format!(", times the cube at {value}: {points} points")
             } else {
                 String::new()
@@ -688,6 +700,17 @@ pub fn run_game<R: BufRead, W: Write>(
         }
         roll = dice.roll();
     }
+}
+
+/// The points a game ending with `outcome_points` (1 single, 2 gammon, 3 backgammon) wins in
+/// `state`: times the cube, and single under the Jacoby rule while the cube is in the middle.
+pub(crate) fn won_points(state: &GameState, outcome_points: u8) -> u32 {
+    let level = match outcome_points {
+        1 => Resign::Single,
+        2 => Resign::Gammon,
+        _ => Resign::Backgammon,
+    };
+    level.points_in(state)
 }
 
 /// "You win" or "ENGINE wins".
@@ -1088,6 +1111,20 @@ mod tests {
         )
         .unwrap();
         (end, String::from_utf8(out).unwrap())
+    }
+
+    #[test]
+    fn the_jacoby_rule_counts_gammons_single_until_the_cube_is_turned() {
+        let mut state = GameState::money(Position::START);
+        state.jacoby = true;
+        assert_eq!(won_points(&state, 2), 1);
+        assert_eq!(won_points(&state, 3), 1);
+        state.cube.log2 = 1;
+        state.cube.owner = CubeOwner::Side(Side::X);
+        assert_eq!(won_points(&state, 2), 4);
+        state.jacoby = false;
+        state.cube = tavla_core::Cube::default();
+        assert_eq!(won_points(&state, 3), 3);
     }
 
     #[test]

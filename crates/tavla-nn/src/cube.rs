@@ -452,6 +452,11 @@ pub enum PlayWorth {
     /// The cubeful money equity per unit of the cube, with the cube held by the holder (from
     /// the mover's side).
     Cubeful(CubeHolder),
+    /// Money play under the Jacoby rule with the cube still in the middle: the cubeful equity
+    /// with gammons and backgammons counting only once the cube is turned
+    /// ([`CubeAnalysis::money`] with `jacoby`). A game under the Jacoby rule is surely played
+    /// with the cube.
+    Jacoby,
     /// The normalised match equity at the score (the mover's), with the cube on `cube` held by
     /// `holder` (from the mover's side).
     Match {
@@ -476,6 +481,7 @@ impl PlayWorth {
                 score,
             },
             None if state.cube.log2 > 0 => PlayWorth::Cubeful(holder),
+            None if state.jacoby => PlayWorth::Jacoby,
             None => PlayWorth::Cubeless,
         }
     }
@@ -487,6 +493,9 @@ impl PlayWorth {
         match self {
             PlayWorth::Cubeless => p.equity(),
             PlayWorth::Cubeful(holder) => CubeAnalysis::money_play_value(after, p, holder),
+            PlayWorth::Jacoby => {
+                CubeAnalysis::money(&after.flip(), p, CubeHolder::Centre, true).no_double
+            }
             PlayWorth::Match {
                 holder,
                 cube,
@@ -500,7 +509,7 @@ impl PlayWorth {
     pub const fn describe(self) -> &'static str {
         match self {
             PlayWorth::Cubeless => "cubeless equity",
-            PlayWorth::Cubeful(_) => "cubeful equity",
+            PlayWorth::Cubeful(_) | PlayWorth::Jacoby => "cubeful equity",
             PlayWorth::Match { .. } => "match equity",
         }
     }
@@ -696,6 +705,34 @@ mod tests {
             CubeHolder::Centre,
         );
         assert!((lost.no_double + 2.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn under_jacoby_plays_are_ranked_with_gammons_worth_less() {
+        let mut state = GameState::money(Position::START);
+        assert_eq!(PlayWorth::of(&state), PlayWorth::Cubeless);
+        state.jacoby = true;
+        assert_eq!(PlayWorth::of(&state), PlayWorth::Jacoby);
+        // Once the cube is turned, gammons count: cubeful as without the rule.
+        state.cube.log2 = 1;
+        state.cube.owner = tavla_core::CubeOwner::Side(state.turn);
+        assert!(matches!(PlayWorth::of(&state), PlayWorth::Cubeful(_)));
+        // Gammons are worth less to a play with the cube centred under Jacoby than without the
+        // rule: they count only once the cube is turned.
+        let gammonish = Probabilities {
+            win: 0.6,
+            win_gammon: 0.3,
+            ..Probabilities::default()
+        };
+        let plain = Probabilities {
+            win: 0.6,
+            ..Probabilities::default()
+        };
+        let after = Position::START;
+        let gain = |w: PlayWorth| w.value(&after, gammonish) - w.value(&after, plain);
+        let free = gain(PlayWorth::Cubeful(CubeHolder::Centre));
+        let jacoby = gain(PlayWorth::Jacoby);
+        assert!(jacoby > 0.0 && jacoby < free - 0.05, "{jacoby} {free}");
     }
 
     #[test]

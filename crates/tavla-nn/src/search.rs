@@ -930,7 +930,7 @@ impl NeuralPlayer {
     /// What its plays are ranked by in `state` (see [`Player::choose_play`]).
     fn play_worth(&self, state: &GameState) -> PlayWorth {
         match PlayWorth::of(state) {
-            PlayWorth::Cubeful(_) if self.cubeless_plays => PlayWorth::Cubeless,
+            PlayWorth::Cubeful(_) | PlayWorth::Jacoby if self.cubeless_plays => PlayWorth::Cubeless,
             worth => worth,
         }
     }
@@ -1062,7 +1062,8 @@ impl Player for NeuralPlayer {
     /// In money play, once the cube has been turned (so the game is surely played with the
     /// cube), by the cubeful money equity ([`CubeAnalysis::money_play_value`]) unless
     /// [`NeuralPlayer::with_cubeless_plays`]; before that, cubeless, since a money game with a
-    /// centred 1-cube may be a cubeless one.
+    /// centred 1-cube may be a cubeless one, except under the Jacoby rule (a game surely played
+    /// with the cube, [`PlayWorth::Jacoby`]).
     fn choose_play(&mut self, state: &GameState, _roll: Roll, plays: &PlayList) -> usize {
         if plays.len() <= 1 {
             return 0;
