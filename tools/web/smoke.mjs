@@ -132,9 +132,13 @@ for (let g = 1; g <= games; g++) {
       const choice = v.plays[(actions * 7919) % v.plays.length];
       let moves = choice.moves;
       if (moves.length === 2 && moves[0][1] === moves[1][0] && moves[1][1] !== 0) {
+        // The other order, where both ways are free of the engine's checkers (the same play).
         const [s0, m] = moves[0], d = moves[1][1], other = s0 - (m - d);
-        if (other !== m) moves = [[s0, other], [other, d]];
-        swapped++;
+        const free = (p) => p >= 1 && p <= 24 && v.board.points[p] >= 0;
+        if (other !== m && free(other) && free(m)) {
+          moves = [[s0, other], [other, d]];
+          swapped++;
+        }
       }
       const before = JSON.stringify(v.log);
       for (const [from, to] of moves) {

@@ -426,6 +426,13 @@ impl AnalyseArgs {
         self.cube = cube;
         self
     }
+
+    /// The same, with money games played under the Jacoby rule (`--jacoby`) when `jacoby`.
+    #[must_use]
+    pub fn with_jacoby(mut self, jacoby: bool) -> AnalyseArgs {
+        self.jacoby = jacoby;
+        self
+    }
 }
 
 /// The analysis of `records` (played through) by `args`'s settings; `files` names them in the
@@ -445,8 +452,9 @@ pub fn analyse_records(
     let mut games: Vec<(&Replay, Context)> = Vec::new();
     let mut kinds = Vec::new();
     for (file, (record, replays)) in records.iter().enumerate() {
-        let cube =
-            !args.no_cube && (record.length > 0 || args.cube || replays.iter().any(|r| r.cube));
+        // A game under the Jacoby rule is played with the cube.
+        let cube = !args.no_cube
+            && (record.length > 0 || args.cube || args.jacoby || replays.iter().any(|r| r.cube));
         let beavers = args.beavers || record_has_beaver(replays);
         kinds.push(match (record.length, cube) {
             (0, false) => "cubeless money",

@@ -216,7 +216,7 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
         writeln!(out, "{what} saved to {}.", path.display())?;
     }
     if args.analyse {
-        analyse_played(&record, args.cube, out)?;
+        analyse_played(&record, args.cube, args.jacoby, out)?;
     }
     Ok(())
 }
@@ -225,7 +225,12 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
 ///
 /// # Errors
 /// When the analysis cannot load its networks or databases, or writing fails.
-fn analyse_played(record: &MatchRecord, cube: bool, out: &mut impl Write) -> Result<()> {
+fn analyse_played(
+    record: &MatchRecord,
+    cube: bool,
+    jacoby: bool,
+    out: &mut impl Write,
+) -> Result<()> {
     // The games were played through the legal plays: each replays.
     let replays = record
         .games
@@ -236,7 +241,7 @@ fn analyse_played(record: &MatchRecord, cube: bool, out: &mut impl Write) -> Res
     if replays.iter().all(|r| r.rolls.is_empty()) {
         return Ok(());
     }
-    let args = AnalyseArgs::defaults().with_cube(cube);
+    let args = AnalyseArgs::defaults().with_cube(cube).with_jacoby(jacoby);
     let what = if record.length == 0 {
         "this game"
     } else {
@@ -705,12 +710,7 @@ pub fn run_game<R: BufRead, W: Write>(
 /// The points a game ending with `outcome_points` (1 single, 2 gammon, 3 backgammon) wins in
 /// `state`: times the cube, and single under the Jacoby rule while the cube is in the middle.
 pub(crate) fn won_points(state: &GameState, outcome_points: u8) -> u32 {
-    let level = match outcome_points {
-        1 => Resign::Single,
-        2 => Resign::Gammon,
-        _ => Resign::Backgammon,
-    };
-    level.points_in(state)
+    Resign::of_outcome(outcome_points).points_in(state)
 }
 
 /// "You win" or "ENGINE wins".

@@ -135,6 +135,8 @@ struct Fields {
     cube: Option<bool>,
     truncate: Option<u32>,
     time_limit: Option<u64>,
+    /// `/v1/analyse`: money games played under the Jacoby rule.
+    jacoby: Option<bool>,
 }
 
 impl Fields {
@@ -374,7 +376,8 @@ async fn analyse(q: Result<Query<Fields>, QueryRejection>, body: Bytes) -> Respo
         }
         let args = AnalyseArgs::defaults()
             .with_ply(ply)
-            .with_cube(f.cube.unwrap_or(false));
+            .with_cube(f.cube.unwrap_or(false))
+            .with_jacoby(f.jacoby.unwrap_or(false));
         let report = analyse_records(&args, &[(record, replays)], vec!["request".into()], false)?;
         Ok(serde_json::to_string(&report)?)
     })

@@ -420,3 +420,23 @@ fn resignations_are_judged_where_the_game_stopped() {
     // The rates are those of the moves alone.
     assert_eq!(left["checker_rate"], left["error_rate"]);
 }
+
+#[test]
+fn games_under_the_jacoby_rule_are_judged_with_the_cube() {
+    // A cubeless record judged under the Jacoby rule: a game under the rule is played with the
+    // cube, so its doubles are judged too, and its kind says so.
+    let plain = analyse("heur-cubeless.mat", "0", &["--cube-ply", "0"]);
+    assert_eq!(plain["kind"], "cubeless money", "{}", plain["kind"]);
+    let jacoby = analyse("heur-cubeless.mat", "0", &["--cube-ply", "0", "--jacoby"]);
+    assert_eq!(jacoby["kind"], "money with the cube", "{}", jacoby["kind"]);
+    let decisions = |v: &Value| {
+        v["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["cube_decisions"].as_u64().unwrap())
+            .sum::<u64>()
+    };
+    assert_eq!(decisions(&plain), 0);
+    assert!(decisions(&jacoby) > 0, "{}", jacoby["players"]);
+}

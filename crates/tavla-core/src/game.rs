@@ -178,6 +178,18 @@ impl Resign {
         self as u32
     }
 
+    /// The level of a game won with `points` (1 single, 2 gammon, 3 or more backgammon), so that
+    /// [`Resign::points_in`] gives what the game wins: times the cube, or single under the
+    /// Jacoby rule while the cube is in the middle.
+    #[must_use]
+    pub const fn of_outcome(points: u8) -> Resign {
+        match points {
+            0 | 1 => Resign::Single,
+            2 => Resign::Gammon,
+            _ => Resign::Backgammon,
+        }
+    }
+
     /// The points the opponent of the resigning side wins when it accepts in `state`: the level
     /// times the cube, except that in money play under the Jacoby rule with the cube still in
     /// the middle a gammon or backgammon would count single, so any level is worth one point.
@@ -286,6 +298,10 @@ mod tests {
             "\"double\" is not a resignation level: single, gammon or backgammon"
         );
         assert_eq!(Resign::ALL.map(Resign::level), [1, 2, 3]);
+        assert_eq!(
+            [1, 2, 3].map(Resign::of_outcome),
+            [Resign::Single, Resign::Gammon, Resign::Backgammon]
+        );
         assert_eq!(Resign::Gammon.to_string(), "gammon");
 
         let mut g = GameState::money(Position::START);

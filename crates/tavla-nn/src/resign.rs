@@ -143,7 +143,8 @@ impl Search {
         let cube_on = cube || state.match_length > 0;
         let value = state.cube.value();
         if let Some(o) = state.position.outcome() {
-            let points = u32::from(o.points) * value;
+            // Times the cube, or single under the Jacoby rule with the cube in the middle.
+            let points = Resign::of_outcome(o.points).points_in(state);
             let worth = match (score, o.on_roll_wins) {
                 (Some(s), true) => s.after(points, 0),
                 (Some(s), false) => s.after(0, points),
