@@ -452,9 +452,11 @@ pub fn analyse_records(
     let mut games: Vec<(&Replay, Context)> = Vec::new();
     let mut kinds = Vec::new();
     for (file, (record, replays)) in records.iter().enumerate() {
-        // A game under the Jacoby rule is played with the cube.
+        // Money games under the Jacoby rule (`--jacoby`, or the record's `RU[Jacoby]`) are
+        // played with the cube.
+        let jacoby = (args.jacoby || record.jacoby) && record.length == 0;
         let cube = !args.no_cube
-            && (record.length > 0 || args.cube || args.jacoby || replays.iter().any(|r| r.cube));
+            && (record.length > 0 || args.cube || jacoby || replays.iter().any(|r| r.cube));
         let beavers = args.beavers || record_has_beaver(replays);
         kinds.push(match (record.length, cube) {
             (0, false) => "cubeless money",
@@ -467,7 +469,7 @@ pub fn analyse_records(
             .zip(replays)
             .zip(GameContext::of_games(record))
         {
-            context.jacoby = args.jacoby && record.length == 0;
+            context.jacoby = jacoby;
             context.beavers = beavers && record.length == 0;
             games.push((
                 replay,

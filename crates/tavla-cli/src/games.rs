@@ -211,7 +211,8 @@ impl Game {
         }
         let engine =
             PlayerSpec::parse(&format!("neural:ply={ply}"))?.create(seed, Rules::Standard)?;
-        let record = MatchRecord::new(length, [name, engine.name().replace(" : ", " ")]);
+        let mut record = MatchRecord::new(length, [name, engine.name().replace(" : ", " ")]);
+        record.jacoby = jacoby;
         let mut game = Game {
             id,
             seed,

@@ -177,6 +177,7 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
         length,
         [args.name.clone(), engine.name().replace(" : ", " ")],
     );
+    record.jacoby = args.jacoby && length == 0;
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut engine = engine;

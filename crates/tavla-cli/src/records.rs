@@ -57,7 +57,8 @@ pub struct GameContext {
 
 impl GameContext {
     /// The context of each game of `record`, in order: the match length and the scores from
-    /// its score lines, and the Crawford game (the first to start with a side one point away).
+    /// its score lines, the Crawford game (the first to start with a side one point away), and
+    /// the Jacoby rule where the record says so (SGF's `RU[Jacoby]`).
     #[must_use]
     pub fn of_games(record: &MatchRecord) -> Vec<GameContext> {
         let mut crawford_played = false;
@@ -72,7 +73,7 @@ impl GameContext {
                     length: record.length,
                     scores: g.scores,
                     crawford,
-                    jacoby: false,
+                    jacoby: record.jacoby && record.length == 0,
                     beavers: false,
                 }
             })

@@ -114,6 +114,9 @@ pub struct MatchRecord {
     pub players: [String; 2],
     /// The games in order.
     pub games: Vec<GameRecord>,
+    /// Money games played under the Jacoby rule: SGF's `RU[Jacoby]` (a `.mat` file cannot
+    /// say, and reads as false).
+    pub jacoby: bool,
 }
 
 /// A `.mat` text that cannot be read, or a game whose moves cannot be played.
@@ -376,6 +379,7 @@ impl MatchRecord {
             length,
             players: players.unwrap_or_default(),
             games,
+            jacoby: false,
         })
     }
 }
@@ -516,6 +520,7 @@ impl MatchRecord {
             length,
             players,
             games: Vec::new(),
+            jacoby: false,
         }
     }
 

@@ -456,6 +456,8 @@ struct GameInfo {
     length: Option<u32>,
     /// `PW`, `PB`.
     players: [Option<String>; 2],
+    /// `RU[..:Jacoby:..]`.
+    jacoby: bool,
 }
 
 /// The side names, white (the left player) and black.
@@ -639,6 +641,7 @@ fn game(
     let mut info = GameInfo {
         length: None,
         players: [None, None],
+        jacoby: false,
     };
     let mut number = None;
     let mut scores = [0u32; 2];
@@ -672,6 +675,7 @@ fn game(
             "RU" => {
                 for rule in first.text.split(':') {
                     let rule = rule.trim();
+                    info.jacoby |= rule == "Jacoby";
                     if rule == "Nackgammon" || rule.starts_with("Hypergammon") {
                         return Err(err(
                             prop.at,
@@ -900,9 +904,11 @@ impl MatchRecord {
         .collection()?;
         let mut length = None;
         let mut players = None;
+        let mut jacoby = false;
         let mut games = Vec::with_capacity(trees.len());
         for (i, tree) in trees.iter().enumerate() {
             let (info, record) = game(tree, i + 1, &lines)?;
+            jacoby |= info.jacoby;
             let l = info.length.unwrap_or(0);
             match length {
                 None => length = Some(l),
@@ -931,6 +937,7 @@ impl MatchRecord {
             length: length.unwrap_or(0),
             players: players.unwrap_or_default(),
             games,
+            jacoby,
         })
     }
 }
@@ -1053,6 +1060,8 @@ impl MatchRecord {
             );
             if self.length > 0 {
                 out.push_str("RU[Crawford]");
+            } else if self.jacoby {
+                out.push_str("RU[Jacoby]");
             }
             let ended_on_board = game
                 .replay()

@@ -333,6 +333,8 @@ fn set_up_games_replay_as_gnubg_played_them() {
     assert_eq!(last.position_id().to_string(), "sLfBwQDgc/ASAA");
     assert!(replay.cube);
     assert!(original.to_mat().is_err());
+    // A money session under the Jacoby rule (`RU[Jacoby]`), written back so.
+    assert!(original.jacoby);
 
     let sgf = read("SETUP1.tavla.sgf").replace(
         "AP[tavla:0.1.0]",
@@ -342,6 +344,7 @@ fn set_up_games_replay_as_gnubg_played_them() {
     // gnubg names the player on roll in its set-up nodes as its state has it when it saves,
     // not as the file said; everything else comes back.
     let again = MatchRecord::parse_sgf(&read("SETUP1.gnubg-again.sgf")).unwrap();
+    assert!(again.jacoby, "gnubg read the Jacoby rule");
     let actions = |r: &MatchRecord| -> Vec<Action> {
         r.games[0]
             .turns
