@@ -54,7 +54,7 @@ impl std::fmt::Display for Conflict {
 impl std::error::Error for Conflict {}
 
 /// What a new game is played for, as `POST /v1/games` reads it (every field optional).
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NewGame {
     /// The engine's search depth, 0 to 3 (default 2).
@@ -875,6 +875,29 @@ mod tests {
         .unwrap()
     }
 
+    /// A game for `request` (its seed from 0 up) where the person acts first, before a roll.
+    fn before_a_roll(request: &NewGame) -> Game {
+        (0..200)
+            .map(|seed| {
+                let request = NewGame {
+                    seed: Some(seed),
+                    ..request.clone()
+                };
+                Game::start(1, &request).unwrap()
+            })
+            .find(|g| g.phase == Phase::Roll)
+            .unwrap()
+    }
+
+    /// Money play with the cube at 0-ply, and `rules` (beavers, Jacoby) on.
+    fn money(rules: NewGame) -> NewGame {
+        NewGame {
+            ply: Some(0),
+            cube: Some(true),
+            ..rules
+        }
+    }
+
     /// Plays the person's side by always taking the first legal play, rolling, taking and
     /// rejecting, until the game is over; returns the number of actions.
     fn play_out(game: &mut Game) -> usize {
@@ -955,10 +978,7 @@ mod tests {
     #[test]
     fn the_engine_takes_an_early_double_and_accepts_a_resignation() {
         // Doubling at once, before the first roll of the person's: the engine takes.
-        let mut game = (0..200)
-            .map(|s| new(s, 0, true, 0))
-            .find(|g| g.phase == Phase::Roll)
-            .unwrap();
+        let mut game = before_a_roll(&money(NewGame::default()));
         game.act("double", None, None).unwrap();
         let v = game.view();
         assert_eq!(v["cube"]["value"], 2);
@@ -969,10 +989,7 @@ mod tests {
             .any(|e| e["event"] == "take" && e["side"] == "engine"));
         // The person resigns a gammon at once: the engine, far from winning one at the start,
         // accepts.
-        let mut game = (0..200)
-            .map(|s| new(s, 0, true, 0))
-            .find(|g| g.phase == Phase::Roll)
-            .unwrap();
+        let mut game = before_a_roll(&money(NewGame::default()));
         game.act("resign", None, Some("gammon")).unwrap();
         let v = game.view();
         assert_eq!(v["phase"], "finished");
@@ -995,10 +1012,7 @@ mod tests {
 
     #[test]
     fn the_engine_passes_a_hopeless_double_and_doubles_when_far_ahead() {
-        let mut game = (0..200)
-            .map(|s| new(s, 0, true, 0))
-            .find(|g| g.phase == Phase::Roll)
-            .unwrap();
+        let mut game = before_a_roll(&money(NewGame::default()));
         // The person, on roll, bears off four checkers in two rolls; the engine needs eight.
         game.state.position = race(4, 15);
         game.act("double", None, None).unwrap();
@@ -1014,10 +1028,7 @@ mod tests {
         );
         // The engine on roll, needing two rolls, against four checkers on the 6- and 5-points
         // (no gammon left to play for): it doubles, and the person passes.
-        let mut game = (0..200)
-            .map(|s| new(s, 0, true, 0))
-            .find(|g| g.phase == Phase::Roll)
-            .unwrap();
+        let mut game = before_a_roll(&money(NewGame::default()));
         game.state.turn = !game.human;
         game.state.position = race(4, 4);
         game.engine_on_roll();
@@ -1036,10 +1047,7 @@ mod tests {
     #[test]
     fn the_engine_offers_to_resign_a_lost_gammon_and_the_person_answers() {
         let lost = || {
-            let mut game = (0..200)
-                .map(|s| new(s, 0, true, 0))
-                .find(|g| g.phase == Phase::Roll)
-                .unwrap();
+            let mut game = before_a_roll(&money(NewGame::default()));
             // The engine on roll, 15 checkers on its 8- and 7-points (none can be borne off
             // this turn); the person has one checker left, on its 1-point.
             let mut on_roll = [0u8; 25];
@@ -1103,21 +1111,10 @@ mod tests {
     #[test]
     fn beavers_both_ways_in_money_play() {
         let with_beavers = |position: Position, engine_on_roll: bool| {
-            let mut game = (0..200)
-                .map(|seed| {
-                    Game::start(
-                        1,
-                        &NewGame {
-                            ply: Some(0),
-                            seed: Some(seed),
-                            beavers: Some(true),
-                            ..NewGame::default()
-                        },
-                    )
-                    .unwrap()
-                })
-                .find(|g| g.phase == Phase::Roll)
-                .unwrap();
+            let mut game = before_a_roll(&money(NewGame {
+                beavers: Some(true),
+                ..NewGame::default()
+            }));
             game.state.position = position;
             if engine_on_roll {
                 game.state.turn = !game.human;
@@ -1192,21 +1189,10 @@ mod tests {
     #[test]
     fn under_jacoby_a_gammon_counts_single_until_the_cube_is_turned() {
         let won = |jacoby: bool, cube_turned: bool| {
-            let mut game = (0..200)
-                .map(|seed| {
-                    Game::start(
-                        1,
-                        &NewGame {
-                            ply: Some(0),
-                            seed: Some(seed),
-                            jacoby: Some(jacoby),
-                            ..NewGame::default()
-                        },
-                    )
-                    .unwrap()
-                })
-                .find(|g| g.phase == Phase::Roll)
-                .unwrap();
+            let mut game = before_a_roll(&money(NewGame {
+                jacoby: Some(jacoby),
+                ..NewGame::default()
+            }));
             assert_eq!(game.state.jacoby, jacoby);
             // The person, on roll, bears off the last checker; the engine has none off.
             let mut on_roll = [0u8; 25];
