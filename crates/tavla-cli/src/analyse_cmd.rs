@@ -311,7 +311,7 @@ pub struct GameFigures {
 const LUCKY: f64 = 0.3;
 
 /// The usual rating words for an overall error rate in mEMG per decision.
-fn rating(rate: f64) -> &'static str {
+pub(crate) fn rating(rate: f64) -> &'static str {
     match rate {
         r if r < 2.0 => "supernatural",
         r if r < 5.0 => "world class",

@@ -19,12 +19,15 @@ use anyhow::Result;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use tavla_core::{
-    BySide, CubeOwner, Dice, GameState, PlayList, Position, Resign, Roll, Rules, Side,
+    BySide, CubeOwner, CubeResponse, Dice, GameState, PlayList, Position, Resign, Roll, Rules, Side,
 };
+use tavla_nn::review::{review_answer, review_double, Skill};
+use tavla_nn::Search;
 use tavla_notation::mat::{Action, GameRecord, MatchRecord};
 use tavla_notation::{format, format_pretty, Notation};
 use tavla_player::Player;
 
+use crate::analyse_cmd::rating;
 use crate::input::InputError;
 use crate::play_cmd::{read_play, won_points, DiceRng, ENGINE, PERSON};
 use crate::players::PlayerSpec;
@@ -74,6 +77,120 @@ pub struct NewGame {
     /// Money play with the cube: the Jacoby rule, gammons counting single until the cube is
     /// turned (default false).
     pub jacoby: Option<bool>,
+    /// The tutor: the person's checker plays, cube actions and resignations are judged by the
+    /// engine at the game's depth as they are made (default false).
+    pub tutor: Option<bool>,
+    /// With the tutor: an action that loses at least this much (normalised equity, above 0,
+    /// at most 1; e.g. 0.04, doubtful) is held back with a warning until it is sent again
+    /// with `anyway` (default: none held back).
+    pub tutor_warn: Option<f64>,
+}
+
+/// The tutor's judgement of one of the person's decisions, before it is carried out.
+#[derive(Debug, Clone)]
+struct Judgement {
+    /// What the person did: `play`, `double`, `no double`, `take`, `beaver`, `pass`,
+    /// `resign`, `accept` or `reject`.
+    kind: &'static str,
+    /// The action made, in words (`13/7 8/7`, `Take`, ...).
+    made: String,
+    /// The engine's choice, in words.
+    best: String,
+    /// The loss (normalised equity; see `tavla_nn::review`).
+    loss: f32,
+    /// In match play, the loss in match winning chances.
+    loss_mwc: Option<f32>,
+    /// Whether an error rate counts it: every unforced play, the cube decisions analysis
+    /// counts (`tavla_nn::review::CLOSE_CUBE`); resignations are judged but not counted.
+    counted: bool,
+}
+
+impl Judgement {
+    fn json(&self, ply: u8) -> Value {
+        let skill = Skill::of(self.loss);
+        let mut v = json!({
+            "kind": self.kind,
+            "made": self.made,
+            "best": self.best,
+            "loss": self.loss,
+            "skill": skill,
+            "mark": skill.mark(),
+            "ply": ply,
+        });
+        if let Some(m) = self.loss_mwc {
+            v["loss_mwc"] = json!(m);
+        }
+        v
+    }
+}
+
+/// The tutor's totals over the games of a session (a money game, or every game of a match).
+#[derive(Debug, Default, Clone, Copy)]
+struct Tally {
+    plays: u32,
+    play_loss: f64,
+    cube_decisions: u32,
+    cube_loss: f64,
+    resignations: u32,
+    resignation_loss: f64,
+    /// Decisions doubtful, bad and very bad.
+    errors: [u32; 3],
+}
+
+impl Tally {
+    fn add(&mut self, j: &Judgement) {
+        let loss = f64::from(j.loss);
+        match j.kind {
+            "play" => {
+                self.plays += 1;
+                self.play_loss += loss;
+            }
+            "resign" | "accept" | "reject" => {
+                self.resignations += 1;
+                self.resignation_loss += loss;
+            }
+            _ if j.counted => {
+                self.cube_decisions += 1;
+                self.cube_loss += loss;
+            }
+            _ => {}
+        }
+        match Skill::of(j.loss) {
+            Skill::Fine => {}
+            Skill::Doubtful => self.errors[0] += 1,
+            Skill::Bad => self.errors[1] += 1,
+            Skill::VeryBad => self.errors[2] += 1,
+        }
+    }
+
+    fn json(&self, ply: u8, warn: Option<f64>) -> Value {
+        let per = |x: f64, n: u32| {
+            if n == 0 {
+                0.0
+            } else {
+                1000.0 * x / f64::from(n)
+            }
+        };
+        let decisions = self.plays + self.cube_decisions;
+        let rate = per(self.play_loss + self.cube_loss, decisions);
+        json!({
+            "ply": ply,
+            "warn": warn,
+            "plays": self.plays,
+            "play_loss": self.play_loss,
+            "cube_decisions": self.cube_decisions,
+            "cube_loss": self.cube_loss,
+            "resignations": self.resignations,
+            "resignation_loss": self.resignation_loss,
+            "play_error_rate": per(self.play_loss, self.plays),
+            "cube_error_rate": per(self.cube_loss, self.cube_decisions),
+            "error_rate": rate,
+            "rating": if decisions == 0 { "no decisions" } else { rating(rate) },
+            "doubtful": self.errors[0],
+            "bad": self.errors[1],
+            "very_bad": self.errors[2],
+        })
+    }
 }
 
 /// The decision a hint is about ([`Game::decision`]).
@@ -146,6 +263,14 @@ pub struct Game {
     /// What happened in this game, oldest first.
     log: Vec<Value>,
     plays: PlayList,
+    /// The tutor is on.
+    tutor: bool,
+    /// The tutor holds back actions that lose at least this much.
+    tutor_warn: Option<f64>,
+    /// The judgement of the person's action being carried out, for its event in the log.
+    judged: Option<Judgement>,
+    /// The tutor's totals.
+    tally: Tally,
 }
 
 impl Game {
@@ -209,6 +334,21 @@ impl Game {
                 .into());
             }
         }
+        let tutor = request.tutor.unwrap_or(false);
+        let tutor_warn = request.tutor_warn;
+        if let Some(w) = tutor_warn {
+            if !tutor {
+                return Err(
+                    InputError("tutor_warn: only with the tutor (tutor true)".into()).into(),
+                );
+            }
+            if !(w > 0.0 && w <= 1.0) {
+                return Err(InputError(format!(
+                    "tutor_warn must be above 0 and at most 1 (normalised equity, e.g. 0.04), got {w}"
+                ))
+                .into());
+            }
+        }
         let engine =
             PlayerSpec::parse(&format!("neural:ply={ply}"))?.create(seed, Rules::Standard)?;
         let mut record = MatchRecord::new(length, [name, engine.name().replace(" : ", " ")]);
@@ -234,9 +374,19 @@ impl Game {
             ending: None,
             log: Vec::new(),
             plays: PlayList::new(),
+            tutor,
+            tutor_warn,
+            judged: None,
+            tally: Tally::default(),
         };
         game.begin();
         Ok(game)
+    }
+
+    /// Whether the game has the tutor.
+    #[must_use]
+    pub fn tutored(&self) -> bool {
+        self.tutor
     }
 
     /// The game's number.
@@ -343,8 +493,7 @@ impl Game {
     fn person_rolled(&mut self, roll: Roll) {
         self.state.turn = self.human;
         self.state.dice = Dice::Rolled(roll);
-        self.log
-            .push(json!({ "event": "roll", "side": "you", "dice": roll.to_string() }));
+        self.person_log(json!({ "event": "roll", "side": "you", "dice": roll.to_string() }));
         self.state.position.legal_plays(roll, &mut self.plays);
         if self.plays.len() == 1 {
             let forced = if self.plays.is_pass() {
@@ -385,7 +534,11 @@ impl Game {
         if let Some(note) = note {
             event["note"] = json!(note);
         }
-        self.log.push(event);
+        if mover == self.human {
+            self.person_log(event);
+        } else {
+            self.log.push(event);
+        }
         let after = self.plays.positions()[index];
         if let Some(outcome) = after.outcome() {
             let how = match outcome.points {
@@ -528,7 +681,7 @@ impl Game {
             ("double", Phase::Roll) => self.person_doubles(),
             ("take", Phase::Take) => {
                 self.push_action(PERSON, Action::Take);
-                self.log.push(json!({ "event": "take", "side": "you" }));
+                self.person_log(json!({ "event": "take", "side": "you" }));
                 self.state.cube.log2 += 1;
                 self.state.cube.owner = CubeOwner::Side(self.human);
                 let roll = self.dice.roll();
@@ -540,8 +693,7 @@ impl Game {
                 let beavered = self.state.cube.value() * 4;
                 self.push_action(PERSON, Action::Beaver(beavered));
                 self.push_action(ENGINE, Action::Take);
-                self.log
-                    .push(json!({ "event": "beaver", "side": "you", "cube": beavered }));
+                self.person_log(json!({ "event": "beaver", "side": "you", "cube": beavered }));
                 self.state.cube.log2 += 2;
                 self.state.cube.owner = CubeOwner::Side(self.human);
                 let roll = self.dice.roll();
@@ -549,21 +701,14 @@ impl Game {
             }
             ("pass" | "drop", Phase::Take) => {
                 self.push_action(PERSON, Action::Drop);
-                self.log.push(json!({ "event": "pass", "side": "you" }));
+                self.person_log(json!({ "event": "pass", "side": "you" }));
                 let value = self.state.cube.value();
                 self.end(!self.human, value, "pass");
             }
             ("move", Phase::Move(roll)) => {
                 let text =
                     play.ok_or_else(|| InputError("missing field `play` for `move`".into()))?;
-                let chosen = read_play(text, &self.state.position, roll)
-                    .map_err(InputError)?
-                    .sorted_moves();
-                let index = self
-                    .plays
-                    .plays()
-                    .position(|p| p.sorted_moves() == chosen)
-                    .ok_or_else(|| InputError(format!("Illegal: {text}.")))?;
+                let index = self.chosen(text, roll)?;
                 self.play(index, roll, None);
             }
             ("resign", Phase::Roll | Phase::Move(_)) => {
@@ -577,12 +722,12 @@ impl Game {
             }
             ("accept", Phase::Resignation(level)) => {
                 let points = level.points_in(&self.state);
-                self.log.push(json!({ "event": "accept", "side": "you" }));
+                self.person_log(json!({ "event": "accept", "side": "you" }));
                 self.end(self.human, points, "resignation");
             }
             ("reject", Phase::Resignation(level)) => {
                 self.rejected = Some(level);
-                self.log.push(json!({ "event": "reject", "side": "you" }));
+                self.person_log(json!({ "event": "reject", "side": "you" }));
                 self.engine_cube_or_roll();
             }
             ("next", Phase::Over) if !self.finished() => self.begin(),
@@ -602,12 +747,209 @@ impl Game {
         Ok(())
     }
 
+    /// Logs an event of the person's, with the tutor's judgement of it when there is one.
+    fn person_log(&mut self, mut event: Value) {
+        if let Some(j) = self.judged.take() {
+            event["tutor"] = j.json(self.ply);
+            self.tally.add(&j);
+        }
+        self.log.push(event);
+    }
+
+    /// The index in `self.plays` of the play `text` (standard notation or landing marks) for
+    /// `roll`.
+    fn chosen(&self, text: &str, roll: Roll) -> Result<usize> {
+        let chosen = read_play(text, &self.state.position, roll)
+            .map_err(InputError)?
+            .sorted_moves();
+        Ok(self
+            .plays
+            .plays()
+            .position(|p| p.sorted_moves() == chosen)
+            .ok_or_else(|| InputError(format!("Illegal: {text}.")))?)
+    }
+
+    /// The tutor's judgement of the person's `action` (with `play`, `level` as for
+    /// [`Game::act`]) before it is carried out, by `search` at the game's depth; `None` for an
+    /// action it does not judge (a roll with no cube decision, `next`) or one the phase does
+    /// not allow (which [`Game::act`] then refuses).
+    fn judge(
+        &self,
+        action: &str,
+        play: Option<&str>,
+        level: Option<&str>,
+        search: &mut Search,
+    ) -> Result<Option<Judgement>> {
+        let ply = self.ply;
+        let state = &self.state;
+        let redouble = matches!(state.cube.owner, CubeOwner::Side(_));
+        Ok(match (action, self.phase) {
+            ("move", Phase::Move(roll)) => {
+                let Some(text) = play else { return Ok(None) };
+                let index = self.chosen(text, roll)?;
+                let pos = state.position;
+                let Some(r) =
+                    search.review_play(state, roll, &self.plays.positions()[index], ply, self.cube)
+                else {
+                    return Ok(None);
+                };
+                let best = (0..self.plays.len())
+                    .find(|&i| self.plays.positions()[i] == r.best)
+                    .map_or_else(String::new, |i| format_pretty(&pos, &self.plays.play(i)));
+                Some(Judgement {
+                    kind: "play",
+                    made: format_pretty(&pos, &self.plays.play(index)),
+                    best,
+                    loss: r.loss,
+                    loss_mwc: r.loss_mwc,
+                    counted: true,
+                })
+            }
+            ("roll" | "double", Phase::Roll) => {
+                let Some(a) = search.cube_decision(state, ply) else {
+                    return Ok(None);
+                };
+                let doubled = action == "double";
+                let r = review_double(&a, doubled, self.may_beaver());
+                let made = match (doubled, redouble) {
+                    (true, true) => "Redouble",
+                    (true, false) => "Double",
+                    (false, true) => "No redouble",
+                    (false, false) => "No double",
+                };
+                Some(Judgement {
+                    kind: if doubled { "double" } else { "no double" },
+                    made: made.into(),
+                    best: a.action.describe(redouble).into(),
+                    loss: r.loss,
+                    loss_mwc: r.loss_mwc,
+                    counted: r.counted,
+                })
+            }
+            ("take" | "beaver" | "pass" | "drop", Phase::Take) => {
+                if action == "beaver" && !self.may_beaver() {
+                    return Ok(None);
+                }
+                // The engine doubled, on roll: the analysis is from its side.
+                let Some(a) = search.cube_decision(state, ply) else {
+                    return Ok(None);
+                };
+                let (response, kind, made) = match action {
+                    "take" => (CubeResponse::Take, "take", "Take"),
+                    "beaver" => (CubeResponse::Beaver, "beaver", "Beaver"),
+                    _ => (CubeResponse::Pass, "pass", "Pass"),
+                };
+                let beavers = self.may_beaver();
+                let r = review_answer(&a, response, beavers);
+                let best = if !a.opponent_takes() {
+                    "Pass"
+                } else if beavers && a.double_take < 0.0 {
+                    "Beaver"
+                } else {
+                    "Take"
+                };
+                Some(Judgement {
+                    kind,
+                    made: made.into(),
+                    best: best.into(),
+                    loss: r.loss,
+                    loss_mwc: r.loss_mwc,
+                    counted: r.counted,
+                })
+            }
+            ("resign", Phase::Roll | Phase::Move(_)) => {
+                let level = match level {
+                    None => Resign::Single,
+                    Some(l) => l
+                        .parse::<Resign>()
+                        .map_err(|e| InputError(format!("level: {e}")))?,
+                };
+                // With the dice thrown, playing on is worth the best play's value.
+                let points = level.points_in(state);
+                let Some(r) = search.review_resignation(state, true, points, self.cube, ply) else {
+                    return Ok(None);
+                };
+                Some(Judgement {
+                    kind: "resign",
+                    made: format!("Resign {level}"),
+                    best: if r.resigner_loss > 0.0 {
+                        "Play on".into()
+                    } else {
+                        format!("Resign {level}")
+                    },
+                    loss: r.resigner_loss,
+                    loss_mwc: r.loss_mwc.map(|m| m[0]),
+                    counted: false,
+                })
+            }
+            ("accept" | "reject", Phase::Resignation(level)) => {
+                // The engine offers, on roll.
+                let points = level.points_in(state);
+                let Some(r) = search.review_resignation(state, true, points, self.cube, ply) else {
+                    return Ok(None);
+                };
+                let accept_right = r.resigner_loss > 0.0 || r.accepter_loss == 0.0;
+                let (loss, loss_mwc) = if action == "accept" {
+                    (r.accepter_loss, r.loss_mwc.map(|m| m[1]))
+                } else {
+                    (r.resigner_loss, r.loss_mwc.map(|m| m[0]))
+                };
+                Some(Judgement {
+                    kind: if action == "accept" {
+                        "accept"
+                    } else {
+                        "reject"
+                    },
+                    made: if action == "accept" {
+                        "Accept"
+                    } else {
+                        "Reject"
+                    }
+                    .into(),
+                    best: if accept_right { "Accept" } else { "Reject" }.into(),
+                    loss,
+                    loss_mwc,
+                    counted: false,
+                })
+            }
+            _ => None,
+        })
+    }
+
+    /// Like [`Game::act`], with the tutor when the game has it: the action is judged first by
+    /// `search` at the game's depth, and one that loses at least the game's `tutor_warn` is
+    /// held back unless `anyway`: the answer is then the warning (the judgement), the game
+    /// unchanged. A judged action carried out has the judgement in its event of the log.
+    ///
+    /// # Errors
+    /// As [`Game::act`].
+    pub fn act_tutored(
+        &mut self,
+        action: &str,
+        play: Option<&str>,
+        level: Option<&str>,
+        anyway: bool,
+        search: &mut Search,
+    ) -> Result<Option<Value>> {
+        self.judged = None;
+        if self.tutor {
+            if let Some(j) = self.judge(action, play, level, search)? {
+                if !anyway && self.tutor_warn.is_some_and(|w| f64::from(j.loss) >= w) {
+                    return Ok(Some(j.json(self.ply)));
+                }
+                self.judged = Some(j);
+            }
+        }
+        let done = self.act(action, play, level);
+        self.judged = None;
+        done.map(|()| None)
+    }
+
     /// The person doubles; the engine takes (the person then rolls) or passes.
     fn person_doubles(&mut self) {
         let doubled = self.state.cube.value() * 2;
         self.push_action(PERSON, Action::Double(doubled));
-        self.log
-            .push(json!({ "event": "double", "side": "you", "cube": doubled }));
+        self.person_log(json!({ "event": "double", "side": "you", "cube": doubled }));
         let mut asked = self.state;
         asked.position = self.state.position.flip();
         asked.turn = !self.human;
@@ -639,7 +981,7 @@ impl Game {
     /// The person offers to resign `level`; the engine accepts (the game ends) or rejects.
     fn person_resigns(&mut self, level: Resign) {
         let points = level.points_in(&self.state);
-        self.log.push(json!({
+        self.person_log(json!({
             "event": "resign", "side": "you", "level": level.to_string(), "points": points,
         }));
         let state = self.state;
@@ -755,6 +1097,9 @@ impl Game {
                     _ => "a backgammon",
                 },
             });
+        }
+        if self.tutor {
+            v["tutor"] = self.tally.json(self.ply, self.tutor_warn);
         }
         if let Some(failure) = self.engine.take_failure() {
             v["engine_failure"] = json!(failure.to_string());
@@ -1310,6 +1655,202 @@ mod tests {
             },
             "name",
         );
+        bad(
+            NewGame {
+                tutor_warn: Some(0.04),
+                ..NewGame::default()
+            },
+            "tutor_warn: only with the tutor",
+        );
+        for warn in [0.0, -0.1, 1.5, f64::NAN] {
+            bad(
+                NewGame {
+                    tutor: Some(true),
+                    tutor_warn: Some(warn),
+                    ..NewGame::default()
+                },
+                "tutor_warn must be above 0 and at most 1",
+            );
+        }
+    }
+
+    /// A search as the server's (the default networks, the bearoff databases, pruning).
+    fn tutor_search() -> Search {
+        Search::new(tavla_nn::Weights::shared_default())
+            .with_bearoff(crate::players::shared_bearoff().unwrap())
+            .with_prune(tavla_nn::search::Prune::embedded())
+    }
+
+    #[test]
+    fn the_tutor_holds_back_an_error_until_it_is_made_anyway() {
+        let mut search = tutor_search();
+        let request = NewGame {
+            ply: Some(0),
+            cube: Some(false),
+            tutor: Some(true),
+            tutor_warn: Some(0.04),
+            ..NewGame::default()
+        };
+        let mut game = (0..200)
+            .map(|seed| {
+                Game::start(
+                    1,
+                    &NewGame {
+                        seed: Some(seed),
+                        ..request.clone()
+                    },
+                )
+                .unwrap()
+            })
+            .find(|g| matches!(g.phase, Phase::Move(_)) && g.plays.len() >= 8)
+            .unwrap();
+        let plays: Vec<String> = game.view()["plays"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["play"].as_str().unwrap().to_string())
+            .collect();
+        let judged: Vec<Judgement> = plays
+            .iter()
+            .map(|p| {
+                game.judge("move", Some(p), None, &mut search)
+                    .unwrap()
+                    .unwrap()
+            })
+            .collect();
+        // Every play is judged against the same best play, which loses nothing.
+        let best = &judged[0].best;
+        assert!(judged.iter().all(|j| &j.best == best && j.loss >= 0.0));
+        let first = plays.iter().position(|p| p == best).unwrap();
+        assert_eq!(judged[first].loss, 0.0);
+        let worst = (0..plays.len())
+            .max_by(|&a, &b| judged[a].loss.total_cmp(&judged[b].loss))
+            .unwrap();
+        assert!(judged[worst].loss >= 0.04, "{judged:?}");
+        // The worst play is held back, the game unchanged ...
+        let before = game.view();
+        let warning = game
+            .act_tutored("move", Some(&plays[worst]), None, false, &mut search)
+            .unwrap()
+            .unwrap();
+        assert_eq!(warning["kind"], "play");
+        assert_eq!(warning["made"], plays[worst].as_str());
+        assert_eq!(warning["best"], best.as_str());
+        assert_eq!(game.view(), before);
+        // ... until it is made anyway: then its event carries the judgement.
+        let held = game
+            .act_tutored("move", Some(&plays[worst]), None, true, &mut search)
+            .unwrap();
+        assert!(held.is_none());
+        let v = game.view();
+        let event = v["log"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["event"] == "play" && e["side"] == "you" && e.get("tutor").is_some())
+            .unwrap();
+        assert_eq!(event["play"], plays[worst].as_str());
+        assert_eq!(event["tutor"]["loss"], warning["loss"]);
+        assert_eq!(v["tutor"]["plays"], 1);
+        assert!(v["tutor"]["play_error_rate"].as_f64().unwrap() >= 40.0);
+        // A game without the tutor judges nothing.
+        let mut plain = new(7, 0, false, 0);
+        let v = plain.view();
+        if v["phase"] == "move" {
+            let play = v["plays"][0]["play"].as_str().unwrap().to_string();
+            assert!(plain
+                .act_tutored("move", Some(&play), None, false, &mut search)
+                .unwrap()
+                .is_none());
+        }
+        assert!(plain.view().get("tutor").is_none());
+    }
+
+    #[test]
+    fn the_tutor_judges_cube_actions_and_resignations() {
+        let mut search = tutor_search();
+        let mut game = before_a_roll(&money(NewGame {
+            tutor: Some(true),
+            ..NewGame::default()
+        }));
+        // The engine on roll bears its four checkers off in two rolls at most; the person
+        // needs 6-6 in one roll: a pass, and a take loses about a point.
+        game.state.turn = !game.human;
+        game.state.position = race(4, 4);
+        game.engine_on_roll();
+        assert_eq!(game.phase, Phase::Take);
+        let pass = game
+            .judge("pass", None, None, &mut search)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (pass.kind, pass.best.as_str(), pass.loss),
+            ("pass", "Pass", 0.0)
+        );
+        let take = game
+            .judge("take", None, None, &mut search)
+            .unwrap()
+            .unwrap();
+        assert_eq!((take.kind, take.best.as_str()), ("take", "Pass"));
+        assert!(take.loss > 0.5, "{take:?}");
+        // No warning asked for: the take is made, and judged.
+        assert!(game
+            .act_tutored("take", None, None, false, &mut search)
+            .unwrap()
+            .is_none());
+        let v = game.view();
+        let event = v["log"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["event"] == "take")
+            .unwrap()
+            .clone();
+        assert_eq!(event["tutor"]["skill"], "very-bad");
+        assert_eq!(v["tutor"]["cube_decisions"], 1);
+        assert_eq!(v["tutor"]["very_bad"], 1);
+        // The person far ahead, on roll: doubling is right, and the tutor says so.
+        let mut game = before_a_roll(&money(NewGame {
+            tutor: Some(true),
+            ..NewGame::default()
+        }));
+        game.state.position = race(4, 4);
+        let double = game
+            .judge("double", None, None, &mut search)
+            .unwrap()
+            .unwrap();
+        assert_eq!((double.kind, double.loss), ("double", 0.0));
+        assert!(double.best.starts_with("Double"), "{double:?}");
+        let no_double = game
+            .judge("roll", None, None, &mut search)
+            .unwrap()
+            .unwrap();
+        assert_eq!(no_double.kind, "no double");
+        assert!(no_double.loss > 0.0, "{no_double:?}");
+        // Resigning there gives away about two points.
+        let resign = game
+            .judge("resign", None, Some("single"), &mut search)
+            .unwrap()
+            .unwrap();
+        assert_eq!((resign.kind, resign.best.as_str()), ("resign", "Play on"));
+        assert!(resign.loss > 1.5, "{resign:?}");
+        // The engine as far ahead, on roll, offering a single game: accept it.
+        game.state.turn = !game.human;
+        game.phase = Phase::Resignation(Resign::Single);
+        let accept = game
+            .judge("accept", None, None, &mut search)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (accept.kind, accept.best.as_str(), accept.loss),
+            ("accept", "Accept", 0.0)
+        );
+        let reject = game
+            .judge("reject", None, None, &mut search)
+            .unwrap()
+            .unwrap();
+        assert_eq!((reject.kind, reject.best.as_str()), ("reject", "Accept"));
+        assert!(reject.loss > 1.5, "{reject:?}");
     }
 
     #[test]

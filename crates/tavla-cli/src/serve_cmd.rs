@@ -647,18 +647,22 @@ async fn show_game(
     Ok(on_game(e, path_id(id)?, |g| Ok(g.view())).await)
 }
 
-/// The fields of a game action: the play of `move`, the level of `resign`.
+/// The fields of a game action: the play of `move`, the level of `resign`, and `anyway` to
+/// carry out an action the tutor held back.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ActionFields {
     play: Option<String>,
     level: Option<String>,
+    anyway: Option<bool>,
 }
 
 /// `POST /v1/games/{id}/{action}`: the person's action (`roll`, `double`, `take`, `pass`,
 /// `move` with `{"play": "8/5 6/5"}`, `resign` with an optional `{"level": "gammon"}`,
 /// `accept`, `reject`, `next`) and the engine's answers; the game as it then stands. An action
-/// the phase does not allow is answered 409, an illegal play 400, each with the reason.
+/// the phase does not allow is answered 409, an illegal play 400, each with the reason. With
+/// the tutor, the action is judged first; one it holds back leaves the game as it was, and
+/// the answer carries the `warning`.
 async fn game_action(
     State(e): State<Arc<Engine>>,
     path: Result<Path<(u64, String)>, PathRejection>,
@@ -666,9 +670,21 @@ async fn game_action(
 ) -> Result<Response, Response> {
     let Path((id, action)) = path.map_err(|r| bad(r.body_text()))?;
     let fields: ActionFields = json_body(&body).map_err(|err| answer(Err(err)))?;
+    let pool = e.clone();
     Ok(on_game(e, id, move |g| {
-        g.act(&action, fields.play.as_deref(), fields.level.as_deref())?;
-        Ok(g.view())
+        let (play, level) = (fields.play.as_deref(), fields.level.as_deref());
+        let warning = if g.tutored() {
+            let anyway = fields.anyway.unwrap_or(false);
+            pool.with_search(|s| g.act_tutored(&action, play, level, anyway, s))?
+        } else {
+            g.act(&action, play, level)?;
+            None
+        };
+        let mut v = g.view();
+        if let Some(w) = warning {
+            v["warning"] = w;
+        }
+        Ok(v)
     })
     .await)
 }

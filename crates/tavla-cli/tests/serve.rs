@@ -826,3 +826,74 @@ fn bad_game_requests_get_the_reason() {
     let (_, after) = server.request("GET", &format!("/v1/games/{id}"), "", false);
     assert_eq!(after, v);
 }
+
+#[test]
+fn the_tutor_judges_the_persons_decisions_and_holds_back_errors() {
+    let server = Server::start();
+    for (body, what) in [
+        (r#"{"tutor_warn": 0.04}"#, "only with the tutor"),
+        (
+            r#"{"tutor": true, "tutor_warn": 2}"#,
+            "above 0 and at most 1",
+        ),
+    ] {
+        let (status, e) = server.request("POST", "/v1/games", body, true);
+        assert_eq!(status, 400, "{body}: {e}");
+        assert!(e["error"].as_str().unwrap().contains(what), "{body}: {e}");
+    }
+    let request = r#"{"seed": 11, "ply": 0, "cube": true, "tutor": true, "tutor_warn": 0.08}"#;
+    let (status, v) = server.request("POST", "/v1/games", request, true);
+    assert_eq!(status, 201, "{v}");
+    let id = v["id"].as_u64().unwrap();
+    assert_eq!(v["tutor"]["plays"], 0);
+    assert_eq!(v["tutor"]["warn"], 0.08);
+    let (mut warnings, mut actions) = (0, 0);
+    loop {
+        let (_, v) = server.request("GET", &format!("/v1/games/{id}"), "", false);
+        let (action, play) = match v["phase"].as_str().unwrap() {
+            "roll" => ("roll", None),
+            // The first play listed: often a poor one.
+            "move" => ("move", Some(v["plays"][0]["play"].clone())),
+            "take" => ("take", None),
+            "resignation" => ("reject", None),
+            _ => break,
+        };
+        let path = format!("/v1/games/{id}/{action}");
+        if action == "move" {
+            let (status, e) =
+                server.request("POST", &path, r#"{"play": "24/1", "anyway": true}"#, true);
+            assert_eq!(status, 400, "{e}");
+            assert!(e["error"].as_str().unwrap().contains("Illegal"), "{e}");
+        }
+        let body = serde_json::json!({ "play": play }).to_string();
+        let (status, after) = server.request("POST", &path, &body, true);
+        assert_eq!(status, 200, "{after}");
+        if let Some(w) = after.get("warning") {
+            // Held back: the game as it was, and the reason.
+            warnings += 1;
+            assert!(w["loss"].as_f64().unwrap() >= 0.08, "{w}");
+            assert_eq!(after["log"], v["log"]);
+            assert_eq!(after["phase"], v["phase"]);
+            let body = serde_json::json!({ "play": play, "anyway": true }).to_string();
+            let (status, done) = server.request("POST", &path, &body, true);
+            assert_eq!(status, 200, "{done}");
+            assert!(done.get("warning").is_none(), "{done}");
+            let judged = done["log"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .rfind(|e| e["side"] == "you" && e.get("tutor").is_some())
+                .unwrap()
+                .clone();
+            assert_eq!(judged["tutor"]["loss"], w["loss"], "{judged}");
+        }
+        actions += 1;
+        assert!(actions < 2000, "the game does not end");
+    }
+    assert!(warnings > 0, "no play of the game lost 0.08");
+    let (_, v) = server.request("GET", &format!("/v1/games/{id}"), "", false);
+    let t = &v["tutor"];
+    let errors = t["bad"].as_u64().unwrap() + t["very_bad"].as_u64().unwrap();
+    assert!(errors >= warnings, "{t}");
+    assert!(t["error_rate"].as_f64().unwrap() > 0.0, "{t}");
+}
