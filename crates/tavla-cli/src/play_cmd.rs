@@ -23,9 +23,10 @@ use clap::{Args, ValueEnum};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tavla_core::{
-    BySide, CubeOwner, Dice, GameState, PlayList, Position, Resign, Roll, Rules, Side,
+    BySide, CubeOwner, CubeResponse, Dice, GameState, PlayList, Position, Resign, Roll, Rules, Side,
 };
 use tavla_nn::cube::{CubeHolder, PlayWorth};
+use tavla_nn::review::{review_answer, review_double, Skill};
 use tavla_nn::{RankedPlay, Search, Weights};
 use tavla_notation::landing::LandingMarks;
 use tavla_notation::mat::{Action, GameRecord, MatchRecord};
@@ -106,10 +107,39 @@ pub struct PlayArgs {
     /// best play or cube action, error rates and luck.
     #[arg(long)]
     analyse: bool,
+    /// The tutor: each of your checker plays and cube decisions is judged by the engine at
+    /// 2-ply before it is made (as `tavla analyse` judges it); one that loses at least
+    /// --tutor-warn is held back with what it loses and the engine's choice, and `y` makes it
+    /// anyway (anything else: choose again).
+    #[arg(long)]
+    tutor: bool,
+    /// With --tutor: the loss (normalised equity) from which a decision is held back: 0.04
+    /// doubtful, 0.08 bad, 0.16 very bad.
+    #[arg(long, value_name = "X", default_value_t = tavla_nn::review::DOUBTFUL,
+          requires = "tutor", value_parser = tutor_warn)]
+    tutor_warn: f32,
 }
 
+/// Reads `--tutor-warn`: above 0, at most 1.
+fn tutor_warn(text: &str) -> Result<f32, String> {
+    text.parse::<f32>()
+        .ok()
+        .filter(|w| *w > 0.0 && *w <= 1.0)
+        .ok_or_else(|| format!("`{text}` is not a loss above 0 and at most 1 (e.g. 0.04)"))
+}
+
+/// The tutor of `tavla play --tutor`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tutor {
+    /// The loss from which a decision is held back.
+    pub warn: f32,
+}
+
+/// The depth of the tutor's judgements.
+const TUTOR_PLY: u8 = 2;
+
 /// What a game is played for: money (with the cube or not), or a game of a match.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Setting {
     /// The doubling cube is in play.
     pub cube: bool,
@@ -123,6 +153,8 @@ pub struct Setting {
     pub beavers: bool,
     /// Money play with the cube: the Jacoby rule.
     pub jacoby: bool,
+    /// The tutor, when the person has it.
+    pub tutor: Option<Tutor>,
 }
 
 impl Setting {
@@ -136,6 +168,7 @@ impl Setting {
             crawford: false,
             beavers: false,
             jacoby: false,
+            tutor: None,
         }
     }
 }
@@ -181,6 +214,9 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut engine = engine;
+    let tutor = args.tutor.then_some(Tutor {
+        warn: args.tutor_warn,
+    });
     if length == 0 {
         let mut game = GameRecord::new(1, [0, 0]);
         run_game(
@@ -192,6 +228,7 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
             Setting {
                 beavers: args.beavers,
                 jacoby: args.jacoby,
+                tutor,
                 ..Setting::money(args.cube)
             },
             &mut game,
@@ -204,7 +241,11 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
             &mut *engine,
             seed,
             args.side.into(),
-            length,
+            Setting {
+                match_length: length,
+                tutor,
+                ..Setting::money(true)
+            },
             &mut record,
         )?;
     }
@@ -255,7 +296,8 @@ fn analyse_played(
     Ok(())
 }
 
-/// Plays a match to `length` points: games until a side has `length`, the Crawford game after
+/// Plays a match to `length` (`setting.match_length`) points, with `setting.tutor` (its other
+/// fields are each game's own): games until a side has `length`, the Crawford game after
 /// the first side reaches `length - 1`; game `g`'s dice from `seed + g - 1`. Every game is added
 /// to `record`. Returns the final score, or `None` when the person quit or the input ended.
 ///
@@ -267,9 +309,10 @@ pub fn run_match<R: BufRead, W: Write>(
     engine: &mut dyn Player,
     seed: u64,
     human: Side,
-    length: u32,
+    setting: Setting,
     record: &mut MatchRecord,
 ) -> Result<Option<BySide<u32>>> {
+    let length = setting.match_length;
     writeln!(
         out,
         "A {length}-point match against {}; replay it with --seed {seed}.",
@@ -300,6 +343,7 @@ pub fn run_match<R: BufRead, W: Write>(
             crawford,
             beavers: false,
             jacoby: false,
+            tutor: setting.tutor,
         };
         let mut game = GameRecord::new(g, [*score.get(human), *score.get(!human)]);
         let end = run_game(
@@ -330,6 +374,59 @@ pub fn run_match<R: BufRead, W: Write>(
         }
     }
     unreachable!("a match ends within u32::MAX games")
+}
+
+/// The search of hints and the tutor: the default networks, the bearoff databases when they
+/// can be had, and the pruned inner choices.
+fn engine_search() -> Search {
+    let search =
+        Search::new(Weights::shared_default()).with_prune(tavla_nn::search::Prune::embedded());
+    match crate::players::shared_bearoff() {
+        Ok(db) => search.with_bearoff(db),
+        Err(_) => search,
+    }
+}
+
+/// A cube decision of the person's, for the tutor.
+#[derive(Clone, Copy)]
+enum CubeChoice {
+    /// Before the roll: to double (`true`) or roll.
+    Double(bool),
+    /// The answer to the engine's double.
+    Answer(CubeResponse),
+}
+
+/// The tutor's question about a decision that loses `loss` (`made`; the engine's choice
+/// `best`): whether to make it anyway (`y` or `yes`). `None` at the end of the input.
+fn tutor_asks<R: BufRead, W: Write>(
+    input: &mut R,
+    out: &mut W,
+    made: &str,
+    loss: f32,
+    best: &str,
+) -> Result<Option<bool>> {
+    let skill = match Skill::of(loss) {
+        Skill::Fine => "fine",
+        Skill::Doubtful => "doubtful",
+        Skill::Bad => "bad",
+        Skill::VeryBad => "very bad",
+    };
+    writeln!(
+        out,
+        "The tutor: {made} loses {loss:.3} ({skill}) at {TUTOR_PLY}-ply; the engine's choice: {best}."
+    )?;
+    write!(out, "Make it anyway? (y/N) ")?;
+    out.flush()?;
+    let mut line = String::new();
+    if input.read_line(&mut line)? == 0 {
+        writeln!(out, "\nEnd of input: game abandoned.")?;
+        out.flush()?;
+        return Ok(None);
+    }
+    Ok(Some(matches!(
+        line.trim().to_ascii_lowercase().as_str(),
+        "y" | "yes"
+    )))
 }
 
 /// What the person typed, read.
@@ -587,8 +684,7 @@ pub fn run_game<R: BufRead, W: Write>(
                             return Ok(GameEnd::Quit);
                         }
                         Command::Hint => {
-                            let search = search
-                                .get_or_insert_with(|| Search::new(Weights::shared_default()));
+                            let search = search.get_or_insert_with(engine_search);
                             // Ranked as the engine chooses its own plays.
                             let worth = PlayWorth::of(&state);
                             let value = |after: &Position, p| worth.value(after, p);
@@ -610,6 +706,7 @@ pub fn run_game<R: BufRead, W: Write>(
                                 human,
                                 search: &mut search,
                                 cube,
+                                tutor: setting.tutor,
                             };
                             if let Some(end) = ctx.person_resigns(&state, level, record)? {
                                 return Ok(end);
@@ -624,6 +721,31 @@ pub fn run_game<R: BufRead, W: Write>(
                                 if chosen.is_none() {
                                     // Cannot happen: both readers return a play of the list.
                                     writeln!(out, "Illegal: {text}. Try again.")?;
+                                }
+                                if let (Some(i), Some(tutor)) = (chosen, setting.tutor) {
+                                    let search = search.get_or_insert_with(engine_search);
+                                    let review = search.review_play(
+                                        &state,
+                                        roll,
+                                        &plays.positions()[i],
+                                        TUTOR_PLY,
+                                        cube,
+                                    );
+                                    if let Some(r) = review.filter(|r| r.loss >= tutor.warn) {
+                                        let best = (0..plays.len())
+                                            .find(|&k| plays.positions()[k] == r.best)
+                                            .map_or_else(String::new, |k| {
+                                                format_pretty(&pos, &plays.play(k))
+                                            });
+                                        let made = format_pretty(&pos, &plays.play(i));
+                                        match tutor_asks(
+                                            &mut input, &mut out, &made, r.loss, &best,
+                                        )? {
+                                            None => return Ok(GameEnd::EndOfInput),
+                                            Some(false) => chosen = None,
+                                            Some(true) => {}
+                                        }
+                                    }
                                 }
                             }
                         },
@@ -693,6 +815,7 @@ pub fn run_game<R: BufRead, W: Write>(
             human,
             search: &mut search,
             cube,
+            tutor: setting.tutor,
         };
         if state.turn == bot {
             if let Some(end) = ctx.engine_offers(&state, &mut rejected, record)? {
@@ -750,6 +873,8 @@ struct Between<'a, R, W> {
     search: &'a mut Option<Search>,
     /// The cube is in play.
     cube: bool,
+    /// The person's tutor.
+    tutor: Option<Tutor>,
 }
 
 /// What the person typed at a question: one of its answers (by index), or a command handled.
@@ -771,8 +896,7 @@ enum HintFor {
 
 impl<R: BufRead, W: Write> Between<'_, R, W> {
     fn shared_search(&mut self) -> &mut Search {
-        self.search
-            .get_or_insert_with(|| Search::new(Weights::shared_default()))
+        self.search.get_or_insert_with(engine_search)
     }
 
     /// The cube decision of the side on roll of `state` (dice not rolled), and the answer to a
@@ -785,13 +909,19 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
     ) -> Result<Option<GameEnd>> {
         let (human, doubler) = (self.human, state.turn);
         let value = state.cube.value();
+        // A beaver redoubles at once: only while the cube stays within its highest value.
+        let may_beaver = state.beavers && state.cube.log2 + 2 <= 15;
         let doubles = if doubler == human {
             write!(self.out, "\n{}", draw(state, human))?;
             loop {
                 let prompt = format!("Cube at {value}: Enter to roll, `double` to double: ");
                 let answers: [&[&str]; 2] = [&["roll", "r", ""], &["double", "d"]];
                 match self.ask(&prompt, &answers, state, HintFor::Cube)? {
-                    Reply::Answer(k) => break k == 1,
+                    Reply::Answer(k) => match self.tutor_cube(state, CubeChoice::Double(k == 1))? {
+                        None => return Ok(Some(GameEnd::EndOfInput)),
+                        Some(true) => break k == 1,
+                        Some(false) => {}
+                    },
                     Reply::Resign(level) => {
                         if let Some(end) = self.person_resigns(state, level, record)? {
                             return Ok(Some(end));
@@ -808,8 +938,6 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
             return Ok(None);
         }
         let doubled = value * 2;
-        // A beaver redoubles at once: only while the cube stays within its highest value.
-        let may_beaver = state.beavers && state.cube.log2 + 2 <= 15;
         let column = |side: Side| usize::from(side != human);
         record.push(column(doubler), Action::Double(doubled));
         let taker = !doubler;
@@ -853,7 +981,15 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
             };
             loop {
                 match self.ask(prompt, answers, &offered, HintFor::Cube)? {
-                    Reply::Answer(k) => break k,
+                    Reply::Answer(k) => {
+                        let response =
+                            [CubeResponse::Take, CubeResponse::Pass, CubeResponse::Beaver][k];
+                        match self.tutor_cube(state, CubeChoice::Answer(response))? {
+                            None => return Ok(Some(GameEnd::EndOfInput)),
+                            Some(true) => break k,
+                            Some(false) => {}
+                        }
+                    }
                     Reply::Resign(_) => writeln!(
                         self.out,
                         "Answer the double first: passing loses {value} point{}.",
@@ -894,6 +1030,52 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
         }
         state.cube.owner = CubeOwner::Side(taker);
         Ok(None)
+    }
+
+    /// With the tutor, judges the person's cube `choice` by the cube analysis of the doubler,
+    /// on roll in `state` before it rolls, and asks before making one that loses at least the
+    /// tutor's warning: `Some(true)` to make it, `Some(false)` to choose again, `None` at the
+    /// end of the input. Without the tutor, `Some(true)`.
+    fn tutor_cube(&mut self, state: &GameState, choice: CubeChoice) -> Result<Option<bool>> {
+        let Some(tutor) = self.tutor else {
+            return Ok(Some(true));
+        };
+        let Some(a) = self.shared_search().cube_decision(state, TUTOR_PLY) else {
+            return Ok(Some(true));
+        };
+        let may_beaver = state.beavers && state.cube.log2 + 2 <= 15;
+        let redouble = matches!(state.cube.owner, CubeOwner::Side(_));
+        let (review, made, best) = match choice {
+            CubeChoice::Double(doubled) => (
+                review_double(&a, doubled, may_beaver),
+                match (doubled, redouble) {
+                    (true, true) => "Redouble",
+                    (true, false) => "Double",
+                    (false, true) => "No redouble",
+                    (false, false) => "No double",
+                },
+                a.action.describe(redouble),
+            ),
+            CubeChoice::Answer(response) => (
+                review_answer(&a, response, may_beaver),
+                match response {
+                    CubeResponse::Take => "Take",
+                    CubeResponse::Pass => "Pass",
+                    CubeResponse::Beaver => "Beaver",
+                },
+                if !a.opponent_takes() {
+                    "Pass"
+                } else if may_beaver && a.double_take < 0.0 {
+                    "Beaver"
+                } else {
+                    "Take"
+                },
+            ),
+        };
+        if review.loss < tutor.warn {
+            return Ok(Some(true));
+        }
+        tutor_asks(&mut *self.input, &mut *self.out, made, review.loss, best)
     }
 
     /// The engine, on roll in `state` before it rolls, may offer to resign; the person
@@ -1112,6 +1294,82 @@ mod tests {
         )
         .unwrap();
         (end, String::from_utf8(out).unwrap())
+    }
+
+    /// `game`, with the cube or not and the tutor warning from a loss of 0.04.
+    fn tutored(input: &str, seed: u64, cube: bool) -> (GameEnd, String, GameRecord) {
+        let mut out = Vec::new();
+        let mut record = GameRecord::new(1, [0, 0]);
+        let end = run_game(
+            input.as_bytes(),
+            &mut out,
+            &mut RandomPlayer::new(seed),
+            seed,
+            Side::X,
+            Setting {
+                tutor: Some(Tutor { warn: 0.04 }),
+                ..Setting::money(cube)
+            },
+            &mut record,
+        )
+        .unwrap();
+        (end, String::from_utf8(out).unwrap(), record)
+    }
+
+    #[test]
+    fn the_tutor_holds_back_an_error_until_it_is_made_anyway() {
+        // Seed 1: the person opens with 4-3; 6/3 6/2 leaves two blots and breaks nothing
+        // worth it: the tutor asks, and `n` (or anything but `y`) asks for the move again.
+        let (end, text, record) = tutored("6/2 6/3\nn\n", 1, false);
+        assert_eq!(end, GameEnd::EndOfInput, "{text}");
+        assert_eq!(
+            text.matches("The tutor: 6/3 6/2 loses ").count(),
+            1,
+            "{text}"
+        );
+        assert!(text.contains("the engine's choice: "), "{text}");
+        assert_eq!(text.matches("Your move (43): ").count(), 2, "{text}");
+        // Nothing was played.
+        assert!(record.replay().unwrap().rolls.is_empty(), "{text}");
+        // `y` makes it.
+        let (_, text, _) = tutored("6/2 6/3\ny\n", 1, false);
+        assert_eq!(text.matches("Your move (43): ").count(), 1, "{text}");
+        assert!(text.contains("rolls"), "{text}");
+        // A good play passes without a word.
+        let (_, text, _) = tutored("13/10 13/9\n", 1, false);
+        assert!(!text.contains("The tutor"), "{text}");
+        // Seed 2, with the cube: the person may double at once, which the tutor calls wrong.
+        let (_, text, _) = tutored("double\nn\n\n", 2, true);
+        assert!(
+            text.contains("The tutor: Double loses ")
+                && text.contains("the engine's choice: No double, take."),
+            "{text}"
+        );
+        assert!(!text.contains("You double"), "{text}");
+        let (_, text, _) = tutored("double\ny\n", 2, true);
+        assert!(text.contains("You double to 2"), "{text}");
+        // Seed 1 again, against an engine that doubles at once: passing is the error.
+        let mut out = Vec::new();
+        let end = run_game(
+            "13/10 13/9\npass\nn\n".as_bytes(),
+            &mut out,
+            &mut doubler(RandomPlayer::new(1)),
+            1,
+            Side::X,
+            Setting {
+                tutor: Some(Tutor { warn: 0.04 }),
+                ..Setting::money(true)
+            },
+            &mut GameRecord::new(1, [0, 0]),
+        )
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(end, GameEnd::EndOfInput, "{text}");
+        assert!(
+            text.contains("The tutor: Pass loses ") && text.contains("the engine's choice: Take."),
+            "{text}"
+        );
+        assert_eq!(text.matches("Take or pass? ").count(), 2, "{text}");
     }
 
     #[test]
@@ -1464,7 +1722,10 @@ mod tests {
                 &mut doubler(RandomPlayer::new(seed)),
                 seed,
                 Side::X,
-                3,
+                Setting {
+                    match_length: 3,
+                    ..Setting::money(true)
+                },
                 &mut record,
             )
             .unwrap();
