@@ -3,7 +3,9 @@
 // script clicks what a person would (New game, Roll, Hint, Take, Next game, and each play made
 // on the board checker by checker, point then point) until the games end; after the first, it
 // has the game analysed, looks at an error in the analysis panel and asks for the best plays,
-// the evaluation and a short rollout there. Any exception in the page's code, an error shown on
+// the evaluation and a short rollout there, then pastes the game's record into "Analyse a
+// record". The money games are played with the tutor; the decisions it holds back are made
+// anyway. Any exception in the page's code, an error shown on
 // the page, or a game that does not end fails the run.
 //
 //   tavla serve --listen 127.0.0.1:8080 &
@@ -239,8 +241,19 @@ async function analysis() {
   await until("cubeful rollout", () => /: done,/.test(out.textContent) && /proper action/.test(out.textContent));
   document.getElementById("acube").checked = false;
   if (aerror()) throw new Error(`rollout: ${aerror()}`);
+  // The game's record pasted into "Analyse a record", at 0-ply, with its rules.
+  const id = document.getElementById("ids").textContent.match(/^Game (\d+)/)[1];
+  document.getElementById("rtext").value = await (await realFetch(`${base}/v1/games/${id}/record`)).text();
+  document.getElementById("rply").value = "0";
+  document.getElementById("rcube").checked = true;
+  document.getElementById("rjacoby").checked = newForm.jacoby.checked;
+  const rout = document.getElementById("rout");
+  document.getElementById("rform").fire("submit");
+  await until("the record's analysis", () => rout.all((n) => n.tagName === "table").length > 0 || aerror());
+  if (aerror()) throw new Error(`the record's analysis: ${aerror()}`);
+  const recordRows = rout.all((n) => n.tagName === "tr").length;
   console.log(`analysis: ${rows - 1} rows of the game's analysis, ${plays} best plays, then the evaluation and ` +
-    `a rollout (${out.textContent.split("\n")[0].slice(0, 60)}…)`);
+    `a rollout (${out.textContent.split("\n")[0].slice(0, 60)}…); the record pasted and analysed: ${recordRows - 1} rows`);
   document.getElementById("modeplay").fire("click");
 }
 console.log(`plays made on the board: ${sent} sent when whole, ${listed} chosen from the list (hits told apart); ${swapped} with one checker's moves in the other order; ${warned} decisions the tutor held back, made anyway`);
