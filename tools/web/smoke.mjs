@@ -230,16 +230,18 @@ async function analysis() {
   document.getElementById("agames").value = "72";
   document.getElementById("aroll").fire("click");
   await until("rollout", () => /: done,/.test(out.textContent));
-  // With the cube, the position alone: both lines.
+  // With the cube (and the Jacoby rule), the position alone: both lines.
   document.getElementById("adice").value = "";
   document.getElementById("apos").value = "4HPwATDgc/ABMA";
   document.getElementById("aform").fire("submit");
   await settle();
   document.getElementById("acube").checked = true;
+  document.getElementById("ajacoby").checked = true;
   document.getElementById("agames").value = "36";
   document.getElementById("aroll").fire("click");
   await until("cubeful rollout", () => /: done,/.test(out.textContent) && /proper action/.test(out.textContent));
   document.getElementById("acube").checked = false;
+  document.getElementById("ajacoby").checked = false;
   if (aerror()) throw new Error(`rollout: ${aerror()}`);
   // The game's record pasted into "Analyse a record", at 0-ply, with its rules.
   const id = document.getElementById("ids").textContent.match(/^Game (\d+)/)[1];

@@ -598,6 +598,7 @@ pub fn check_by_rollouts(
         balance_parity: false,
         ply: 0,
         deadline: None,
+        jacoby: false,
     };
     let mut checked: Vec<&mut Decision> = decisions
         .iter_mut()

@@ -953,6 +953,11 @@ pub struct RolloutArgs {
     /// plays are rolled out so, the opponent free to double before its first roll.
     #[arg(long)]
     pub cube: bool,
+    /// With --cube, in money play: the Jacoby rule (gammons and backgammons count single
+    /// while the cube has not been turned; the players double, take and play knowing it).
+    /// Also when the position says so (an XGID's Jacoby flag).
+    #[arg(long, requires = "cube")]
+    pub jacoby: bool,
     /// Start no game after this many seconds (at least one game is played): the result is
     /// that of the games played, the first ones of the full rollout, and says how many.
     #[arg(long, value_name = "SECONDS")]
@@ -1073,6 +1078,12 @@ pub(crate) fn rollout_watched(
         )
         .into());
     }
+    if args.jacoby && state.match_length > 0 {
+        return Err(InputError(
+            "--jacoby: the Jacoby rule is for money play, and this position is in a match".into(),
+        )
+        .into());
+    }
     if args.cube && state.match_length > 0 {
         let score = tavla_nn::met::MatchScore::of(&state, state.turn).ok_or_else(|| {
             InputError(format!(
@@ -1104,6 +1115,7 @@ pub(crate) fn rollout_watched(
         deadline: args
             .time_limit
             .and_then(|t| std::time::Instant::now().checked_add(std::time::Duration::from_secs(t))),
+        jacoby: args.cube && state.match_length == 0 && (args.jacoby || state.jacoby),
     };
     if args.dice.is_some() || args.top.is_some() || !args.plays.is_empty() {
         return play_rollouts(args, &state, search, config, out, watch);

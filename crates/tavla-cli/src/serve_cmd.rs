@@ -135,7 +135,8 @@ struct Fields {
     cube: Option<bool>,
     truncate: Option<u32>,
     time_limit: Option<u64>,
-    /// `/v1/analyse`: money games played under the Jacoby rule.
+    /// `/v1/analyse`: money games played under the Jacoby rule; cubeful rollouts: the rule
+    /// in money play.
     jacoby: Option<bool>,
 }
 
@@ -309,6 +310,12 @@ fn rollout_args(f: Fields) -> Result<RolloutArgs> {
         ))
         .into());
     }
+    if f.jacoby == Some(true) && f.cube != Some(true) {
+        return Err(InputError(
+            "jacoby: the Jacoby rule is for cubeful rollouts (cube true)".into(),
+        )
+        .into());
+    }
     Ok(RolloutArgs {
         position: required(f.position, "position")?,
         games,
@@ -321,6 +328,7 @@ fn rollout_args(f: Fields) -> Result<RolloutArgs> {
         dice: f.dice,
         plays: Vec::new(),
         cube: f.cube.unwrap_or(false),
+        jacoby: f.jacoby.unwrap_or(false),
         time_limit: f.time_limit,
         quiet: true,
         engine: engine_args(f.ply),

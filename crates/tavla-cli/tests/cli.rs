@@ -564,3 +564,38 @@ fn cubeful_rollouts_give_both_lines_and_the_action() {
     let err = String::from_utf8(o.stderr).unwrap();
     assert!(err.contains("Crawford game"), "{err}");
 }
+
+#[test]
+fn cubeful_rollouts_under_the_jacoby_rule() {
+    // The side on roll bears its last two checkers off with any roll, the opponent has none
+    // off: a gammon, 2 points without the rule, 1 under it with the cube in the middle.
+    let mut b = [0i8; 26];
+    b[1] = 2;
+    b[12] = -15;
+    let mut state = tavla_core::GameState::money(tavla_core::Position::try_from(b).unwrap());
+    let no_double = |xgid: &str, extra: &[&str]| {
+        let mut args = vec!["rollout", xgid, "--cube", "--games", "36", "--json"];
+        args.extend_from_slice(extra);
+        let v: serde_json::Value = serde_json::from_str(&stdout(&tavla(&args))).unwrap();
+        v["no_double"].as_f64().unwrap()
+    };
+    let plain = tavla_notation::Xgid::new(state).to_string();
+    assert!((no_double(&plain, &[]) - 2.0).abs() < 1e-9);
+    assert!((no_double(&plain, &["--jacoby"]) - 1.0).abs() < 1e-9);
+    // An XGID that says the Jacoby rule is played.
+    state.jacoby = true;
+    let jacoby = tavla_notation::Xgid::new(state).to_string();
+    assert_ne!(jacoby, plain);
+    assert!((no_double(&jacoby, &[]) - 1.0).abs() < 1e-9);
+    // Only with the cube, and only in money play.
+    let out = tavla(&["rollout", &plain, "--jacoby", "--games", "36"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--cube"));
+    let mut in_a_match = tavla_notation::parse_position(START).unwrap();
+    in_a_match.match_length = 5;
+    let xgid = tavla_notation::Xgid::new(in_a_match).to_string();
+    let out = tavla(&["rollout", &xgid, "--cube", "--jacoby", "--games", "36"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("--jacoby: the Jacoby rule is for money play"));
+}

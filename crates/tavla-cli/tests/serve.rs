@@ -571,6 +571,13 @@ fn bad_rollout_jobs_get_the_reason() {
         (
             "POST",
             "/v1/rollouts",
+            r#"{"position": "4HPwATDgc/ABMA", "jacoby": true}"#,
+            400,
+            "jacoby: the Jacoby rule is for cubeful rollouts",
+        ),
+        (
+            "POST",
+            "/v1/rollouts",
             r#"{"position": "4HPwATDgc/ABMA", "games": 1000000}"#,
             400,
             "at most 100000",

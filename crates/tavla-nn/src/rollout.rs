@@ -102,6 +102,11 @@ pub struct RolloutConfig {
     /// Start no game after this moment, once one has been started: the rollout then covers
     /// its first games, at least one (see [`rollout_until`]).
     pub deadline: Option<Instant>,
+    /// Money play with the cube under the Jacoby rule: in a cubeful money rollout, gammons and
+    /// backgammons count single while the cube has not been turned, and the players double,
+    /// take and choose their plays knowing it ([`PlayWorth::Jacoby`]). Cubeless and match
+    /// rollouts ignore it.
+    pub jacoby: bool,
 }
 
 impl RolloutConfig {
@@ -872,7 +877,7 @@ fn play_out_cubeful(
         let here = score_of(root_to_move);
         if (t > 0 || root_may_double) && holder != CubeHolder::Opponent && cube < MAX_CUBE {
             let a = match here {
-                None => Some(search.cube_analysis(&pos, 0, holder, false)),
+                None => Some(search.cube_analysis(&pos, 0, holder, config.jacoby)),
                 Some(s) if s.cube_in_play() => {
                     Some(search.match_cube_analysis(&pos, 0, holder, cube, s))
                 }
@@ -888,6 +893,8 @@ fn play_out_cubeful(
         }
         // The mover's view of the cube for its plays (its holder after any double).
         let mover_holder = holder_of(owner, root_to_move);
+        // Money play under the Jacoby rule, the cube not yet turned: gammons count single.
+        let jacoby = config.jacoby && here.is_none() && owner.is_none();
         // In a match the best by match worth of the plays the networks valued in full.
         let best_of = |search: &mut Search,
                        pos: &Position,
@@ -895,17 +902,20 @@ fn play_out_cubeful(
                        plays: &mut PlayList,
                        evals: &mut Vec<Probabilities>| {
             let (i, p) = choose0(search, pos, roll, plays, evals);
-            if here.is_none() {
+            if here.is_none() && !jacoby {
                 return (i, f64::from(p.equity()));
             }
             let pruned = search.prunes().then(|| search.pruned());
             (0..plays.len())
                 .filter(|&j| pruned.is_none_or(|pruned| !pruned[j]))
                 .map(|j| {
-                    (
-                        j,
-                        worth(&plays.positions()[j], evals[j], mover_holder, cube, here),
-                    )
+                    let after = &plays.positions()[j];
+                    let v = if jacoby {
+                        f64::from(PlayWorth::Jacoby.value(after, evals[j]))
+                    } else {
+                        worth(after, evals[j], mover_holder, cube, here)
+                    };
+                    (j, v)
                 })
                 .fold((i, f64::NEG_INFINITY), |b, c| if c.1 > b.1 { c } else { b })
         };
@@ -931,6 +941,9 @@ fn play_out_cubeful(
         let after = if ply > 0 {
             pos.legal_plays(roll, plays);
             let i = match here {
+                None if jacoby => search.choose_by(plays, ply, &mut ranked, |after, p| {
+                    PlayWorth::Jacoby.value(after, p)
+                }),
                 None => search.choose(plays, ply, &mut ranked),
                 Some(s) => {
                     let w = PlayWorth::Match {
@@ -952,7 +965,8 @@ fn play_out_cubeful(
             )
         };
         if let Some(o) = after.outcome() {
-            return won(root_to_move, u32::from(o.points) * cube) - luck;
+            let points = if jacoby { 1 } else { u32::from(o.points) };
+            return won(root_to_move, points * cube) - luck;
         }
         if t + 1 == truncate {
             // The position reached, valued for the side to roll there by Janowski's model on
@@ -962,7 +976,7 @@ fn play_out_cubeful(
             let held = holder_of(owner, !root_to_move);
             return match score_of(!root_to_move) {
                 None => {
-                    let e = f64::from(CubeAnalysis::money(&next, p, held, false).equity());
+                    let e = f64::from(CubeAnalysis::money(&next, p, held, config.jacoby).equity());
                     sign(!root_to_move) * e * f64::from(cube) - luck
                 }
                 Some(s) => {
@@ -1198,6 +1212,7 @@ mod tests {
             balance_parity: false,
             ply: 0,
             deadline: None,
+            jacoby: false,
         };
         rollout(
             &Search::new(w.clone()),
@@ -1222,6 +1237,7 @@ mod tests {
             balance_parity: false,
             ply: 0,
             deadline: None,
+            jacoby: false,
         };
         let search = Search::new(Arc::new(Weights::default_weights()));
         cubeful_rollout(&search, pos, holder, cfg, &AtomicU64::new(0))
@@ -1263,6 +1279,49 @@ mod tests {
         assert!((theirs.no_double - r.no_double).abs() < 1e-9, "{theirs:?}");
     }
 
+    #[test]
+    fn under_the_jacoby_rule_a_gammon_counts_single_until_the_cube_is_turned() {
+        // The side on roll bears its last two checkers off with any roll; the opponent has
+        // none off: a gammon whatever the dice.
+        let mut b = [0i8; 26];
+        b[1] = 2;
+        b[12] = -15;
+        let pos = Position::try_from(b).unwrap();
+        let search = Search::new(Arc::new(Weights::default_weights()));
+        let run = |jacoby| {
+            let cfg = RolloutConfig {
+                games: 36,
+                seed: 3,
+                threads: 2,
+                luck_adjust: true,
+                truncate: 0,
+                balance_parity: false,
+                ply: 0,
+                deadline: None,
+                jacoby,
+            };
+            cubeful_rollout(&search, pos, CubeHolder::Centre, cfg, &AtomicU64::new(0))
+        };
+        // Without the rule: 2 points not doubling, 4 on the cube at 2 after a take; too good
+        // to double.
+        let near = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        let plain = run(false);
+        assert!(
+            near(plain.no_double, 2.0) && near(plain.double_take, 4.0),
+            "{plain:?}"
+        );
+        assert_eq!(plain.analysis.double_pass, 1.0);
+        assert!(!plain.analysis.action.doubles(), "{plain:?}");
+        // With it the gammon counts single on the cube never turned, in full once it is: the
+        // side cashes by doubling.
+        let jacoby = run(true);
+        assert!(
+            near(jacoby.no_double, 1.0) && near(jacoby.double_take, 4.0),
+            "{jacoby:?}"
+        );
+        assert!(jacoby.analysis.action.doubles(), "{jacoby:?}");
+    }
+
     fn match_cubeful(
         pos: Position,
         holder: CubeHolder,
@@ -1280,6 +1339,7 @@ mod tests {
             balance_parity: false,
             ply: 0,
             deadline: None,
+            jacoby: false,
         };
         let search = Search::new(Arc::new(Weights::default_weights()));
         cubeful_match_rollout(&search, pos, holder, 1, score, cfg, &AtomicU64::new(0))
@@ -1343,6 +1403,7 @@ mod tests {
             balance_parity: false,
             ply: 0,
             deadline: None,
+            jacoby: false,
         };
         let pos = Position::from_position_id("4HPwATDgc/ABMA").unwrap();
         let one = rollout(&search, pos, cfg(1), &AtomicU64::new(0));
@@ -1375,6 +1436,7 @@ mod tests {
             balance_parity: false,
             ply: 0,
             deadline: None,
+            jacoby: false,
         }
     }
 
@@ -1528,6 +1590,7 @@ mod tests {
             balance_parity: false,
             ply: 0,
             deadline: None,
+            jacoby: false,
         };
         let heard = std::sync::Mutex::new(Vec::<(usize, f64)>::new());
         let hear = |k: usize, v: f64| heard.lock().unwrap().push((k, v));
@@ -1607,6 +1670,7 @@ mod tests {
             balance_parity: false,
             ply: 0,
             deadline: None,
+            jacoby: false,
         };
         let r = rollout_plays(&search, afters, cfg, &AtomicU64::new(0));
         assert_eq!(r.len(), 3);
@@ -1660,6 +1724,7 @@ mod tests {
             balance_parity: false,
             ply: 0,
             deadline: None,
+            jacoby: false,
         };
         let progress = AtomicU64::new(0);
         // The opening 3-1: no one doubles before the second roll, so each play's games are the
@@ -1758,6 +1823,7 @@ mod tests {
             balance_parity: false,
             ply: 0,
             deadline: None,
+            jacoby: false,
         };
         // Every game stops after one play at an exact value, and the luck adjustment removes
         // the roll's luck: each game is the exact value of the root.
@@ -1791,6 +1857,7 @@ mod tests {
             balance_parity: false,
             ply: 0,
             deadline: None,
+            jacoby: false,
         };
         let r = rollout(
             &Search::new(w.clone()),
@@ -1848,6 +1915,7 @@ mod tests {
             balance_parity: false,
             ply: 1,
             deadline: None,
+            jacoby: false,
         };
         let r = rollout(
             &Search::new(w.clone()),
@@ -1916,6 +1984,7 @@ mod tests {
             balance_parity: false,
             ply: 0,
             deadline: None,
+            jacoby: false,
         };
         let balanced = RolloutConfig {
             balance_parity: true,

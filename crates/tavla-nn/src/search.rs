@@ -1020,6 +1020,7 @@ impl Player for NeuralPlayer {
             balance_parity: false,
             ply: request.ply.min(MAX_PLY),
             deadline: None,
+            jacoby: false,
         };
         let stop = || control.should_stop();
         let finished = |play: usize, g: &[f64; 5]| {

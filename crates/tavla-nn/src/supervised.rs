@@ -112,6 +112,7 @@ impl LabelConfig {
             balance_parity: self.balance_parity,
             ply: self.rollout_ply,
             deadline: None,
+            jacoby: false,
         }
     }
 }

@@ -348,6 +348,7 @@ fn match_rollouts_agree_with_gnubgs_decisions() {
         balance_parity: false,
         ply: 0,
         deadline: None,
+        jacoby: false,
     };
     let (mut rolled, mut searched) = (Agreement::default(), Agreement::default());
     for (i, (pos, case)) in read(include_str!("data/gnubg-cube-match.jsonl"))
@@ -411,6 +412,7 @@ fn take_disagreements_rolled_out() {
         balance_parity: false,
         ply: 0,
         deadline: None,
+        jacoby: false,
     };
     let (mut n, mut sum, mut var, mut gnubg_sum) = (0, 0.0, 0.0, 0.0);
     let mut tavla_right = 0;
