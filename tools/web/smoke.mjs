@@ -113,6 +113,20 @@ function clickBoard(p) {
   if (!target) throw new Error(`no clickable point ${p}`);
   target.fire("click");
 }
+// Drags a checker from the board's point `from` to `to`: pressed at the middle of `from`'s
+// area, carried, let go at the middle of `to`'s.
+function dragBoard(from, to) {
+  const rect = (p) => document.getElementById("board").all((n) => n.tagName === "rect" && n.attrs["data-point"] === String(p))[0];
+  const middle = (r) => ({ clientX: Number(r.attrs.x) + Number(r.attrs.width) / 2, clientY: Number(r.attrs.y) + Number(r.attrs.height) / 2 });
+  const a = rect(from), b = rect(to);
+  if (!a || !b) throw new Error(`no point ${a ? to : from} to drag ${a ? "to" : "from"}`);
+  a.fire("pointerdown", { pointerId: 1, ...middle(a) });
+  const board = document.getElementById("board");
+  board.fire("pointermove", { pointerId: 1, ...middle(b) });
+  board.fire("pointermove", { pointerId: 1, ...middle(b) });
+  board.fire("pointerup", { pointerId: 1, ...middle(b) });
+}
+let dragged = 0, droppedBack = false;
 let dumped = false;
 for (let g = 1; g <= games; g++) {
   newForm.seed.value = String(1000 + g);
@@ -158,11 +172,26 @@ for (let g = 1; g <= games; g++) {
         }
       }
       const before = JSON.stringify(v.log);
+      // Every third play dragged checker by checker, the others clicked.
+      const drags = actions % 3 === 0;
+      const blocked = v.board.points.findIndex((n, p) => p >= 1 && n <= -2);
+      if (drags && !droppedBack && blocked > 0 && moves[0][0] !== 25) {
+        // Once: a checker let go on a point the engine holds goes back, with the reason.
+        dragBoard(moves[0][0], blocked);
+        if (!/cannot go to/.test(error())) throw new Error(`game ${g}: a checker dropped on ${blocked}: ${error() || "no error shown"}`);
+        droppedBack = true;
+      }
       for (const [from, to] of moves) {
-        clickBoard(from);
-        if (error()) throw new Error(`game ${g}: picking up at ${from} for ${choice.play}: ${error()}`);
-        clickBoard(to);
-        if (error()) throw new Error(`game ${g}: putting down at ${to} for ${choice.play}: ${error()}`);
+        if (drags) {
+          dragBoard(from, to);
+          dragged++;
+          if (error()) throw new Error(`game ${g}: dragging from ${from} to ${to} for ${choice.play}: ${error()}`);
+        } else {
+          clickBoard(from);
+          if (error()) throw new Error(`game ${g}: picking up at ${from} for ${choice.play}: ${error()}`);
+          clickBoard(to);
+          if (error()) throw new Error(`game ${g}: putting down at ${to} for ${choice.play}: ${error()}`);
+        }
         await settle();
       }
       const after = await (await realFetch(`${base}/v1/games/${id}`)).json();
@@ -258,5 +287,5 @@ async function analysis() {
     `a rollout (${out.textContent.split("\n")[0].slice(0, 60)}…); the record pasted and analysed: ${recordRows - 1} rows`);
   document.getElementById("modeplay").fire("click");
 }
-console.log(`plays made on the board: ${sent} sent when whole, ${listed} chosen from the list (hits told apart); ${swapped} with one checker's moves in the other order; ${warned} decisions the tutor held back, made anyway`);
+console.log(`plays made on the board: ${sent} sent when whole, ${listed} chosen from the list (hits told apart); ${swapped} with one checker's moves in the other order; ${dragged} checker moves dragged${droppedBack ? " (and one dropped where it could not go, which went back)" : ""}; ${warned} decisions the tutor held back, made anyway`);
 if (failures) process.exit(1);
