@@ -1064,7 +1064,7 @@ pub(crate) fn rollout_watched(
     watch: &RolloutWatch,
 ) -> Result<()> {
     use tavla_nn::rollout::{rollout_until, RolloutConfig};
-    let state = tavla_notation::parse_position(&args.position)
+    let mut state = tavla_notation::parse_position(&args.position)
         .map_err(|e| InputError(format!("cannot read position {:?}: {e}", args.position)))?;
     if state.position.is_game_over() {
         return Err(InputError("the game is over in this position".into()).into());
@@ -1084,6 +1084,8 @@ pub(crate) fn rollout_watched(
         )
         .into());
     }
+    // From here on the position carries the rule, as an XGID with it would.
+    state.jacoby |= args.jacoby;
     if args.cube && state.match_length > 0 {
         let score = tavla_nn::met::MatchScore::of(&state, state.turn).ok_or_else(|| {
             InputError(format!(
@@ -1115,7 +1117,7 @@ pub(crate) fn rollout_watched(
         deadline: args
             .time_limit
             .and_then(|t| std::time::Instant::now().checked_add(std::time::Duration::from_secs(t))),
-        jacoby: args.cube && state.match_length == 0 && (args.jacoby || state.jacoby),
+        jacoby: args.cube && state.match_length == 0 && state.jacoby,
     };
     if args.dice.is_some() || args.top.is_some() || !args.plays.is_empty() {
         return play_rollouts(args, &state, search, config, out, watch);
@@ -1467,6 +1469,8 @@ struct JsonRolloutSettings {
     truncate: u32,
     balance_parity: bool,
     ply: u8,
+    /// Cubeful money rollouts: the Jacoby rule was played.
+    jacoby: bool,
 }
 
 impl JsonRolloutSettings {
@@ -1478,6 +1482,7 @@ impl JsonRolloutSettings {
             truncate: config.truncate,
             balance_parity: config.balance_parity,
             ply: config.ply,
+            jacoby: config.jacoby,
         }
     }
 }
@@ -1485,13 +1490,18 @@ impl JsonRolloutSettings {
 /// A rollout's settings in words: seed, players, luck adjustment, truncation.
 fn rollout_settings(seed: u64, config: &tavla_nn::rollout::RolloutConfig) -> String {
     format!(
-        "seed {seed}, {}-ply players, {}luck-adjusted{}",
+        "seed {seed}, {}-ply players, {}luck-adjusted{}{}",
         config.ply,
         if config.luck_adjust { "" } else { "not " },
         if config.truncate > 0 {
             format!(", truncated after {} plays", config.truncation_words())
         } else {
             String::new()
+        },
+        if config.jacoby {
+            ", under the Jacoby rule"
+        } else {
+            ""
         }
     )
 }

@@ -732,7 +732,9 @@ pub fn cubeful_play_rollouts_until(
         .enumerate()
         .map(|(i, after)| match after.outcome() {
             Some(o) => {
-                let points = u32::from(o.points) * cube;
+                // Under the Jacoby rule, with the cube never turned, a gammon counts single.
+                let jacoby = config.jacoby && score.is_none() && holder == CubeHolder::Centre;
+                let points = if jacoby { 1 } else { u32::from(o.points) } * cube;
                 let won = match score {
                     None => f64::from(points),
                     Some(s) => f64::from(s.after(points, 0)),
@@ -994,7 +996,8 @@ fn play_out_cubeful(
     }
 }
 
-/// Rolls `root` out with the cube in money play (no Jacoby rule, no beavers): the side on roll
+/// Rolls `root` out with the cube in money play (under the Jacoby rule with
+/// `config.jacoby`; no beavers): the side on roll
 /// at the root, before rolling, with the cube held by `holder`, on two lines played on the same
 /// dice: without doubling now, and after a double and a take. Below the root both sides
 /// double, take and pass by their 0-ply cube decisions ([`Search::cube_analysis`] at 0-ply)
@@ -1320,6 +1323,27 @@ mod tests {
             "{jacoby:?}"
         );
         assert!(jacoby.analysis.action.doubles(), "{jacoby:?}");
+        // The plays of a roll: one that ends the game with a gammon counts single too.
+        let mut plays = PlayList::new();
+        pos.legal_plays(Roll::from_values(2, 1), &mut plays);
+        let afters = plays.positions();
+        for jacoby in [false, true] {
+            let cfg = RolloutConfig {
+                games: 36,
+                seed: 3,
+                threads: 1,
+                luck_adjust: true,
+                truncate: 0,
+                balance_parity: false,
+                ply: 0,
+                deadline: None,
+                jacoby,
+            };
+            let zero = AtomicU64::new(0);
+            let r = cubeful_play_rollouts(&search, afters, CubeHolder::Centre, 1, None, cfg, &zero);
+            let want = if jacoby { 1.0 } else { 2.0 };
+            assert!(r.iter().all(|p| near(p.equity, want)), "{jacoby}: {r:?}");
+        }
     }
 
     fn match_cubeful(
