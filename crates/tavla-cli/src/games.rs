@@ -133,33 +133,41 @@ struct Tally {
     cube_loss: f64,
     resignations: u32,
     resignation_loss: f64,
-    /// Decisions doubtful, bad and very bad.
-    errors: [u32; 3],
+    /// Checker plays doubtful, bad and very bad.
+    checker: [u32; 3],
+    /// Counted cube decisions that lost a doubtful amount or more.
+    cube_errors: u32,
+    /// Resignations offered, accepted or rejected that lost a doubtful amount or more.
+    wrong_resignations: u32,
 }
 
 impl Tally {
+    /// Counts `j` as `tavla analyse` counts a decision.
     fn add(&mut self, j: &Judgement) {
         let loss = f64::from(j.loss);
+        let skill = Skill::of(j.loss);
         match j.kind {
             "play" => {
                 self.plays += 1;
                 self.play_loss += loss;
+                match skill {
+                    Skill::Fine => {}
+                    Skill::Doubtful => self.checker[0] += 1,
+                    Skill::Bad => self.checker[1] += 1,
+                    Skill::VeryBad => self.checker[2] += 1,
+                }
             }
             "resign" | "accept" | "reject" => {
                 self.resignations += 1;
                 self.resignation_loss += loss;
+                self.wrong_resignations += u32::from(skill != Skill::Fine);
             }
             _ if j.counted => {
                 self.cube_decisions += 1;
                 self.cube_loss += loss;
+                self.cube_errors += u32::from(skill != Skill::Fine);
             }
             _ => {}
-        }
-        match Skill::of(j.loss) {
-            Skill::Fine => {}
-            Skill::Doubtful => self.errors[0] += 1,
-            Skill::Bad => self.errors[1] += 1,
-            Skill::VeryBad => self.errors[2] += 1,
         }
     }
 
@@ -186,9 +194,11 @@ impl Tally {
             "cube_error_rate": per(self.cube_loss, self.cube_decisions),
             "error_rate": rate,
             "rating": if decisions == 0 { "no decisions" } else { rating(rate) },
-            "doubtful": self.errors[0],
-            "bad": self.errors[1],
-            "very_bad": self.errors[2],
+            "checker_doubtful": self.checker[0],
+            "checker_bad": self.checker[1],
+            "checker_very_bad": self.checker[2],
+            "cube_errors": self.cube_errors,
+            "wrong_resignations": self.wrong_resignations,
         })
     }
 }
@@ -383,10 +393,19 @@ impl Game {
         Ok(game)
     }
 
-    /// Whether the game has the tutor.
+    /// Whether the game has the tutor and it may judge `action` now (the phase allows it and
+    /// the tutor judges such actions): only then does [`Game::act_tutored`] need a search.
     #[must_use]
-    pub fn tutored(&self) -> bool {
+    pub fn tutors(&self, action: &str) -> bool {
         self.tutor
+            && matches!(
+                (action, self.phase),
+                ("move", Phase::Move(_))
+                    | ("roll" | "double" | "resign", Phase::Roll)
+                    | ("resign", Phase::Move(_))
+                    | ("take" | "beaver" | "pass" | "drop", Phase::Take)
+                    | ("accept" | "reject", Phase::Resignation(_))
+            )
     }
 
     /// The game's number.
@@ -864,7 +883,7 @@ impl Game {
                         .parse::<Resign>()
                         .map_err(|e| InputError(format!("level: {e}")))?,
                 };
-                // With the dice thrown, playing on is worth the best play's value.
+                // Before the roll or after it: `resignation_worth` takes either.
                 let points = level.points_in(state);
                 let Some(r) = search.review_resignation(state, true, points, self.cube, ply) else {
                     return Ok(None);
@@ -934,7 +953,7 @@ impl Game {
         self.judged = None;
         if self.tutor {
             if let Some(j) = self.judge(action, play, level, search)? {
-                if !anyway && self.tutor_warn.is_some_and(|w| f64::from(j.loss) >= w) {
+                if !anyway && self.tutor_warn.is_some_and(|w| j.loss >= w as f32) {
                     return Ok(Some(j.json(self.ply)));
                 }
                 self.judged = Some(j);
@@ -1808,7 +1827,8 @@ mod tests {
             .clone();
         assert_eq!(event["tutor"]["skill"], "very-bad");
         assert_eq!(v["tutor"]["cube_decisions"], 1);
-        assert_eq!(v["tutor"]["very_bad"], 1);
+        assert_eq!(v["tutor"]["cube_errors"], 1);
+        assert_eq!(v["tutor"]["checker_very_bad"], 0);
         // The person far ahead, on roll: doubling is right, and the tutor says so.
         let mut game = before_a_roll(&money(NewGame {
             tutor: Some(true),

@@ -681,7 +681,7 @@ async fn game_action(
     let pool = e.clone();
     Ok(on_game(e, id, move |g| {
         let (play, level) = (fields.play.as_deref(), fields.level.as_deref());
-        let warning = if g.tutored() {
+        let warning = if g.tutors(&action) {
             let anyway = fields.anyway.unwrap_or(false);
             pool.with_search(|s| g.act_tutored(&action, play, level, anyway, s))?
         } else {

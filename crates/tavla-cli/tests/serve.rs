@@ -900,7 +900,11 @@ fn the_tutor_judges_the_persons_decisions_and_holds_back_errors() {
     assert!(warnings > 0, "no play of the game lost 0.08");
     let (_, v) = server.request("GET", &format!("/v1/games/{id}"), "", false);
     let t = &v["tutor"];
-    let errors = t["bad"].as_u64().unwrap() + t["very_bad"].as_u64().unwrap();
+    let count = |k: &str| t[k].as_u64().unwrap();
+    let errors = count("checker_bad")
+        + count("checker_very_bad")
+        + count("cube_errors")
+        + count("wrong_resignations");
     assert!(errors >= warnings, "{t}");
     assert!(t["error_rate"].as_f64().unwrap() > 0.0, "{t}");
 }
