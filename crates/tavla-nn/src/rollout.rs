@@ -1291,19 +1291,25 @@ mod tests {
         b[12] = -15;
         let pos = Position::try_from(b).unwrap();
         let search = Search::new(Arc::new(Weights::default_weights()));
+        let config = |jacoby| RolloutConfig {
+            games: 36,
+            seed: 3,
+            threads: 2,
+            luck_adjust: true,
+            truncate: 0,
+            balance_parity: false,
+            ply: 0,
+            deadline: None,
+            jacoby,
+        };
         let run = |jacoby| {
-            let cfg = RolloutConfig {
-                games: 36,
-                seed: 3,
-                threads: 2,
-                luck_adjust: true,
-                truncate: 0,
-                balance_parity: false,
-                ply: 0,
-                deadline: None,
-                jacoby,
-            };
-            cubeful_rollout(&search, pos, CubeHolder::Centre, cfg, &AtomicU64::new(0))
+            cubeful_rollout(
+                &search,
+                pos,
+                CubeHolder::Centre,
+                config(jacoby),
+                &AtomicU64::new(0),
+            )
         };
         // Without the rule: 2 points not doubling, 4 on the cube at 2 after a take; too good
         // to double.
@@ -1328,18 +1334,8 @@ mod tests {
         pos.legal_plays(Roll::from_values(2, 1), &mut plays);
         let afters = plays.positions();
         for jacoby in [false, true] {
-            let cfg = RolloutConfig {
-                games: 36,
-                seed: 3,
-                threads: 1,
-                luck_adjust: true,
-                truncate: 0,
-                balance_parity: false,
-                ply: 0,
-                deadline: None,
-                jacoby,
-            };
             let zero = AtomicU64::new(0);
+            let cfg = config(jacoby);
             let r = cubeful_play_rollouts(&search, afters, CubeHolder::Centre, 1, None, cfg, &zero);
             let want = if jacoby { 1.0 } else { 2.0 };
             assert!(r.iter().all(|p| near(p.equity, want)), "{jacoby}: {r:?}");
