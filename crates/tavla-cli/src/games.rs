@@ -1785,6 +1785,11 @@ mod tests {
         assert!(plain.view().get("tutor").is_none());
     }
 
+    /// The tutor's judgement of `action` (with `level`), which it must judge.
+    fn judged(game: &Game, action: &str, level: Option<&str>, search: &mut Search) -> Judgement {
+        game.judge(action, None, level, search).unwrap().unwrap()
+    }
+
     #[test]
     fn the_tutor_judges_cube_actions_and_resignations() {
         let mut search = tutor_search();
@@ -1798,18 +1803,12 @@ mod tests {
         game.state.position = race(4, 4);
         game.engine_on_roll();
         assert_eq!(game.phase, Phase::Take);
-        let pass = game
-            .judge("pass", None, None, &mut search)
-            .unwrap()
-            .unwrap();
+        let pass = judged(&game, "pass", None, &mut search);
         assert_eq!(
             (pass.kind, pass.best.as_str(), pass.loss),
             ("pass", "Pass", 0.0)
         );
-        let take = game
-            .judge("take", None, None, &mut search)
-            .unwrap()
-            .unwrap();
+        let take = judged(&game, "take", None, &mut search);
         assert_eq!((take.kind, take.best.as_str()), ("take", "Pass"));
         assert!(take.loss > 0.5, "{take:?}");
         // No warning asked for: the take is made, and judged.
@@ -1835,40 +1834,25 @@ mod tests {
             ..NewGame::default()
         }));
         game.state.position = race(4, 4);
-        let double = game
-            .judge("double", None, None, &mut search)
-            .unwrap()
-            .unwrap();
+        let double = judged(&game, "double", None, &mut search);
         assert_eq!((double.kind, double.loss), ("double", 0.0));
         assert!(double.best.starts_with("Double"), "{double:?}");
-        let no_double = game
-            .judge("roll", None, None, &mut search)
-            .unwrap()
-            .unwrap();
+        let no_double = judged(&game, "roll", None, &mut search);
         assert_eq!(no_double.kind, "no double");
         assert!(no_double.loss > 0.0, "{no_double:?}");
         // Resigning there gives away about two points.
-        let resign = game
-            .judge("resign", None, Some("single"), &mut search)
-            .unwrap()
-            .unwrap();
+        let resign = judged(&game, "resign", Some("single"), &mut search);
         assert_eq!((resign.kind, resign.best.as_str()), ("resign", "Play on"));
         assert!(resign.loss > 1.5, "{resign:?}");
         // The engine as far ahead, on roll, offering a single game: accept it.
         game.state.turn = !game.human;
         game.phase = Phase::Resignation(Resign::Single);
-        let accept = game
-            .judge("accept", None, None, &mut search)
-            .unwrap()
-            .unwrap();
+        let accept = judged(&game, "accept", None, &mut search);
         assert_eq!(
             (accept.kind, accept.best.as_str(), accept.loss),
             ("accept", "Accept", 0.0)
         );
-        let reject = game
-            .judge("reject", None, None, &mut search)
-            .unwrap()
-            .unwrap();
+        let reject = judged(&game, "reject", None, &mut search);
         assert_eq!((reject.kind, reject.best.as_str()), ("reject", "Accept"));
         assert!(reject.loss > 1.5, "{reject:?}");
     }
