@@ -62,10 +62,12 @@ pub struct AnalyseArgs {
     /// Judge money games cubeless and leave the cube decisions out.
     #[arg(long)]
     no_cube: bool,
-    /// Money play under the Jacoby rule (gammons count once the cube is turned).
+    /// Money play under the Jacoby rule (gammons count once the cube is turned; also assumed
+    /// for a record that says so: SGF's `RU[Jacoby]`, `.mat`'s `; [Jacoby "On"]`).
     #[arg(long)]
     jacoby: bool,
-    /// Money play with beavers (also assumed for a record that has one).
+    /// Money play with beavers (also assumed for a record that has one, or says so with
+    /// `.mat`'s `; [Beaver "On"]`).
     #[arg(long)]
     beavers: bool,
     /// List every decision, not only the doubtful and worse.
@@ -452,12 +454,16 @@ pub fn analyse_records(
     let mut games: Vec<(&Replay, Context)> = Vec::new();
     let mut kinds = Vec::new();
     for (file, (record, replays)) in records.iter().enumerate() {
-        // Money games under the Jacoby rule (`--jacoby`, or the record's `RU[Jacoby]`) are
-        // played with the cube.
+        // Money games under the Jacoby rule (`--jacoby`, or the record's `RU[Jacoby]` or
+        // `; [Jacoby "On"]`) are played with the cube.
         let jacoby = (args.jacoby || record.jacoby) && record.length == 0;
         let cube = !args.no_cube
-            && (record.length > 0 || args.cube || jacoby || replays.iter().any(|r| r.cube));
-        let beavers = args.beavers || record_has_beaver(replays);
+            && (record.length > 0
+                || args.cube
+                || jacoby
+                || record.beavers
+                || replays.iter().any(|r| r.cube));
+        let beavers = args.beavers || record.beavers || record_has_beaver(replays);
         kinds.push(match (record.length, cube) {
             (0, false) => "cubeless money",
             (0, true) => "money with the cube",

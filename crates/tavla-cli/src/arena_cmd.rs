@@ -249,9 +249,9 @@ pub fn arena(args: &ArenaArgs, out: &mut impl Write) -> Result<()> {
             }
         }
         (Some(path), _) => {
-            let text = session(&result, &games)
-                .to_mat()
-                .context("cannot write the games as .mat")?;
+            let mut record = session(&result, &games);
+            record.beavers = args.beavers && args.cube;
+            let text = record.to_mat().context("cannot write the games as .mat")?;
             std::fs::write(path, text)
                 .with_context(|| format!("cannot write the games to {}", path.display()))?;
         }

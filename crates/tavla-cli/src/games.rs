@@ -124,9 +124,10 @@ impl Judgement {
     }
 }
 
-/// The tutor's totals over the games of a session (a money game, or every game of a match).
+/// The tutor's totals over the games of a session (a money game, or every game of a match),
+/// counted as `tavla analyse` counts decisions; also `tavla play --tutor`'s.
 #[derive(Debug, Default, Clone, Copy)]
-struct Tally {
+pub struct Tally {
     plays: u32,
     play_loss: f64,
     cube_decisions: u32,
@@ -141,46 +142,63 @@ struct Tally {
     wrong_resignations: u32,
 }
 
+/// Mean loss per decision in mEMG (0 with no decisions).
+fn per_decision(loss: f64, n: u32) -> f64 {
+    if n == 0 {
+        0.0
+    } else {
+        1000.0 * loss / f64::from(n)
+    }
+}
+
 impl Tally {
     /// Counts `j` as `tavla analyse` counts a decision.
     fn add(&mut self, j: &Judgement) {
-        let loss = f64::from(j.loss);
-        let skill = Skill::of(j.loss);
         match j.kind {
-            "play" => {
-                self.plays += 1;
-                self.play_loss += loss;
-                match skill {
-                    Skill::Fine => {}
-                    Skill::Doubtful => self.checker[0] += 1,
-                    Skill::Bad => self.checker[1] += 1,
-                    Skill::VeryBad => self.checker[2] += 1,
-                }
-            }
+            "play" => self.add_play(j.loss),
             "resign" | "accept" | "reject" => {
                 self.resignations += 1;
-                self.resignation_loss += loss;
-                self.wrong_resignations += u32::from(skill != Skill::Fine);
+                self.resignation_loss += f64::from(j.loss);
+                self.wrong_resignations += u32::from(Skill::of(j.loss) != Skill::Fine);
             }
-            _ if j.counted => {
-                self.cube_decisions += 1;
-                self.cube_loss += loss;
-                self.cube_errors += u32::from(skill != Skill::Fine);
-            }
-            _ => {}
+            _ => self.add_cube(j.loss, j.counted),
         }
     }
 
-    fn json(&self, ply: u8, warn: Option<f64>) -> Value {
-        let per = |x: f64, n: u32| {
-            if n == 0 {
-                0.0
-            } else {
-                1000.0 * x / f64::from(n)
-            }
-        };
-        let decisions = self.plays + self.cube_decisions;
-        let rate = per(self.play_loss + self.cube_loss, decisions);
+    /// Counts an unforced checker play that lost `loss`.
+    pub fn add_play(&mut self, loss: f32) {
+        self.plays += 1;
+        self.play_loss += f64::from(loss);
+        match Skill::of(loss) {
+            Skill::Fine => {}
+            Skill::Doubtful => self.checker[0] += 1,
+            Skill::Bad => self.checker[1] += 1,
+            Skill::VeryBad => self.checker[2] += 1,
+        }
+    }
+
+    /// Counts a cube decision that lost `loss`, where an error rate counts it (`counted`).
+    pub fn add_cube(&mut self, loss: f32, counted: bool) {
+        if counted {
+            self.cube_decisions += 1;
+            self.cube_loss += f64::from(loss);
+            self.cube_errors += u32::from(Skill::of(loss) != Skill::Fine);
+        }
+    }
+
+    /// The error rate over checker plays and counted cube decisions, in mEMG.
+    fn error_rate(&self) -> f64 {
+        per_decision(
+            self.play_loss + self.cube_loss,
+            self.plays + self.cube_decisions,
+        )
+    }
+
+    /// The totals as the web game's `tutor` object, for judgements at `ply` holding back from
+    /// `warn`.
+    #[must_use]
+    pub fn json(&self, ply: u8, warn: Option<f64>) -> Value {
+        let rate = self.error_rate();
         json!({
             "ply": ply,
             "warn": warn,
@@ -190,16 +208,45 @@ impl Tally {
             "cube_loss": self.cube_loss,
             "resignations": self.resignations,
             "resignation_loss": self.resignation_loss,
-            "play_error_rate": per(self.play_loss, self.plays),
-            "cube_error_rate": per(self.cube_loss, self.cube_decisions),
+            "play_error_rate": per_decision(self.play_loss, self.plays),
+            "cube_error_rate": per_decision(self.cube_loss, self.cube_decisions),
             "error_rate": rate,
-            "rating": if decisions == 0 { "no decisions" } else { rating(rate) },
+            "rating": if self.plays + self.cube_decisions == 0 { "no decisions" } else { rating(rate) },
             "checker_doubtful": self.checker[0],
             "checker_bad": self.checker[1],
             "checker_very_bad": self.checker[2],
             "cube_errors": self.cube_errors,
             "wrong_resignations": self.wrong_resignations,
         })
+    }
+
+    /// The totals in a few lines of text, for the terminal.
+    #[must_use]
+    pub fn text(&self) -> String {
+        if self.plays + self.cube_decisions == 0 {
+            return "no decisions judged".to_string();
+        }
+        let [doubtful, bad, very_bad] = self.checker;
+        let mut text = format!(
+            "checker plays judged: {} ({:.1} mEMG a play; doubtful / bad / very bad: \
+             {doubtful} / {bad} / {very_bad})",
+            self.plays,
+            per_decision(self.play_loss, self.plays),
+        );
+        if self.cube_decisions > 0 {
+            text.push_str(&format!(
+                "\ncube decisions judged: {} ({:.1} mEMG a decision; errors: {})",
+                self.cube_decisions,
+                per_decision(self.cube_loss, self.cube_decisions),
+                self.cube_errors,
+            ));
+        }
+        let rate = self.error_rate();
+        text.push_str(&format!(
+            "\nerror rate: {rate:.1} mEMG a decision, rating: {}",
+            rating(rate)
+        ));
+        text
     }
 }
 
@@ -363,6 +410,7 @@ impl Game {
             PlayerSpec::parse(&format!("neural:ply={ply}"))?.create(seed, Rules::Standard)?;
         let mut record = MatchRecord::new(length, [name, engine.name().replace(" : ", " ")]);
         record.jacoby = jacoby;
+        record.beavers = beavers;
         let mut game = Game {
             id,
             seed,

@@ -35,6 +35,7 @@ use tavla_notation::{format_pretty, PlayText, ResolvePlayError};
 use tavla_player::Player;
 
 use crate::analyse_cmd::{analyse_records, write_report, AnalyseArgs};
+use crate::games::Tally;
 use crate::players::PlayerSpec;
 
 /// The record's columns: the person left, the engine right.
@@ -110,7 +111,7 @@ pub struct PlayArgs {
     /// The tutor: each of your checker plays and cube decisions is judged by the engine at
     /// 2-ply before it is made (as `tavla analyse` judges it); one that loses at least
     /// --tutor-warn is held back with what it loses and the engine's choice, and `y` makes it
-    /// anyway (anything else: choose again).
+    /// anyway (anything else: choose again). At the end, the error rate of the decisions made.
     #[arg(long)]
     tutor: bool,
     /// With --tutor: the loss (normalised equity) from which a decision is held back: 0.04
@@ -211,12 +212,14 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
         [args.name.clone(), engine.name().replace(" : ", " ")],
     );
     record.jacoby = args.jacoby && length == 0;
+    record.beavers = args.beavers && length == 0;
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut engine = engine;
     let tutor = args.tutor.then_some(Tutor {
         warn: args.tutor_warn,
     });
+    let mut tally = Tally::default();
     if length == 0 {
         let mut game = GameRecord::new(1, [0, 0]);
         run_game(
@@ -232,6 +235,7 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
                 ..Setting::money(args.cube)
             },
             &mut game,
+            &mut tally,
         )?;
         record.games.push(game);
     } else {
@@ -247,6 +251,14 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
                 ..Setting::money(true)
             },
             &mut record,
+            &mut tally,
+        )?;
+    }
+    if args.tutor {
+        writeln!(
+            out,
+            "\nThe tutor's judgement of your decisions at {TUTOR_PLY}-ply:\n{}",
+            tally.text()
         )?;
     }
     if let Some(path) = &args.save {
@@ -299,10 +311,12 @@ fn analyse_played(
 /// Plays a match to `length` (`setting.match_length`) points, with `setting.tutor` (its other
 /// fields are each game's own): games until a side has `length`, the Crawford game after
 /// the first side reaches `length - 1`; game `g`'s dice from `seed + g - 1`. Every game is added
-/// to `record`. Returns the final score, or `None` when the person quit or the input ended.
+/// to `record`, and the tutor's judgements to `tally`. Returns the final score, or `None` when
+/// the person quit or the input ended.
 ///
 /// # Errors
 /// Only when writing to `out` or reading `input` fails.
+#[allow(clippy::too_many_arguments)]
 pub fn run_match<R: BufRead, W: Write>(
     input: &mut R,
     out: &mut W,
@@ -311,6 +325,7 @@ pub fn run_match<R: BufRead, W: Write>(
     human: Side,
     setting: Setting,
     record: &mut MatchRecord,
+    tally: &mut Tally,
 ) -> Result<Option<BySide<u32>>> {
     let length = setting.match_length;
     writeln!(
@@ -354,6 +369,7 @@ pub fn run_match<R: BufRead, W: Write>(
             human,
             setting,
             &mut game,
+            &mut *tally,
         )?;
         record.games.push(game);
         let GameEnd::Finished { winner, points } = end else {
@@ -578,10 +594,12 @@ fn outcome_word(points: u8) -> &'static str {
 /// Plays one game for `setting` (money with or without the cube, or a game of a match): the
 /// person (`human`) reads moves from `input`, the engine plays the other side; dice from
 /// `seed`. Returns how it ended. Every roll played and every cube action is added to `record`,
-/// the person's as the left player's, the engine's as the right's, and the result.
+/// the person's as the left player's, the engine's as the right's, and the result; the
+/// tutor's judgements of the decisions the person made (with `setting.tutor`) to `tally`.
 ///
 /// # Errors
 /// Only when writing to `out` or reading `input` fails.
+#[allow(clippy::too_many_arguments)]
 pub fn run_game<R: BufRead, W: Write>(
     mut input: R,
     mut out: W,
@@ -590,6 +608,7 @@ pub fn run_game<R: BufRead, W: Write>(
     human: Side,
     setting: Setting,
     record: &mut GameRecord,
+    tally: &mut Tally,
 ) -> Result<GameEnd> {
     let cube = setting.cube;
     let mut dice = DiceRng::new(seed);
@@ -707,6 +726,7 @@ pub fn run_game<R: BufRead, W: Write>(
                                 search: &mut search,
                                 cube,
                                 tutor: setting.tutor,
+                                tally: &mut *tally,
                             };
                             if let Some(end) = ctx.person_resigns(&state, level, record)? {
                                 return Ok(end);
@@ -731,20 +751,28 @@ pub fn run_game<R: BufRead, W: Write>(
                                         TUTOR_PLY,
                                         cube,
                                     );
-                                    if let Some(r) = review.filter(|r| r.loss >= tutor.warn) {
-                                        let best = (0..plays.len())
-                                            .find(|&k| plays.positions()[k] == r.best)
-                                            .map_or_else(String::new, |k| {
-                                                format_pretty(&pos, &plays.play(k))
-                                            });
-                                        let made = format_pretty(&pos, &plays.play(i));
-                                        match tutor_asks(
-                                            &mut input, &mut out, &made, r.loss, &best,
-                                        )? {
-                                            None => return Ok(GameEnd::EndOfInput),
-                                            Some(false) => chosen = None,
-                                            Some(true) => {}
+                                    let made_anyway = match review.filter(|r| r.loss >= tutor.warn)
+                                    {
+                                        None => true,
+                                        Some(r) => {
+                                            let best = (0..plays.len())
+                                                .find(|&k| plays.positions()[k] == r.best)
+                                                .map_or_else(String::new, |k| {
+                                                    format_pretty(&pos, &plays.play(k))
+                                                });
+                                            let made = format_pretty(&pos, &plays.play(i));
+                                            match tutor_asks(
+                                                &mut input, &mut out, &made, r.loss, &best,
+                                            )? {
+                                                None => return Ok(GameEnd::EndOfInput),
+                                                Some(false) => chosen = None,
+                                                Some(true) => {}
+                                            }
+                                            chosen.is_some()
                                         }
+                                    };
+                                    if let Some(r) = review.filter(|_| made_anyway) {
+                                        tally.add_play(r.loss);
                                     }
                                 }
                             }
@@ -816,6 +844,7 @@ pub fn run_game<R: BufRead, W: Write>(
             search: &mut search,
             cube,
             tutor: setting.tutor,
+            tally: &mut *tally,
         };
         if state.turn == bot {
             if let Some(end) = ctx.engine_offers(&state, &mut rejected, record)? {
@@ -875,6 +904,8 @@ struct Between<'a, R, W> {
     cube: bool,
     /// The person's tutor.
     tutor: Option<Tutor>,
+    /// The tutor's judgements of the decisions made.
+    tally: &'a mut Tally,
 }
 
 /// What the person typed at a question: one of its answers (by index), or a command handled.
@@ -1072,10 +1103,15 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
                 },
             ),
         };
-        if review.loss < tutor.warn {
-            return Ok(Some(true));
+        let make = if review.loss < tutor.warn {
+            Some(true)
+        } else {
+            tutor_asks(&mut *self.input, &mut *self.out, made, review.loss, best)?
+        };
+        if make == Some(true) {
+            self.tally.add_cube(review.loss, review.counted);
         }
-        tutor_asks(&mut *self.input, &mut *self.out, made, review.loss, best)
+        Ok(make)
     }
 
     /// The engine, on roll in `state` before it rolls, may offer to resign; the person
@@ -1277,6 +1313,7 @@ mod tests {
     use std::io::{BufReader, Read};
     use std::rc::Rc;
 
+    use serde_json::Value;
     use tavla_player::RandomPlayer;
 
     use super::*;
@@ -1291,15 +1328,18 @@ mod tests {
             human,
             Setting::money(false),
             &mut GameRecord::new(1, [0, 0]),
+            &mut Tally::default(),
         )
         .unwrap();
         (end, String::from_utf8(out).unwrap())
     }
 
     /// `game`, with the cube or not and the tutor warning from a loss of 0.04.
-    fn tutored(input: &str, seed: u64, cube: bool) -> (GameEnd, String, GameRecord) {
+    /// `game`, with the tutor's totals (`tavla play --tutor`'s summary) as JSON last.
+    fn tutored(input: &str, seed: u64, cube: bool) -> (GameEnd, String, GameRecord, Value) {
         let mut out = Vec::new();
         let mut record = GameRecord::new(1, [0, 0]);
+        let mut tally = Tally::default();
         let end = run_game(
             input.as_bytes(),
             &mut out,
@@ -1311,16 +1351,22 @@ mod tests {
                 ..Setting::money(cube)
             },
             &mut record,
+            &mut tally,
         )
         .unwrap();
-        (end, String::from_utf8(out).unwrap(), record)
+        (
+            end,
+            String::from_utf8(out).unwrap(),
+            record,
+            tally.json(2, None),
+        )
     }
 
     #[test]
     fn the_tutor_holds_back_an_error_until_it_is_made_anyway() {
         // Seed 1: the person opens with 4-3; 6/3 6/2 leaves two blots and breaks nothing
         // worth it: the tutor asks, and `n` (or anything but `y`) asks for the move again.
-        let (end, text, record) = tutored("6/2 6/3\nn\n", 1, false);
+        let (end, text, record, tally) = tutored("6/2 6/3\nn\n", 1, false);
         assert_eq!(end, GameEnd::EndOfInput, "{text}");
         assert_eq!(
             text.matches("The tutor: 6/3 6/2 loses ").count(),
@@ -1329,25 +1375,39 @@ mod tests {
         );
         assert!(text.contains("the engine's choice: "), "{text}");
         assert_eq!(text.matches("Your move (43): ").count(), 2, "{text}");
-        // Nothing was played.
+        // Nothing was played, and the tutor counts only what is made.
         assert!(record.replay().unwrap().rolls.is_empty(), "{text}");
-        // `y` makes it.
-        let (_, text, _) = tutored("6/2 6/3\ny\n", 1, false);
+        assert_eq!(tally["plays"], 0, "{tally}");
+        // `y` makes it, and it is counted as the error it is.
+        let (_, text, _, tally) = tutored("6/2 6/3\ny\n", 1, false);
         assert_eq!(text.matches("Your move (43): ").count(), 1, "{text}");
         assert!(text.contains("rolls"), "{text}");
+        let errors = |t: &Value| {
+            ["checker_doubtful", "checker_bad", "checker_very_bad"]
+                .iter()
+                .map(|k| t[k].as_u64().unwrap())
+                .sum::<u64>()
+        };
+        assert!(tally["plays"].as_u64().unwrap() >= 1, "{tally}");
+        assert_eq!(errors(&tally), 1, "{tally}");
+        assert!(tally["play_loss"].as_f64().unwrap() >= 0.04, "{tally}");
         // A good play passes without a word.
-        let (_, text, _) = tutored("13/10 13/9\n", 1, false);
+        let (_, text, _, tally) = tutored("13/10 13/9\n", 1, false);
         assert!(!text.contains("The tutor"), "{text}");
+        assert_eq!(errors(&tally), 0, "{tally}");
         // Seed 2, with the cube: the person may double at once, which the tutor calls wrong.
-        let (_, text, _) = tutored("double\nn\n\n", 2, true);
+        let (_, text, _, tally) = tutored("double\nn\n\n", 2, true);
         assert!(
             text.contains("The tutor: Double loses ")
                 && text.contains("the engine's choice: No double, take."),
             "{text}"
         );
         assert!(!text.contains("You double"), "{text}");
-        let (_, text, _) = tutored("double\ny\n", 2, true);
+        assert_eq!(tally["cube_errors"], 0, "{tally}");
+        let (_, text, _, tally) = tutored("double\ny\n", 2, true);
         assert!(text.contains("You double to 2"), "{text}");
+        assert_eq!(tally["cube_decisions"], 1, "{tally}");
+        assert_eq!(tally["cube_errors"], 1, "{tally}");
         // Seed 1 again, against an engine that doubles at once: passing is the error.
         let mut out = Vec::new();
         let end = run_game(
@@ -1361,6 +1421,7 @@ mod tests {
                 ..Setting::money(true)
             },
             &mut GameRecord::new(1, [0, 0]),
+            &mut Tally::default(),
         )
         .unwrap();
         let text = String::from_utf8(out).unwrap();
@@ -1510,6 +1571,7 @@ mod tests {
                 human,
                 Setting::money(false),
                 &mut game,
+                &mut Tally::default(),
             )
             .unwrap();
             let text = String::from_utf8(shared.0.borrow().clone()).unwrap();
@@ -1607,6 +1669,7 @@ mod tests {
             Side::X,
             Setting::money(true),
             &mut game,
+            &mut Tally::default(),
         )
         .unwrap();
         let text = String::from_utf8(shared.0.borrow().clone()).unwrap();
@@ -1682,6 +1745,7 @@ mod tests {
             Side::X,
             Setting::money(true),
             &mut GameRecord::new(1, [0, 0]),
+            &mut Tally::default(),
         )
         .unwrap();
         let text = String::from_utf8(out).unwrap();
@@ -1727,6 +1791,7 @@ mod tests {
                     ..Setting::money(true)
                 },
                 &mut record,
+                &mut Tally::default(),
             )
             .unwrap();
             let text = String::from_utf8(shared.0.borrow().clone()).unwrap();
@@ -1777,6 +1842,7 @@ mod tests {
             Side::X,
             setting,
             &mut game,
+            &mut Tally::default(),
         )
         .unwrap();
         let text = String::from_utf8(out).unwrap();
@@ -1905,6 +1971,7 @@ mod tests {
             Side::X,
             setting,
             &mut game,
+            &mut Tally::default(),
         )
         .unwrap();
         let text = String::from_utf8(shared.0.borrow().clone()).unwrap();

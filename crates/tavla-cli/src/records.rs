@@ -58,7 +58,8 @@ pub struct GameContext {
 impl GameContext {
     /// The context of each game of `record`, in order: the match length and the scores from
     /// its score lines, the Crawford game (the first to start with a side one point away), and
-    /// the Jacoby rule where the record says so (SGF's `RU[Jacoby]`).
+    /// the Jacoby rule and beavers where the record says so (SGF's `RU[Jacoby]`, `.mat`'s
+    /// `Jacoby` and `Beaver` tags).
     #[must_use]
     pub fn of_games(record: &MatchRecord) -> Vec<GameContext> {
         let mut crawford_played = false;
@@ -74,7 +75,7 @@ impl GameContext {
                     scores: g.scores,
                     crawford,
                     jacoby: record.jacoby && record.length == 0,
-                    beavers: false,
+                    beavers: record.beavers && record.length == 0,
                 }
             })
             .collect()

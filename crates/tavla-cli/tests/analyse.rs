@@ -439,4 +439,25 @@ fn games_under_the_jacoby_rule_are_judged_with_the_cube() {
     };
     assert_eq!(decisions(&plain), 0);
     assert!(decisions(&jacoby) > 0, "{}", jacoby["players"]);
+
+    // The same record saying so in eXtreme Gammon's header tag is judged as with --jacoby.
+    let text = std::fs::read_to_string(data("analyse/heur-cubeless.mat")).unwrap();
+    let tagged = common::temp_dir("jacoby-tag").join("tagged.mat");
+    std::fs::write(
+        &tagged,
+        format!("; [Jacoby \"On\"]\n; [Beaver \"Off\"]\n{text}"),
+    )
+    .unwrap();
+    let path = tagged.to_str().unwrap();
+    let by_tag = json(&tavla(&[
+        "analyse",
+        path,
+        "--json",
+        "--ply",
+        "0",
+        "--cube-ply",
+        "0",
+    ]));
+    assert_eq!(by_tag["players"], jacoby["players"]);
+    assert_eq!(by_tag["kind"], jacoby["kind"]);
 }

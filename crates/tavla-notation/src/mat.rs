@@ -5,8 +5,11 @@
 //! the right player: a roll and its moves ([`PlayText`]), a double, a take, a drop or a win.
 //! Lines are read by tokens, not by columns: an action starts at a `dd:` token or at
 //! `Doubles`, `Beavers`, `Takes`, `Drops` or `Wins`, and a line's first action belongs to the
-//! right player when the left half before it is blank. Header tags (`; [Name "value"]`) and
-//! unknown lines between games are skipped.
+//! right player when the left half before it is blank. Of the header tags (`; [Name "value"]`)
+//! three are read, as eXtreme Gammon writes them: `Jacoby` and `Beaver` (`"On"` or `"Off"`: the
+//! rules of a money session) and `Variation` (`"Backgammon"`; any other, such as gnubg's
+//! `"NackGammon"`, is refused, since the games are replayed from the standard starting
+//! position). Other tags and unknown lines between games are skipped.
 //!
 //! [`GameRecord::replay`] plays a game's moves from the starting position, checking each
 //! against the legal plays, and gives every roll with the position it was thrown in.
@@ -114,9 +117,12 @@ pub struct MatchRecord {
     pub players: [String; 2],
     /// The games in order.
     pub games: Vec<GameRecord>,
-    /// Money games played under the Jacoby rule: SGF's `RU[Jacoby]` (a `.mat` file cannot
-    /// say, and reads as false).
+    /// Money games played under the Jacoby rule: SGF's `RU[Jacoby]`, `.mat`'s
+    /// `; [Jacoby "On"]` (false in a match, whatever the file says).
     pub jacoby: bool,
+    /// Money games played with beavers allowed: `.mat`'s `; [Beaver "On"]` (SGF cannot say, and
+    /// reads as false; false in a match).
+    pub beavers: bool,
 }
 
 /// A `.mat` text that cannot be read, or a game whose moves cannot be played.
@@ -291,10 +297,17 @@ impl MatchRecord {
         let mut players: Option<[String; 2]> = None;
         let mut games: Vec<GameRecord> = Vec::new();
         let mut need_scores = false;
+        let mut rules = Rules::default();
         for (i, raw) in text.lines().enumerate() {
             let line = i + 1;
             let trimmed = raw.trim();
-            if trimmed.is_empty() || trimmed.starts_with(';') {
+            if let Some(comment) = trimmed.strip_prefix(';') {
+                if games.is_empty() {
+                    rules.read_tag(comment, line)?;
+                }
+                continue;
+            }
+            if trimmed.is_empty() {
                 continue;
             }
             if need_scores {
@@ -379,8 +392,58 @@ impl MatchRecord {
             length,
             players: players.unwrap_or_default(),
             games,
-            jacoby: false,
+            jacoby: rules.jacoby && length == 0,
+            beavers: rules.beavers && length == 0,
         })
+    }
+}
+
+/// The rules a `.mat` file's header tags state.
+#[derive(Default)]
+struct Rules {
+    jacoby: bool,
+    beavers: bool,
+}
+
+impl Rules {
+    /// Reads a comment line after its `;`: a header tag `[Name "value"]` sets a rule where it
+    /// names one; anything else is skipped.
+    fn read_tag(&mut self, comment: &str, line: usize) -> Result<(), MatError> {
+        let Some((name, value)) = comment
+            .trim()
+            .strip_prefix('[')
+            .and_then(|t| t.strip_suffix(']'))
+            .and_then(|t| t.split_once('"'))
+            .and_then(|(name, rest)| Some((name.trim(), rest.strip_suffix('"')?)))
+        else {
+            return Ok(());
+        };
+        let on_off = |rule: &mut bool| match value.to_ascii_lowercase().as_str() {
+            "on" => {
+                *rule = true;
+                Ok(())
+            }
+            "off" => {
+                *rule = false;
+                Ok(())
+            }
+            _ => Err(err(
+                line,
+                format!("[{name} \"{value}\"]: the value is \"On\" or \"Off\""),
+            )),
+        };
+        match name.to_ascii_lowercase().as_str() {
+            "jacoby" => on_off(&mut self.jacoby),
+            "beaver" | "beavers" => on_off(&mut self.beavers),
+            "variation" if !value.eq_ignore_ascii_case("backgammon") => Err(err(
+                line,
+                format!(
+                    "[{name} \"{value}\"]: only backgammon is supported (games are replayed \
+                     from the standard starting position)"
+                ),
+            )),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -521,12 +584,15 @@ impl MatchRecord {
             players,
             games: Vec::new(),
             jacoby: false,
+            beavers: false,
         }
     }
 
     /// The record as `.mat` text, laid out as gnubg's `export match mat` writes it
-    /// (SPEC-match-records.md, section 1): ` N point match`, then each game. A record read from
-    /// a file gnubg wrote comes back byte for byte, but for the header tags (not kept). A name
+    /// (SPEC-match-records.md, section 1): ` N point match`, then each game. A money session
+    /// under the Jacoby rule or with beavers starts with the header tags eXtreme Gammon writes
+    /// for them (`; [Jacoby "On"]`, `; [Beaver "On"]`) and a blank line. A record read from a
+    /// file gnubg wrote comes back byte for byte, but for the other header tags (not kept). A name
     /// is written with control characters as spaces, ` : ` as ` - ` and a leading `;` or `:`
     /// or a trailing ` :` left out or as `-` (a score line could not hold them), trimmed, and
     /// `Left` or `Right` when blank.
@@ -567,7 +633,16 @@ impl MatchRecord {
                 ));
             }
         }
-        let mut out = format!(" {} point match\n\n", self.length);
+        let mut out = String::new();
+        if self.length == 0 && (self.jacoby || self.beavers) {
+            for (rule, name) in [(self.jacoby, "Jacoby"), (self.beavers, "Beaver")] {
+                if rule {
+                    out.push_str(&format!("; [{name} \"On\"]\n"));
+                }
+            }
+            out.push('\n');
+        }
+        out.push_str(&format!(" {} point match\n\n", self.length));
         for game in &self.games {
             game.write_mat(&self.players, &mut out);
         }
@@ -997,6 +1072,57 @@ mod tests {
             let back =
                 MatchRecord::parse(&text).unwrap_or_else(|e| panic!("{names:?}: {e}\n{text}"));
             assert_eq!(back.players, read.map(String::from), "{text}");
+        }
+    }
+
+    #[test]
+    fn header_tags_state_the_rules_of_a_money_session() {
+        // eXtreme Gammon's header, its lines not indented.
+        let xg = "; [Site \"XG Mobile\"]\n; [Player 1 \"Ken\"]\n; [Variation \"Backgammon\"]\n\
+                  ; [Jacoby \"On\"]\n; [Beaver \"Off\"]\n; [CubeLimit \"1024\"]\n\n\
+                  0 point match\n\nGame 1\nKen : 0                              XG : 0\n \
+                  1)                                  15: 24/23 23/18\n";
+        let record = MatchRecord::parse(xg).unwrap();
+        assert!(record.jacoby && !record.beavers);
+        assert_eq!(record.games[0].turns.len(), 1);
+        let both = xg.replace("Beaver \"Off", "Beaver \"on");
+        let record = MatchRecord::parse(&both).unwrap();
+        assert!(record.jacoby && record.beavers);
+        // Written back with the tags, and read again the same.
+        let text = record.to_mat().unwrap();
+        assert!(
+            text.starts_with("; [Jacoby \"On\"]\n; [Beaver \"On\"]\n\n 0 point match\n"),
+            "{text}"
+        );
+        let again = MatchRecord::parse(&text).unwrap();
+        assert!(again.jacoby && again.beavers);
+        assert_eq!(again.to_mat().unwrap(), text);
+        // No tags without the rules: a plain session is written as before.
+        let plain = MatchRecord::new(0, ["a".into(), "b".into()]);
+        assert_eq!(plain.to_mat().unwrap(), " 0 point match\n\n");
+        // A match has neither rule, whatever its header says.
+        let in_match = both.replace("0 point match", "5 point match");
+        let record = MatchRecord::parse(&in_match).unwrap();
+        assert!(!record.jacoby && !record.beavers);
+        // Tags after the first game are comments.
+        let late = "0 point match\n Game 1\n a : 0  b : 0\n; [Jacoby \"On\"]\n";
+        assert!(!MatchRecord::parse(late).unwrap().jacoby);
+        // A rule's value is On or Off; another variation is refused.
+        for (text, line, needle) in [
+            (
+                "; [Jacoby \"maybe\"]\n0 point match\n",
+                1,
+                "\"On\" or \"Off\"",
+            ),
+            (
+                "; [EventDate \"2026.11.28\"]\n; [Variation \"NackGammon\"]\n 5 point match\n",
+                2,
+                "only backgammon",
+            ),
+        ] {
+            let e = MatchRecord::parse(text).unwrap_err();
+            assert_eq!(e.line, line, "{e}");
+            assert!(e.problem.contains(needle), "{e}");
         }
     }
 

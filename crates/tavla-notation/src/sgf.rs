@@ -938,6 +938,7 @@ impl MatchRecord {
             players: players.unwrap_or_default(),
             games,
             jacoby,
+            beavers: false,
         })
     }
 }
