@@ -12,8 +12,12 @@
 //! starts, playing both dice. The dice come from a ChaCha8 generator seeded with `--seed` (by
 //! default from the clock; the seed is printed so the game can be replayed). End of input ends
 //! the game cleanly. `--save FILE` writes the game, finished or not, as a `.mat` record (the
-//! person left, the engine right) that `tavla luck`, `tavla analyse` and gnubg read;
-//! `--analyse` prints the engine's analysis of the game when it ends.
+//! person left, the engine right) that `tavla luck`, `tavla analyse` and gnubg read, or as SGF
+//! when FILE ends in `.sgf`; `--analyse` prints the engine's analysis of the game when it ends.
+//! `--position POS` plays on from a position in any notation (the game, or the rest of the
+//! match, from there): its side on roll, dice (or the cube decision before the roll), cube,
+//! score and rules; each board drawn carries its XGID, so an abandoned game can be taken up
+//! again that way.
 
 use std::io::{BufRead, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -29,13 +33,14 @@ use tavla_nn::cube::{CubeHolder, PlayWorth};
 use tavla_nn::review::{review_answer, review_double, Skill};
 use tavla_nn::{RankedPlay, Search, Weights};
 use tavla_notation::landing::LandingMarks;
-use tavla_notation::mat::{Action, GameRecord, MatchRecord};
-use tavla_notation::{format_pretty, PlayText, ResolvePlayError};
+use tavla_notation::mat::{Action, GameRecord, MatchRecord, SetUp};
+use tavla_notation::{format_pretty, PlayText, ResolvePlayError, Xgid};
 
 use tavla_player::Player;
 
 use crate::analyse_cmd::{analyse_records, write_report, AnalyseArgs};
 use crate::games::Tally;
+use crate::input::{self, InputError};
 use crate::players::PlayerSpec;
 
 /// The record's columns: the person left, the engine right.
@@ -77,7 +82,8 @@ pub struct PlayArgs {
     /// The side you play.
     #[arg(long, value_enum, default_value_t = SideArg::X)]
     side: SideArg,
-    /// Write the game to FILE as a `.mat` record when it ends (also when abandoned): you
+    /// Write the game to FILE as a `.mat` record when it ends (also when abandoned), or as
+    /// SGF when FILE ends in `.sgf` (a game from --position, which `.mat` cannot hold): you
     /// are the left player, the engine the right.
     #[arg(long, value_name = "FILE")]
     save: Option<std::path::PathBuf>,
@@ -103,6 +109,13 @@ pub struct PlayArgs {
     #[arg(long = "match", value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=32))]
     match_length: Option<u32>,
+    /// Play on from POS (any notation: XGID, gnubg IDs, BPN, FIBS board) instead of the
+    /// starting position: its side on roll with its dice, or before the roll (the cube
+    /// decision first) when it has none; its cube, and in a match its score and the rest of
+    /// the match. The cube is in play in a match, with --cube, or when POS has it turned or
+    /// the Jacoby rule or beavers. Each board drawn shows its XGID, to play on from later.
+    #[arg(long, value_name = "POS", conflicts_with = "match_length")]
+    position: Option<String>,
     /// When the game (or match) ends, or is abandoned, the engine's analysis of it at 2-ply,
     /// as `tavla analyse` gives it: each side's doubtful, bad and very bad decisions with the
     /// best play or cube action, error rates and luck.
@@ -156,6 +169,9 @@ pub struct Setting {
     pub jacoby: bool,
     /// The tutor, when the person has it.
     pub tutor: Option<Tutor>,
+    /// Where the (first) game starts, instead of the opening roll from the starting position:
+    /// the side on roll, its dice or none, the cube (the other fields come from the setting).
+    pub start: Option<GameState>,
 }
 
 impl Setting {
@@ -170,6 +186,7 @@ impl Setting {
             beavers: false,
             jacoby: false,
             tutor: None,
+            start: None,
         }
     }
 }
@@ -206,13 +223,40 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
             args.name
         );
     }
-    let length = args.match_length.unwrap_or(0);
+    let start = args.position.as_deref().map(start_state).transpose()?;
+    let save_sgf = args
+        .save
+        .as_deref()
+        .is_some_and(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("sgf")));
+    if let (Some(path), Some(_), false) = (&args.save, start, save_sgf) {
+        // Refused before the game, which would otherwise be lost.
+        return Err(InputError(format!(
+            "--save {}: a game from --position cannot be written as .mat; name the file .sgf",
+            path.display()
+        ))
+        .into());
+    }
+    let length = start.map_or(args.match_length.unwrap_or(0), |s| s.match_length);
+    // The cube and the money rules: a position brings its own.
+    let (cube, jacoby, beavers) = match start {
+        _ if length > 0 => (true, false, false),
+        Some(s) => {
+            let turned = s.cube.log2 > 0 || s.cube.owner != CubeOwner::Centre;
+            let cube = args.cube || turned || s.jacoby || s.beavers;
+            (
+                cube,
+                cube && (args.jacoby || s.jacoby),
+                cube && (args.beavers || s.beavers),
+            )
+        }
+        None => (args.cube, args.jacoby, args.beavers),
+    };
     let mut record = MatchRecord::new(
         length,
         [args.name.clone(), engine.name().replace(" : ", " ")],
     );
-    record.jacoby = args.jacoby && length == 0;
-    record.beavers = args.beavers && length == 0;
+    record.jacoby = jacoby;
+    record.beavers = beavers;
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut engine = engine;
@@ -229,10 +273,11 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
             seed,
             args.side.into(),
             Setting {
-                beavers: args.beavers,
-                jacoby: args.jacoby,
+                beavers,
+                jacoby,
                 tutor,
-                ..Setting::money(args.cube)
+                start,
+                ..Setting::money(cube)
             },
             &mut game,
             &mut tally,
@@ -248,6 +293,7 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
             Setting {
                 match_length: length,
                 tutor,
+                start,
                 ..Setting::money(true)
             },
             &mut record,
@@ -262,17 +308,46 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
         )?;
     }
     if let Some(path) = &args.save {
-        // A game played here has no set-up turn, which is all `to_mat` refuses.
-        let text = record.to_mat().context("cannot write the game as .mat")?;
+        let text = if save_sgf {
+            record.to_sgf()
+        } else {
+            // Only a set-up turn, from --position (refused above), cannot be written as .mat.
+            record.to_mat().context("cannot write the game as .mat")?
+        };
         std::fs::write(path, text)
             .with_context(|| format!("cannot write the game to {}", path.display()))?;
         let what = if length == 0 { "Game" } else { "Match" };
         writeln!(out, "{what} saved to {}.", path.display())?;
     }
     if args.analyse {
-        analyse_played(&record, args.cube, args.jacoby, out)?;
+        analyse_played(&record, cube, jacoby, out)?;
     }
     Ok(())
+}
+
+/// Reads `--position`: a position to play on from, with its dice or none.
+///
+/// # Errors
+/// [`InputError`] when POS cannot be read, holds a double not yet answered, is a game
+/// already over, or is a match longer than tavla's match equity table reaches.
+fn start_state(text: &str) -> Result<GameState, InputError> {
+    let state = input::position(text).map_err(|e| InputError(format!("--position: {e}")))?;
+    let problem = if state.dice == Dice::DoubleOffered {
+        Some("a double is waiting for its answer: give the position before the double".into())
+    } else if state.position.is_game_over() {
+        Some("the game is over in this position".into())
+    } else if state.match_length > 32 {
+        Some(format!(
+            "a {}-point match: tavla plays matches of at most 32 points",
+            state.match_length
+        ))
+    } else {
+        None
+    };
+    match problem {
+        Some(p) => Err(InputError(format!("--position {text}: {p}"))),
+        None => Ok(state),
+    }
 }
 
 /// Prints the engine's analysis of the games in `record` (`tavla play --analyse`).
@@ -333,12 +408,18 @@ pub fn run_match<R: BufRead, W: Write>(
         "A {length}-point match against {}; replay it with --seed {seed}.",
         engine.name()
     )?;
-    let mut score = BySide::<u32>::default();
-    let mut crawford_played = false;
+    let leader_at =
+        |s: &BySide<u32>| *s.get(Side::X) + 1 == length || *s.get(Side::O) + 1 == length;
+    // From `setting.start`: its score, and its game is the Crawford game where it says so
+    // (with a side one point away and not the Crawford game, that game was played).
+    let mut score = setting.start.map_or_else(BySide::default, |s| s.score);
+    let mut crawford_played = setting.start.is_some_and(|_| leader_at(&score));
     for g in 1u32.. {
-        let leader_at =
-            |s: &BySide<u32>| *s.get(Side::X) + 1 == length || *s.get(Side::O) + 1 == length;
-        let crawford = !crawford_played && length > 1 && leader_at(&score);
+        let start = setting.start.filter(|_| g == 1);
+        let crawford = match start {
+            Some(s) => s.crawford,
+            None => !crawford_played && length > 1 && leader_at(&score),
+        };
         writeln!(
             out,
             "\nGame {g} of a {length}-point match. Score: you {}, {} {}{}.",
@@ -359,6 +440,7 @@ pub fn run_match<R: BufRead, W: Write>(
             beavers: false,
             jacoby: false,
             tutor: setting.tutor,
+            start,
         };
         let mut game = GameRecord::new(g, [*score.get(human), *score.get(!human)]);
         let end = run_game(
@@ -543,11 +625,13 @@ impl DiceRng {
     }
 }
 
-/// Draws the board; for a person playing O the point numbers are O's own.
+/// Draws the board, then its XGID; for a person playing O the point numbers are O's own.
 fn draw(state: &GameState, human: Side) -> String {
     let board = crate::board::draw(state);
+    // The XGID, to play on from here later (`--position`).
+    let id = format!("{}\n", Xgid::new(*state));
     if human == Side::X {
-        return board;
+        return board + &id;
     }
     // The headers of `board::draw` are 44 characters wide: ` +`, twelve 3-character points, a
     // 5-character bar and `+`. O's point p is X's 25 - p.
@@ -580,7 +664,7 @@ fn draw(state: &GameState, human: Side) -> String {
         }
         drawn.push('\n');
     }
-    drawn
+    drawn + &id
 }
 
 fn outcome_word(points: u8) -> &'static str {
@@ -644,29 +728,103 @@ pub fn run_game<R: BufRead, W: Write>(
             "top right"
         }
     )?;
-    // The opening roll: one die each, ties rolled again.
-    let (mut state, mut roll) = loop {
-        let (h, b) = (dice.die(), dice.die());
-        writeln!(
-            out,
-            "Opening roll: you ({human}) {h}, {} ({bot}) {b}.",
-            engine.name()
-        )?;
-        if h == b {
-            writeln!(out, "A tie: rolling again.")?;
-            continue;
-        }
-        let first = if h > b { human } else { bot };
-        let mut state = GameState::money(Position::START);
-        state.turn = first;
+    // Where the game starts: the opening roll from the starting position (one die each, ties
+    // rolled again), or `setting.start` with its dice, or before its roll without them.
+    let (mut state, mut pending) = if let Some(start) = setting.start {
+        let mut state = start;
         state.match_length = setting.match_length;
         state.score = setting.score;
         state.crawford = setting.crawford;
         state.beavers = setting.beavers && setting.match_length == 0;
         state.jacoby = setting.jacoby && setting.match_length == 0 && setting.cube;
-        break (state, Roll::from_values(h, b));
+        let pending = match state.dice {
+            Dice::Rolled(r) => Some(r),
+            _ => None,
+        };
+        let column = |side: Side| usize::from(side != human);
+        let board = state.position.to_board();
+        let mut layout = [board.on_roll, board.opponent];
+        if state.turn != human {
+            layout.swap(0, 1);
+        }
+        record.push(
+            column(state.turn),
+            Action::SetUp(SetUp {
+                board: Some(layout),
+                to_move: Some(column(state.turn)),
+                dice: pending,
+                cube: Some(state.cube.value()),
+                cube_owner: Some(match state.cube.owner {
+                    CubeOwner::Centre => None,
+                    CubeOwner::Side(side) => Some(column(side)),
+                }),
+            }),
+        );
+        writeln!(
+            out,
+            "From {}: {} on roll{}.",
+            Xgid::new(state),
+            if state.turn == human {
+                "you are".to_string()
+            } else {
+                format!("{} is", engine.name())
+            },
+            pending.map_or_else(|| ", before the roll".to_string(), |r| format!(" with {r}"))
+        )?;
+        state.dice = Dice::NotRolled;
+        (state, pending)
+    } else {
+        loop {
+            let (h, b) = (dice.die(), dice.die());
+            writeln!(
+                out,
+                "Opening roll: you ({human}) {h}, {} ({bot}) {b}.",
+                engine.name()
+            )?;
+            if h == b {
+                writeln!(out, "A tie: rolling again.")?;
+                continue;
+            }
+            let first = if h > b { human } else { bot };
+            let mut state = GameState::money(Position::START);
+            state.turn = first;
+            state.match_length = setting.match_length;
+            state.score = setting.score;
+            state.crawford = setting.crawford;
+            state.beavers = setting.beavers && setting.match_length == 0;
+            state.jacoby = setting.jacoby && setting.match_length == 0 && setting.cube;
+            break (state, Some(Roll::from_values(h, b)));
+        }
     };
     loop {
+        let roll = match pending.take() {
+            Some(roll) => roll,
+            None => {
+                // Before the roll: the engine may offer to resign, and the side on roll may
+                // double.
+                let mut ctx = Between {
+                    input: &mut input,
+                    out: &mut out,
+                    engine: &mut *engine,
+                    human,
+                    search: &mut search,
+                    cube,
+                    tutor: setting.tutor,
+                    tally: &mut *tally,
+                };
+                if state.turn == bot {
+                    if let Some(end) = ctx.engine_offers(&state, &mut rejected, record)? {
+                        return Ok(end);
+                    }
+                }
+                if cube && state.may_double() {
+                    if let Some(end) = ctx.cube_turn(&mut state, record)? {
+                        return Ok(end);
+                    }
+                }
+                dice.roll()
+            }
+        };
         state.dice = Dice::Rolled(roll);
         let pos = state.position;
         pos.legal_plays(roll, &mut plays);
@@ -836,27 +994,6 @@ pub fn run_game<R: BufRead, W: Write>(
         state.position = after.flip();
         state.turn = !state.turn;
         state.dice = Dice::NotRolled;
-        let mut ctx = Between {
-            input: &mut input,
-            out: &mut out,
-            engine: &mut *engine,
-            human,
-            search: &mut search,
-            cube,
-            tutor: setting.tutor,
-            tally: &mut *tally,
-        };
-        if state.turn == bot {
-            if let Some(end) = ctx.engine_offers(&state, &mut rejected, record)? {
-                return Ok(end);
-            }
-        }
-        if cube && state.may_double() {
-            if let Some(end) = ctx.cube_turn(&mut state, record)? {
-                return Ok(end);
-            }
-        }
-        roll = dice.roll();
     }
 }
 
@@ -1822,6 +1959,114 @@ mod tests {
         }
         // Some of the matches had a Crawford game (the others jumped past 2).
         assert!(crawford_games > 0);
+    }
+
+    #[test]
+    fn a_match_plays_on_from_a_position_with_its_score_and_crawford_rule() {
+        // A 5-point match at 3-4 to the person (X), the Crawford game: the person, on roll
+        // with two checkers left on the 1-point against two of the engine's and none of its
+        // own off, wins it by a single game. Then 4-4: the engine (a random mover that doubles
+        // whenever it may) doubles at once, and the person (a hint follower) takes.
+        let start = input::position("XGID=-B-----------------b------:0:0:1:00:3:4:1:5:10").unwrap();
+        assert!(start.crawford && start.dice == Dice::NotRolled);
+        let mut second_games = 0;
+        for seed in 0..4 {
+            let shared = Shared::default();
+            let person = HintFollower::new(shared.clone());
+            let mut record = MatchRecord::new(5, ["player".into(), "doubler".into()]);
+            let end = run_match(
+                &mut BufReader::with_capacity(64, person),
+                &mut shared.clone(),
+                &mut doubler(RandomPlayer::new(seed)),
+                seed,
+                Side::X,
+                Setting {
+                    match_length: 5,
+                    start: Some(start),
+                    ..Setting::money(true)
+                },
+                &mut record,
+                &mut Tally::default(),
+            )
+            .unwrap();
+            let text = String::from_utf8(shared.0.borrow().clone()).unwrap();
+            let score = end.unwrap_or_else(|| panic!("{text}"));
+            assert!(score.x >= 5 || score.o >= 5, "{text}");
+            assert!(
+                text.contains("Game 1 of a 5-point match. Score: you 3, "),
+                "{text}"
+            );
+            assert!(
+                text.contains(": you are on roll, before the roll."),
+                "{text}"
+            );
+            // The Crawford game has no double; a game after it may.
+            let first = &text[..text.find("Game over").unwrap()];
+            assert!(first.contains("the Crawford game"), "{first}");
+            assert!(!first.contains("Cube at"), "{first}");
+            // The record starts with the set-up, replays through SGF, and sums to the score.
+            let first_game = &record.games[0];
+            assert_eq!(first_game.scores, [3, 4]);
+            assert!(matches!(first_game.turns[0].action, Action::SetUp(_)));
+            assert!(record.to_mat().is_err(), "a set-up needs SGF");
+            let back = MatchRecord::parse_sgf(&record.to_sgf()).unwrap();
+            let mut running = [3u32, 4];
+            for (k, g) in back.games.iter().enumerate() {
+                assert_eq!(g.scores, running, "{text}");
+                let replay = g.replay().unwrap();
+                // The first game goes on from its set-up; the next opens as usual.
+                assert_eq!(replay.rolls[0].opening, k > 0, "{text}");
+                let (winner, points) = replay.result.unwrap();
+                running[winner] += points;
+            }
+            assert_eq!(running, [score.x, score.o], "{text}");
+            // The game after the Crawford game (at 4-4) is not one: the engine doubles.
+            if back.games.len() > 1 {
+                let second = &text[text.find("Game 2 of a").unwrap()..];
+                assert!(!second.contains("the Crawford game"), "{second}");
+                assert!(second.contains("doubles to 2"), "{second}");
+                second_games += 1;
+            }
+        }
+        assert_eq!(second_games, 4);
+    }
+
+    #[test]
+    fn a_money_game_plays_on_from_a_position_with_its_dice_and_cube() {
+        // A bearoff, the person (X) on roll with 6-5 and the cube at 2 on their side: the
+        // roll is played first, then the game goes on from the seed's dice.
+        let start = input::position("XGID=-BBBBAA--------------bbbb-:1:1:1:65:0:0:0:0:10").unwrap();
+        let shared = Shared::default();
+        let person = HintFollower::new(shared.clone());
+        let mut game = GameRecord::new(1, [0, 0]);
+        let end = run_game(
+            BufReader::with_capacity(64, person),
+            shared.clone(),
+            &mut RandomPlayer::new(1),
+            1,
+            Side::X,
+            Setting {
+                start: Some(start),
+                ..Setting::money(true)
+            },
+            &mut game,
+            &mut Tally::default(),
+        )
+        .unwrap();
+        let text = String::from_utf8(shared.0.borrow().clone()).unwrap();
+        assert!(matches!(end, GameEnd::Finished { .. }), "{text}");
+        assert!(text.contains(": you are on roll with 65."), "{text}");
+        assert!(!text.contains("Opening roll"), "{text}");
+        // The first roll is the position's, and the cube is the position's.
+        let replay = game.replay().unwrap();
+        assert_eq!(replay.rolls[0].roll, Roll::from_values(6, 5), "{text}");
+        assert_eq!(replay.rolls[0].cube, 2, "{text}");
+        assert_eq!(replay.rolls[0].cube_owner, Some(0), "{text}");
+        // Each board drawn carries its XGID.
+        assert!(
+            text.contains("XGID=-BBBBAA--------------bbbb-:1:1:1:65:0:0:0:0:10"),
+            "{text}"
+        );
     }
 
     /// Runs one game of `engine` against the person's `input` lines; the end, the text, and

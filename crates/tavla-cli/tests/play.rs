@@ -86,3 +86,82 @@ fn moves_may_be_typed_as_landing_marks() {
     assert!(out.contains("Your move (51)"), "{out}");
     assert!(out.contains("plays bar/"), "{out}");
 }
+
+#[test]
+fn a_game_plays_on_from_a_position_and_is_saved_as_sgf() {
+    // A bearoff with the cube at 2 on the person's side, the person (X) on roll with 6-5.
+    let position = "XGID=-BBBBAA--------------bbbb-:1:1:1:65:0:0:0:0:10";
+    let dir = common::temp_dir("play-position");
+    let sgf = dir.join("game.sgf");
+    let sgf = sgf.to_str().unwrap();
+    let (code, out, err) = play(
+        &[
+            "--engine",
+            "random",
+            "--seed",
+            "5",
+            "--position",
+            position,
+            "--save",
+            sgf,
+        ],
+        "6/off 5/off\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(&format!("From {position}: you are on roll with 65.")),
+        "{out}"
+    );
+    assert!(!out.contains("Opening roll"), "{out}");
+    assert!(out.contains(position), "the board's XGID: {out}");
+    // The record holds the set-up and the play, and reads back.
+    let text = std::fs::read_to_string(sgf).unwrap();
+    assert!(
+        text.contains("AE[a:y]") && text.contains("DI[65]") && text.contains("CV[2]"),
+        "{text}"
+    );
+    let record = common::tavla(&["record", sgf, "--to", "sgf"]);
+    assert!(
+        record.status.success(),
+        "{}",
+        String::from_utf8_lossy(&record.stderr)
+    );
+
+    // Refused, each before any game: a .mat file, which cannot hold a set-up; a double
+    // waiting for its answer; a game already over; a position that cannot be read.
+    let mat = dir.join("game.mat");
+    for (args, needle) in [
+        (
+            vec!["--position", position, "--save", mat.to_str().unwrap()],
+            "name the file .sgf",
+        ),
+        (
+            vec![
+                "--position",
+                "XGID=-b----E-C---eE---c-e----B-:0:0:1:D:0:0:0:0:10",
+            ],
+            "a double is waiting for its answer",
+        ),
+        (
+            vec![
+                "--position",
+                "XGID=-------------------b------:0:0:1:00:0:0:0:0:10",
+            ],
+            "the game is over",
+        ),
+        (
+            vec!["--position", "nonsense"],
+            "--position: invalid position",
+        ),
+        (
+            vec!["--position", position, "--match", "5"],
+            "cannot be used with",
+        ),
+    ] {
+        let (code, out, err) = play(&args, "");
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(!out.contains("Your move"), "{out}");
+    }
+    assert!(!mat.exists());
+}
