@@ -285,6 +285,39 @@ async function analysis() {
   const recordRows = rout.all((n) => n.tagName === "tr").length;
   console.log(`analysis: ${rows - 1} rows of the game's analysis, ${plays} best plays, then the evaluation and ` +
     `a rollout (${out.textContent.split("\n")[0].slice(0, 60)}…); the record pasted and analysed: ${recordRows - 1} rows`);
+  // "Play from here": a bearoff with the cube at 2 and the dice, played out against the engine
+  // (first listed play each time), recorded as SGF and analysed as any game.
+  const from = "XGID=-BBBBAA--------------bbbb-:1:1:1:65:0:0:0:0:10";
+  document.getElementById("apos").value = from;
+  document.getElementById("adice").value = "";
+  document.getElementById("aform").fire("submit");
+  await settle();
+  document.getElementById("aplay").fire("click");
+  await settle();
+  if (aerror() || error()) throw new Error(`play from here: ${aerror() || error()}`);
+  if (document.getElementById("playpanel").hidden) throw new Error("play from here: no game shown");
+  const ids = document.getElementById("ids").textContent;
+  if (!ids.includes("record (.sgf)")) throw new Error(`play from here: the record is not SGF: ${ids}`);
+  if (!document.getElementById("log").textContent.includes(`From ${from}: you are on roll.`)) {
+    throw new Error(`play from here: the log does not start from the position: ${document.getElementById("log").textContent}`);
+  }
+  let steps = 0;
+  for (; steps < 200 && !button("actions", "Analyse the game"); steps++) {
+    if (error()) throw new Error(`play from here: ${error()} (${status()})`);
+    if (await anyway()) continue;
+    const word = ["Roll", "Take", "Reject"].find((w) => button("actions", w));
+    if (word) { button("actions", word).fire("click"); await settle(); continue; }
+    const listed = buttons("plays");
+    if (!listed.length) throw new Error(`play from here: no action and no play: ${status()}`);
+    listed[0].fire("click");
+    await settle();
+  }
+  if (steps >= 200) throw new Error(`play from here: the game did not end: ${status()}`);
+  const final = status();
+  button("actions", "Analyse the game").fire("click");
+  await until("the analysis of the game from a position", () => reviewBox.all((n) => n.tagName === "table").length > 0 || error());
+  if (error()) throw new Error(`play from here: analysis: ${error()}`);
+  console.log(`play from here: ${steps} actions, ${final}; its SGF record analysed`);
   document.getElementById("modeplay").fire("click");
 }
 console.log(`plays made on the board: ${sent} sent when whole, ${listed} chosen from the list (hits told apart); ${swapped} with one checker's moves in the other order; ${dragged} checker moves dragged${droppedBack ? " (and one dropped where it could not go, which went back)" : ""}; ${warned} decisions the tutor held back, made anyway`);

@@ -29,7 +29,7 @@ use tavla_player::Player;
 
 use crate::analyse_cmd::rating;
 use crate::input::InputError;
-use crate::play_cmd::{read_play, won_points, DiceRng, ENGINE, PERSON};
+use crate::play_cmd::{read_play, set_up, unplayable, won_points, DiceRng, ENGINE, PERSON};
 use crate::players::PlayerSpec;
 
 /// The games a server keeps; starting one more forgets the one least recently used. (Each
@@ -84,6 +84,11 @@ pub struct NewGame {
     /// at most 1; e.g. 0.04, doubtful) is held back with a warning until it is sent again
     /// with `anyway` (default: none held back).
     pub tutor_warn: Option<f64>,
+    /// Play on from this position (any notation tavla reads) instead of the starting position:
+    /// its side on roll with its dice, or before the roll without them; its cube, and in a
+    /// match its length, score and Crawford game (then the rest of the match). The cube is in
+    /// play in a match and wherever the position has it turned or the Jacoby rule or beavers.
+    pub position: Option<String>,
 }
 
 /// The tutor's judgement of one of the person's decisions, before it is carried out.
@@ -328,6 +333,8 @@ pub struct Game {
     judged: Option<Judgement>,
     /// The tutor's totals.
     tally: Tally,
+    /// Where the first game starts, when not from the opening roll (taken by [`Game::begin`]).
+    start: Option<GameState>,
 }
 
 impl Game {
@@ -341,7 +348,24 @@ impl Game {
         if ply > tavla_nn::search::MAX_PLY {
             return Err(InputError(format!("ply must be in 0..=3, got {ply}")).into());
         }
-        let length = request.match_length.unwrap_or(0);
+        let start = match request.position.as_deref() {
+            None => None,
+            Some(text) => {
+                let state = crate::input::position(text)
+                    .map_err(|e| InputError(format!("position: {e}")))?;
+                if let Some(problem) = unplayable(&state) {
+                    return Err(InputError(format!("position: {problem}")).into());
+                }
+                if request.match_length.is_some() {
+                    return Err(InputError(
+                        "match_length: a position brings its own (leave match_length out)".into(),
+                    )
+                    .into());
+                }
+                Some(state)
+            }
+        };
+        let length = start.map_or(request.match_length.unwrap_or(0), |s| s.match_length);
         if length > MAX_MATCH_LENGTH {
             return Err(InputError(format!(
                 "match_length must be at most {MAX_MATCH_LENGTH}, got {length}"
@@ -391,6 +415,25 @@ impl Game {
                 .into());
             }
         }
+        // A money position brings its cube and rules: the cube is in play where it is turned
+        // or the rules need it.
+        let (cube_needed, beavers, jacoby) = match start {
+            Some(s) if length == 0 => {
+                let turned = s.cube.log2 > 0 || s.cube.owner != CubeOwner::Centre;
+                (
+                    turned || s.jacoby || s.beavers,
+                    beavers || s.beavers,
+                    jacoby || s.jacoby,
+                )
+            }
+            _ => (false, beavers, jacoby),
+        };
+        if cube_needed && request.cube == Some(false) {
+            return Err(InputError(
+                "cube: the position has the cube turned, or the Jacoby rule or beavers".into(),
+            )
+            .into());
+        }
         let tutor = request.tutor.unwrap_or(false);
         let tutor_warn = request.tutor_warn;
         if let Some(w) = tutor_warn {
@@ -423,7 +466,7 @@ impl Game {
             dice: DiceRng::new(seed),
             phase: Phase::Over,
             record,
-            score: BySide::default(),
+            score: start.map_or_else(BySide::default, |s| s.score),
             crawford_played: false,
             crawford: false,
             beavers,
@@ -436,6 +479,7 @@ impl Game {
             tutor_warn,
             judged: None,
             tally: Tally::default(),
+            start,
         };
         game.begin();
         Ok(game)
@@ -462,12 +506,25 @@ impl Game {
         self.id
     }
 
-    /// The game so far as a `.mat` record (the person left, the engine right).
+    /// The game so far as a `.mat` record (the person left, the engine right), or as SGF for
+    /// a game played on from a position (whose set-up `.mat` cannot hold).
     ///
     /// # Errors
-    /// Never for a game played here (no set-up turns), but the writer can refuse.
-    pub fn mat(&self) -> Result<String> {
-        Ok(self.record.to_mat()?)
+    /// Never for a game played here, but the writer can refuse.
+    pub fn record_text(&self) -> Result<String> {
+        if self.record_is_sgf() {
+            Ok(self.record.to_sgf())
+        } else {
+            Ok(self.record.to_mat()?)
+        }
+    }
+
+    /// Whether [`Game::record_text`] is SGF.
+    fn record_is_sgf(&self) -> bool {
+        self.record
+            .games
+            .iter()
+            .any(|g| g.turns.iter().any(|t| matches!(t.action, Action::SetUp(_))))
     }
 
     /// The decision the person faces, for a hint.
@@ -495,7 +552,15 @@ impl Game {
         let leader_at = |s: &BySide<u32>| {
             *s.get(Side::X) + 1 == self.length || *s.get(Side::O) + 1 == self.length
         };
-        self.crawford = self.length > 1 && !self.crawford_played && leader_at(&self.score);
+        let start = self.start.take();
+        self.crawford = match start {
+            // A side one point away and not the Crawford game: that game was played.
+            Some(s) => {
+                self.crawford_played = leader_at(&self.score) && !s.crawford;
+                s.crawford
+            }
+            None => self.length > 1 && !self.crawford_played && leader_at(&self.score),
+        };
         self.record.games.push(GameRecord::new(
             number,
             [*self.score.get(self.human), *self.score.get(!self.human)],
@@ -507,6 +572,33 @@ impl Game {
         self.ending = None;
         self.log.clear();
         let bot = !self.human;
+        if let Some(start) = start {
+            let mut state = start;
+            state.match_length = self.length;
+            state.score = self.score;
+            state.crawford = self.crawford;
+            state.beavers = self.beavers && self.length == 0;
+            state.jacoby = self.jacoby && self.length == 0 && self.cube;
+            let on_roll = if state.turn == self.human {
+                PERSON
+            } else {
+                ENGINE
+            };
+            self.push_action(on_roll, set_up(&state, self.human));
+            self.log.push(json!({
+                "event": "position",
+                "xgid": format(&state, Notation::Xgid),
+                "turn": self.who(state.turn),
+            }));
+            self.state = state;
+            match (state.dice, state.turn == self.human) {
+                (Dice::Rolled(roll), true) => self.person_rolled(roll),
+                (Dice::Rolled(roll), false) => self.engine_rolled(roll),
+                (_, true) => self.person_on_roll(),
+                (_, false) => self.engine_on_roll(),
+            }
+            return;
+        }
         let (state, roll) = loop {
             let (h, b) = (self.dice.die(), self.dice.die());
             self.log
@@ -1102,6 +1194,7 @@ impl Game {
             // A double offered now may be beavered (beavers on, the cube not too high).
             "may_beaver": self.may_beaver(),
             "match_length": self.length,
+            "record_format": if self.record_is_sgf() { "sgf" } else { "mat" },
             "game": self.record.games.len(),
             "score": { "you": self.score.get(human), "engine": self.score.get(bot) },
             "crawford": self.crawford,
@@ -1344,7 +1437,7 @@ mod tests {
         let result = &v["result"];
         assert!(["you", "engine"].contains(&result["winner"].as_str().unwrap()));
         // The record replays through the legal plays to the same end.
-        let mat = game.mat().unwrap();
+        let mat = game.record_text().unwrap();
         let record = tavla_notation::mat::MatchRecord::parse(&mat).unwrap();
         assert_eq!(record.games.len(), 1);
         record.games[0].replay().unwrap();
@@ -1358,7 +1451,7 @@ mod tests {
         play_out(&mut a);
         play_out(&mut b);
         assert_eq!(a.view()["log"], b.view()["log"]);
-        assert_eq!(a.mat().unwrap(), b.mat().unwrap());
+        assert_eq!(a.record_text().unwrap(), b.record_text().unwrap());
     }
 
     #[test]
@@ -1433,7 +1526,7 @@ mod tests {
         assert_eq!(v["result"]["how"], "pass");
         assert_eq!(v["result"]["winner"], "you");
         assert_eq!(v["result"]["points"], 1);
-        let mat = game.mat().unwrap();
+        let mat = game.record_text().unwrap();
         assert!(
             mat.contains("Doubles => 2") && mat.contains("Drops"),
             "{mat}"
@@ -1545,7 +1638,7 @@ mod tests {
         let v = game.view();
         assert_eq!(v["cube"]["value"], 4, "{v}");
         assert_eq!(v["cube"]["owner"], "you", "{v}");
-        let mat = game.mat().unwrap();
+        let mat = game.record_text().unwrap();
         assert!(mat.contains("Beavers => 4"), "{mat}");
         // The person doubles in a race the engine wins: the engine beavers.
         let mut on_roll = [0u8; 25];
@@ -1595,6 +1688,114 @@ mod tests {
         ] {
             let e = Game::start(1, &request).err().unwrap();
             assert!(e.to_string().contains("beavers: only in money play"), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_game_plays_on_from_a_position() {
+        // A bearoff, the person (X) on roll with 6-5 and the cube at 2 on their side.
+        let xgid = "XGID=-BBBBAA--------------bbbb-:1:1:1:65:0:0:0:0:10";
+        let mut game = Game::start(
+            1,
+            &NewGame {
+                ply: Some(0),
+                seed: Some(3),
+                position: Some(xgid.into()),
+                ..NewGame::default()
+            },
+        )
+        .unwrap();
+        let v = game.view();
+        assert_eq!(v["phase"], "move", "{v}");
+        assert_eq!(v["dice"], json!([6, 5]), "{v}");
+        assert_eq!(v["cube"]["value"], 2, "{v}");
+        assert_eq!(v["cube"]["owner"], "you", "{v}");
+        assert_eq!(v["record_format"], "sgf", "{v}");
+        assert_eq!(v["log"][0]["event"], "position", "{v}");
+        assert_eq!(v["log"][0]["xgid"], xgid, "{v}");
+        play_out(&mut game);
+        assert!(game.finished());
+        // The record is SGF, with the set-up, and replays to the result.
+        let text = game.record_text().unwrap();
+        assert!(
+            text.contains("AE[a:y]") && text.contains("DI[65]"),
+            "{text}"
+        );
+        let record = MatchRecord::parse_sgf(&text).unwrap();
+        let replay = record.games[0].replay().unwrap();
+        assert_eq!(replay.rolls[0].roll, Roll::from_values(6, 5));
+        assert!(replay.result.is_some());
+
+        // A 5-point match at 3-4, the Crawford game, the engine on roll before its roll: it
+        // rolls (no double in the Crawford game); the match goes on to its end.
+        let xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:-1:00:3:4:1:5:10";
+        let mut game = Game::start(
+            1,
+            &NewGame {
+                ply: Some(0),
+                seed: Some(1),
+                position: Some(xgid.into()),
+                ..NewGame::default()
+            },
+        )
+        .unwrap();
+        let v = game.view();
+        assert_eq!(v["match_length"], 5, "{v}");
+        assert_eq!(v["score"], json!({"you": 3, "engine": 4}), "{v}");
+        assert_eq!(v["crawford"], true, "{v}");
+        assert!(
+            v["log"][1]["event"] == "play" && v["log"][1]["side"] == "engine",
+            "{v}"
+        );
+        let mut games = 1;
+        while !game.finished() {
+            play_out(&mut game);
+            if !game.finished() {
+                game.act("next", None, None).unwrap();
+                games += 1;
+                // The game after the Crawford game is not one.
+                assert_eq!(game.view()["crawford"], false);
+            }
+        }
+        let record = MatchRecord::parse_sgf(&game.record_text().unwrap()).unwrap();
+        assert_eq!(record.games.len(), games);
+        assert_eq!(record.games[0].scores, [3, 4]);
+
+        // Refused, naming the field.
+        for (request, needle) in [
+            (
+                NewGame {
+                    position: Some("nonsense".into()),
+                    ..NewGame::default()
+                },
+                "position: invalid position",
+            ),
+            (
+                NewGame {
+                    position: Some(xgid.into()),
+                    match_length: Some(5),
+                    ..NewGame::default()
+                },
+                "match_length: a position brings its own",
+            ),
+            (
+                NewGame {
+                    position: Some("XGID=-BBBBAA--------------bbbb-:1:1:1:65:0:0:0:0:10".into()),
+                    cube: Some(false),
+                    ..NewGame::default()
+                },
+                "cube: the position has the cube turned",
+            ),
+            (
+                NewGame {
+                    position: Some("XGID=-------------------b------:0:0:1:00:0:0:0:0:10".into()),
+                    ..NewGame::default()
+                },
+                "position: the game is over",
+            ),
+        ] {
+            let e = Game::start(1, &request).err().unwrap();
+            assert!(e.to_string().contains(needle), "{e}");
         }
     }
 
@@ -1673,7 +1874,7 @@ mod tests {
         }
         let e = game.act("next", None, None).unwrap_err();
         assert!(e.is::<Conflict>(), "{e}");
-        let mat = game.mat().unwrap();
+        let mat = game.record_text().unwrap();
         let record = tavla_notation::mat::MatchRecord::parse(&mat).unwrap();
         assert_eq!(record.games.len(), games as usize);
         for g in &record.games {

@@ -332,7 +332,40 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
 /// already over, or is a match longer than tavla's match equity table reaches.
 fn start_state(text: &str) -> Result<GameState, InputError> {
     let state = input::position(text).map_err(|e| InputError(format!("--position: {e}")))?;
-    let problem = if state.dice == Dice::DoubleOffered {
+    match unplayable(&state) {
+        Some(p) => Err(InputError(format!("--position {text}: {p}"))),
+        None => Ok(state),
+    }
+}
+
+/// The set-up turn of a game played on from `state` (the person, `human`, the left player):
+/// the board, the side on roll, its dice if rolled, and the cube.
+pub(crate) fn set_up(state: &GameState, human: Side) -> Action {
+    let column = |side: Side| usize::from(side != human);
+    let board = state.position.to_board();
+    let mut layout = [board.on_roll, board.opponent];
+    if state.turn != human {
+        layout.swap(0, 1);
+    }
+    Action::SetUp(SetUp {
+        board: Some(layout),
+        to_move: Some(column(state.turn)),
+        dice: match state.dice {
+            Dice::Rolled(roll) => Some(roll),
+            _ => None,
+        },
+        cube: Some(state.cube.value()),
+        cube_owner: Some(match state.cube.owner {
+            CubeOwner::Centre => None,
+            CubeOwner::Side(side) => Some(column(side)),
+        }),
+    })
+}
+
+/// Why a game cannot be played on from `state`, if it cannot: a double waiting for its answer,
+/// a game over, a match longer than tavla's match equity table reaches.
+pub(crate) fn unplayable(state: &GameState) -> Option<String> {
+    if state.dice == Dice::DoubleOffered {
         Some("a double is waiting for its answer: give the position before the double".into())
     } else if state.position.is_game_over() {
         Some("the game is over in this position".into())
@@ -343,10 +376,6 @@ fn start_state(text: &str) -> Result<GameState, InputError> {
         ))
     } else {
         None
-    };
-    match problem {
-        Some(p) => Err(InputError(format!("--position {text}: {p}"))),
-        None => Ok(state),
     }
 }
 
@@ -741,25 +770,7 @@ pub fn run_game<R: BufRead, W: Write>(
             Dice::Rolled(r) => Some(r),
             _ => None,
         };
-        let column = |side: Side| usize::from(side != human);
-        let board = state.position.to_board();
-        let mut layout = [board.on_roll, board.opponent];
-        if state.turn != human {
-            layout.swap(0, 1);
-        }
-        record.push(
-            column(state.turn),
-            Action::SetUp(SetUp {
-                board: Some(layout),
-                to_move: Some(column(state.turn)),
-                dice: pending,
-                cube: Some(state.cube.value()),
-                cube_owner: Some(match state.cube.owner {
-                    CubeOwner::Centre => None,
-                    CubeOwner::Side(side) => Some(column(side)),
-                }),
-            }),
-        );
+        record.push(usize::from(state.turn != human), set_up(&state, human));
         writeln!(
             out,
             "From {}: {} on roll{}.",

@@ -754,7 +754,8 @@ async fn game_hint(
     })
 }
 
-/// `GET /v1/games/{id}/record`: the game (or match) so far as a `.mat` record.
+/// `GET /v1/games/{id}/record`: the game (or match) so far as a `.mat` record, or SGF for a
+/// game played on from a position.
 async fn game_record(
     State(e): State<Arc<Engine>>,
     id: Result<Path<u64>, PathRejection>,
@@ -762,8 +763,8 @@ async fn game_record(
     let id = path_id(id)?;
     let game = e.games.get(id).ok_or_else(|| no_game(id))?;
     // The game may be locked by an action whose engine is thinking: wait off the runtime.
-    let mat = tokio::task::spawn_blocking(move || web_games::lock(&game).mat()).await;
-    let text = mat
+    let record = tokio::task::spawn_blocking(move || web_games::lock(&game).record_text()).await;
+    let text = record
         .context("writing the record failed")
         .and_then(|r| r)
         .map_err(|err| answer(Err(err)))?;
