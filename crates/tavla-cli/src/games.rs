@@ -573,12 +573,7 @@ impl Game {
         self.log.clear();
         let bot = !self.human;
         if let Some(start) = start {
-            let mut state = start;
-            state.match_length = self.length;
-            state.score = self.score;
-            state.crawford = self.crawford;
-            state.beavers = self.beavers && self.length == 0;
-            state.jacoby = self.jacoby && self.length == 0 && self.cube;
+            let state = self.rules_of(start);
             let on_roll = if state.turn == self.human {
                 PERSON
             } else {
@@ -606,13 +601,8 @@ impl Game {
             if h == b {
                 continue;
             }
-            let mut state = GameState::money(Position::START);
+            let mut state = self.rules_of(GameState::money(Position::START));
             state.turn = if h > b { self.human } else { bot };
-            state.match_length = self.length;
-            state.score = self.score;
-            state.crawford = self.crawford;
-            state.beavers = self.beavers;
-            state.jacoby = self.jacoby;
             break (state, Roll::from_values(h, b));
         };
         self.state = state;
@@ -621,6 +611,16 @@ impl Game {
         } else {
             self.engine_rolled(roll);
         }
+    }
+
+    /// `state` with this game's match length, score, Crawford game and money rules.
+    fn rules_of(&self, mut state: GameState) -> GameState {
+        state.match_length = self.length;
+        state.score = self.score;
+        state.crawford = self.crawford;
+        state.beavers = self.beavers && self.length == 0;
+        state.jacoby = self.jacoby && self.length == 0 && self.cube;
+        state
     }
 
     /// Whether a double now offered may be beavered: beavers are on, and the cube, redoubled,

@@ -175,6 +175,17 @@ pub struct Setting {
 }
 
 impl Setting {
+    /// `state` with this setting's match length, score, Crawford game and money rules.
+    #[must_use]
+    pub fn rules_of(&self, mut state: GameState) -> GameState {
+        state.match_length = self.match_length;
+        state.score = self.score;
+        state.crawford = self.crawford;
+        state.beavers = self.beavers && self.match_length == 0;
+        state.jacoby = self.jacoby && self.match_length == 0 && self.cube;
+        state
+    }
+
     /// A money game, with the cube or not.
     #[must_use]
     pub fn money(cube: bool) -> Setting {
@@ -760,12 +771,7 @@ pub fn run_game<R: BufRead, W: Write>(
     // Where the game starts: the opening roll from the starting position (one die each, ties
     // rolled again), or `setting.start` with its dice, or before its roll without them.
     let (mut state, mut pending) = if let Some(start) = setting.start {
-        let mut state = start;
-        state.match_length = setting.match_length;
-        state.score = setting.score;
-        state.crawford = setting.crawford;
-        state.beavers = setting.beavers && setting.match_length == 0;
-        state.jacoby = setting.jacoby && setting.match_length == 0 && setting.cube;
+        let mut state = setting.rules_of(start);
         let pending = match state.dice {
             Dice::Rolled(r) => Some(r),
             _ => None,
@@ -796,14 +802,8 @@ pub fn run_game<R: BufRead, W: Write>(
                 writeln!(out, "A tie: rolling again.")?;
                 continue;
             }
-            let first = if h > b { human } else { bot };
-            let mut state = GameState::money(Position::START);
-            state.turn = first;
-            state.match_length = setting.match_length;
-            state.score = setting.score;
-            state.crawford = setting.crawford;
-            state.beavers = setting.beavers && setting.match_length == 0;
-            state.jacoby = setting.jacoby && setting.match_length == 0 && setting.cube;
+            let mut state = setting.rules_of(GameState::money(Position::START));
+            state.turn = if h > b { human } else { bot };
             break (state, Some(Roll::from_values(h, b)));
         }
     };
