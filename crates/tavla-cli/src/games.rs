@@ -232,26 +232,29 @@ impl Tally {
             return "no decisions judged".to_string();
         }
         let [doubtful, bad, very_bad] = self.checker;
-        let mut text = format!(
-            "checker plays judged: {} ({:.1} mEMG a play; doubtful / bad / very bad: \
-             {doubtful} / {bad} / {very_bad})",
-            self.plays,
-            per_decision(self.play_loss, self.plays),
-        );
+        let mut lines = Vec::new();
+        if self.plays > 0 {
+            lines.push(format!(
+                "checker plays judged: {} ({:.1} mEMG a play; doubtful / bad / very bad: \
+                 {doubtful} / {bad} / {very_bad})",
+                self.plays,
+                per_decision(self.play_loss, self.plays),
+            ));
+        }
         if self.cube_decisions > 0 {
-            text.push_str(&format!(
-                "\ncube decisions judged: {} ({:.1} mEMG a decision; errors: {})",
+            lines.push(format!(
+                "cube decisions judged: {} ({:.1} mEMG a decision; errors: {})",
                 self.cube_decisions,
                 per_decision(self.cube_loss, self.cube_decisions),
                 self.cube_errors,
             ));
         }
         let rate = self.error_rate();
-        text.push_str(&format!(
-            "\nerror rate: {rate:.1} mEMG a decision, rating: {}",
+        lines.push(format!(
+            "error rate: {rate:.1} mEMG a decision, rating: {}",
             rating(rate)
         ));
-        text
+        lines.join("\n")
     }
 }
 
@@ -561,10 +564,14 @@ impl Game {
             }
             None => self.length > 1 && !self.crawford_played && leader_at(&self.score),
         };
-        self.record.games.push(GameRecord::new(
+        let mut game = GameRecord::new(
             number,
             [*self.score.get(self.human), *self.score.get(!self.human)],
-        ));
+        );
+        // Said, not left to be inferred: a match may start from a position after the
+        // Crawford game.
+        game.crawford = (self.length > 0).then_some(self.crawford);
+        self.record.games.push(game);
         // Game g of a match throws the dice of seed S + g - 1, as `tavla play --match`.
         self.dice = DiceRng::new(self.seed.wrapping_add(u64::from(number) - 1));
         self.engine.new_game();

@@ -79,9 +79,9 @@ pub struct PlayArgs {
     /// Seed of the dice (default: from the clock, printed so the game can be replayed).
     #[arg(long, value_name = "S")]
     seed: Option<u64>,
-    /// The side you play.
-    #[arg(long, value_enum, default_value_t = SideArg::X)]
-    side: SideArg,
+    /// The side you play [default: x; with --position, the side on roll].
+    #[arg(long, value_enum)]
+    side: Option<SideArg>,
     /// Write the game to FILE as a `.mat` record when it ends (also when abandoned), or as
     /// SGF when FILE ends in `.sgf` (a game from --position, which `.mat` cannot hold): you
     /// are the left player, the engine the right.
@@ -112,8 +112,10 @@ pub struct PlayArgs {
     /// Play on from POS (any notation: XGID, gnubg IDs, BPN, FIBS board) instead of the
     /// starting position: its side on roll with its dice, or before the roll (the cube
     /// decision first) when it has none; its cube, and in a match its score and the rest of
-    /// the match. The cube is in play in a match, with --cube, or when POS has it turned or
-    /// the Jacoby rule or beavers. Each board drawn shows its XGID, to play on from later.
+    /// the match. You play the side on roll unless --side says otherwise. The cube is in play
+    /// in a match, with --cube, or when POS has it turned or the Jacoby rule or beavers. Each
+    /// board drawn shows its XGID, to play on from later (at a take prompt, the position
+    /// before the double).
     #[arg(long, value_name = "POS", conflicts_with = "match_length")]
     position: Option<String>,
     /// When the game (or match) ends, or is abandoned, the engine's analysis of it at 2-ply,
@@ -248,6 +250,17 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
         .into());
     }
     let length = start.map_or(args.match_length.unwrap_or(0), |s| s.match_length);
+    if length > 0 && (args.jacoby || args.beavers) {
+        return Err(InputError(
+            "--jacoby and --beavers are for money play, and --position is in a match".into(),
+        )
+        .into());
+    }
+    let human = match (args.side, start) {
+        (Some(side), _) => side.into(),
+        (None, Some(s)) => s.turn,
+        (None, None) => Side::X,
+    };
     // The cube and the money rules: a position brings its own.
     let (cube, jacoby, beavers) = match start {
         _ if length > 0 => (true, false, false),
@@ -282,7 +295,7 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
             &mut *out,
             &mut *engine,
             seed,
-            args.side.into(),
+            human,
             Setting {
                 beavers,
                 jacoby,
@@ -300,7 +313,7 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
             &mut *out,
             &mut *engine,
             seed,
-            args.side.into(),
+            human,
             Setting {
                 match_length: length,
                 tutor,
@@ -483,6 +496,8 @@ pub fn run_match<R: BufRead, W: Write>(
             start,
         };
         let mut game = GameRecord::new(g, [*score.get(human), *score.get(!human)]);
+        // Said, not left to be inferred: the match may start after the Crawford game.
+        game.crawford = Some(crawford);
         let end = run_game(
             &mut *input,
             &mut *out,

@@ -57,26 +57,21 @@ pub struct GameContext {
 
 impl GameContext {
     /// The context of each game of `record`, in order: the match length and the scores from
-    /// its score lines, the Crawford game (the first to start with a side one point away), and
+    /// its score lines, the Crawford game ([`MatchRecord::crawford_games`]), and
     /// the Jacoby rule and beavers where the record says so (SGF's `RU[Jacoby]`, `.mat`'s
     /// `Jacoby` and `Beaver` tags).
     #[must_use]
     pub fn of_games(record: &MatchRecord) -> Vec<GameContext> {
-        let mut crawford_played = false;
         record
             .games
             .iter()
-            .map(|g| {
-                let at = |s: u32| record.length > 0 && s + 1 >= record.length;
-                let crawford = !crawford_played && (at(g.scores[0]) || at(g.scores[1]));
-                crawford_played |= crawford;
-                GameContext {
-                    length: record.length,
-                    scores: g.scores,
-                    crawford,
-                    jacoby: record.jacoby && record.length == 0,
-                    beavers: record.beavers && record.length == 0,
-                }
+            .zip(record.crawford_games())
+            .map(|(g, crawford)| GameContext {
+                length: record.length,
+                scores: g.scores,
+                crawford,
+                jacoby: record.jacoby && record.length == 0,
+                beavers: record.beavers && record.length == 0,
             })
             .collect()
     }

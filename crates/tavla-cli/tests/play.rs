@@ -157,6 +157,15 @@ fn a_game_plays_on_from_a_position_and_is_saved_as_sgf() {
             vec!["--position", position, "--match", "5"],
             "cannot be used with",
         ),
+        (
+            vec![
+                "--position",
+                "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:2:4:0:5:10",
+                "--cube",
+                "--jacoby",
+            ],
+            "are for money play",
+        ),
     ] {
         let (code, out, err) = play(&args, "");
         assert_eq!(code, 2, "{args:?}: {err}");
@@ -164,4 +173,20 @@ fn a_game_plays_on_from_a_position_and_is_saved_as_sgf() {
         assert!(!out.contains("Your move"), "{out}");
     }
     assert!(!mat.exists());
+
+    // The person plays the side on roll, unless --side says otherwise.
+    let o_on_roll = "XGID=-BBBBAA--------------bbbb-:0:0:-1:00:0:0:0:0:10";
+    let (_, out, _) = play(&["--engine", "random", "--position", o_on_roll], "");
+    assert!(
+        out.contains("you are O") && out.contains(": you are on roll"),
+        "{out}"
+    );
+    let (_, out, _) = play(
+        &["--engine", "random", "--position", o_on_roll, "--side", "x"],
+        "",
+    );
+    assert!(
+        out.contains("you are X") && out.contains(": random is on roll"),
+        "{out}"
+    );
 }

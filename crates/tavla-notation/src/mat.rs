@@ -106,6 +106,10 @@ pub struct GameRecord {
     pub turns: Vec<Turn>,
     /// The line of its `Game` header (from 1).
     pub line: usize,
+    /// Whether it is the Crawford game, where the record says (SGF's `RU[Crawford:CrawfordGame]`
+    /// against `RU[Crawford]`, or a game played by tavla); `None` where it does not (`.mat`),
+    /// and [`MatchRecord::crawford_games`] infers it from the scores.
+    pub crawford: Option<bool>,
 }
 
 /// A whole `.mat` file.
@@ -345,6 +349,7 @@ impl MatchRecord {
                     scores: [0, 0],
                     turns: Vec::new(),
                     line,
+                    crawford: None,
                 });
                 need_scores = true;
                 continue;
@@ -388,6 +393,9 @@ impl MatchRecord {
         let Some(length) = length else {
             return Err(err(1, "no `N point match` line"));
         };
+        if let (0, Some(e)) = (length, rules.unreadable) {
+            return Err(e);
+        }
         Ok(MatchRecord {
             length,
             players: players.unwrap_or_default(),
@@ -403,6 +411,9 @@ impl MatchRecord {
 struct Rules {
     jacoby: bool,
     beavers: bool,
+    /// A rule's value neither `On` nor `Off`: an error in a money session (where the rules
+    /// count), ignored in a match.
+    unreadable: Option<MatError>,
 }
 
 impl Rules {
@@ -413,24 +424,23 @@ impl Rules {
             .trim()
             .strip_prefix('[')
             .and_then(|t| t.strip_suffix(']'))
-            .and_then(|t| t.split_once('"'))
-            .and_then(|(name, rest)| Some((name.trim(), rest.strip_suffix('"')?)))
+            .and_then(|t| t.trim_end().split_once('"'))
+            .and_then(|(name, rest)| Some((name.trim(), rest.strip_suffix('"')?.trim())))
         else {
             return Ok(());
         };
-        let on_off = |rule: &mut bool| match value.to_ascii_lowercase().as_str() {
-            "on" => {
-                *rule = true;
-                Ok(())
+        let mut on_off = |rule: &mut bool| {
+            match value.to_ascii_lowercase().as_str() {
+                "on" => *rule = true,
+                "off" => *rule = false,
+                _ => {
+                    self.unreadable.get_or_insert(err(
+                        line,
+                        format!("[{name} \"{value}\"]: the value is \"On\" or \"Off\""),
+                    ));
+                }
             }
-            "off" => {
-                *rule = false;
-                Ok(())
-            }
-            _ => Err(err(
-                line,
-                format!("[{name} \"{value}\"]: the value is \"On\" or \"Off\""),
-            )),
+            Ok(())
         };
         match name.to_ascii_lowercase().as_str() {
             "jacoby" => on_off(&mut self.jacoby),
@@ -508,6 +518,7 @@ impl GameRecord {
             scores,
             turns: Vec::new(),
             line: 0,
+            crawford: None,
         }
     }
 
@@ -586,6 +597,24 @@ impl MatchRecord {
             jacoby: false,
             beavers: false,
         }
+    }
+
+    /// Whether each game is the Crawford game: as the game says ([`GameRecord::crawford`]),
+    /// else the first game of a match that starts with a side one point away, unless a game
+    /// before it was the Crawford game or started post-Crawford (a side one point away, said
+    /// not to be the Crawford game). Money sessions have none.
+    #[must_use]
+    pub fn crawford_games(&self) -> Vec<bool> {
+        let mut played = false;
+        self.games
+            .iter()
+            .map(|g| {
+                let one_away = self.length > 0 && g.scores.iter().any(|&s| s + 1 >= self.length);
+                let crawford = self.length > 0 && g.crawford.unwrap_or(one_away && !played);
+                played |= crawford || one_away;
+                crawford
+            })
+            .collect()
     }
 
     /// The record as `.mat` text, laid out as gnubg's `export match mat` writes it
@@ -1076,6 +1105,41 @@ mod tests {
     }
 
     #[test]
+    fn the_crawford_game_is_as_a_game_says_else_inferred_from_the_scores() {
+        let record = |scores: &[([u32; 2], Option<bool>)]| {
+            let mut r = MatchRecord::new(5, ["a".into(), "b".into()]);
+            for (k, &(s, c)) in (1..).zip(scores) {
+                let mut g = GameRecord::new(k, s);
+                g.crawford = c;
+                r.games.push(g);
+            }
+            r
+        };
+        // Inferred: the first game with a side one point away.
+        let r = record(&[([0, 0], None), ([4, 2], None), ([4, 3], None)]);
+        assert_eq!(r.crawford_games(), [false, true, false]);
+        // A match taken up after the Crawford game: said so, and no later game is one.
+        let r = record(&[([2, 4], Some(false)), ([3, 4], None)]);
+        assert_eq!(r.crawford_games(), [false, false]);
+        // SGF says which game is the Crawford game, as gnubg does, and reads it back.
+        let r = record(&[([3, 4], Some(true)), ([3, 5], None)]);
+        let sgf = r.to_sgf();
+        assert!(sgf.contains("RU[Crawford:CrawfordGame]"), "{sgf}");
+        let back = MatchRecord::parse_sgf(&sgf).unwrap();
+        assert_eq!(
+            back.games.iter().map(|g| g.crawford).collect::<Vec<_>>(),
+            [Some(true), Some(false)]
+        );
+        let r = record(&[([2, 4], Some(false))]);
+        let back = MatchRecord::parse_sgf(&r.to_sgf()).unwrap();
+        assert_eq!(back.crawford_games(), [false]);
+        // Money sessions have none.
+        let mut r = record(&[([0, 0], None)]);
+        r.length = 0;
+        assert_eq!(r.crawford_games(), [false]);
+    }
+
+    #[test]
     fn header_tags_state_the_rules_of_a_money_session() {
         // eXtreme Gammon's header, its lines not indented.
         let xg = "; [Site \"XG Mobile\"]\n; [Player 1 \"Ken\"]\n; [Variation \"Backgammon\"]\n\
@@ -1107,7 +1171,12 @@ mod tests {
         // Tags after the first game are comments.
         let late = "0 point match\n Game 1\n a : 0  b : 0\n; [Jacoby \"On\"]\n";
         assert!(!MatchRecord::parse(late).unwrap().jacoby);
-        // A rule's value is On or Off; another variation is refused.
+        // Spaces inside the brackets and the quotes do not matter.
+        let spaced = "; [ Jacoby \" On \" ]\n0 point match\n";
+        assert!(MatchRecord::parse(spaced).unwrap().jacoby);
+        // In a match the rules do not count, nor does a value that cannot be read.
+        assert!(MatchRecord::parse("; [Jacoby \"maybe\"]\n5 point match\n").is_ok());
+        // In a money session a rule's value is On or Off; another variation is refused.
         for (text, line, needle) in [
             (
                 "; [Jacoby \"maybe\"]\n0 point match\n",

@@ -647,6 +647,8 @@ fn game(
     let mut scores = [0u32; 2];
     let mut result: Option<(Column, u32, usize)> = None;
     let mut cube = 1u32;
+    // `RU` says whether this is the Crawford game (gnubg: `CrawfordGame` among its rules).
+    let mut crawford = None;
     for prop in &tree.nodes[0].props {
         let first = &prop.values[0];
         match prop.name {
@@ -673,9 +675,13 @@ fn game(
             "PW" => info.players[0] = Some(first.text.trim().to_string()),
             "PB" => info.players[1] = Some(first.text.trim().to_string()),
             "RU" => {
+                crawford = Some(false);
                 for rule in first.text.split(':') {
                     let rule = rule.trim();
                     info.jacoby |= rule == "Jacoby";
+                    if rule == "CrawfordGame" {
+                        crawford = Some(true);
+                    }
                     if rule == "Nackgammon" || rule.starts_with("Hypergammon") {
                         return Err(err(
                             prop.at,
@@ -784,6 +790,7 @@ fn game(
             scores,
             turns,
             line: lines.line(tree.at),
+            crawford,
         },
     ))
 }
@@ -1046,6 +1053,7 @@ impl MatchRecord {
     pub fn to_sgf(&self) -> String {
         use std::fmt::Write as _;
         let mut out = String::new();
+        let crawford_games = self.crawford_games();
         for (g, game) in self.games.iter().enumerate() {
             let _ =
                 write!(
@@ -1059,7 +1067,9 @@ impl MatchRecord {
                 sgf_text(&self.players[0]),
                 sgf_text(&self.players[1]),
             );
-            if self.length > 0 {
+            if crawford_games[g] {
+                out.push_str("RU[Crawford:CrawfordGame]");
+            } else if self.length > 0 {
                 out.push_str("RU[Crawford]");
             } else if self.jacoby {
                 out.push_str("RU[Jacoby]");
