@@ -424,7 +424,7 @@ impl Game {
             Some(s) if length == 0 => {
                 let turned = s.cube.log2 > 0 || s.cube.owner != CubeOwner::Centre;
                 (
-                    turned || s.jacoby || s.beavers,
+                    turned || s.jacoby || s.beavers || s.dice == Dice::DoubleOffered,
                     beavers || s.beavers,
                     jacoby || s.jacoby,
                 )
@@ -433,7 +433,8 @@ impl Game {
         };
         if cube_needed && request.cube == Some(false) {
             return Err(InputError(
-                "cube: the position has the cube turned, or the Jacoby rule or beavers".into(),
+                "cube: the position has the cube turned or offered, or the Jacoby rule or beavers"
+                    .into(),
             )
             .into());
         }
@@ -593,11 +594,14 @@ impl Game {
                 "turn": self.who(state.turn),
             }));
             self.state = state;
+            self.state.dice = Dice::NotRolled;
             match (state.dice, state.turn == self.human) {
                 (Dice::Rolled(roll), true) => self.person_rolled(roll),
                 (Dice::Rolled(roll), false) => self.engine_rolled(roll),
-                (_, true) => self.person_on_roll(),
-                (_, false) => self.engine_on_roll(),
+                (Dice::DoubleOffered, true) => self.person_doubles(),
+                (Dice::DoubleOffered, false) => self.engine_doubles(),
+                (Dice::NotRolled, true) => self.person_on_roll(),
+                (Dice::NotRolled, false) => self.engine_on_roll(),
             }
             return;
         }
@@ -751,15 +755,20 @@ impl Game {
     /// The engine, on roll, doubles or rolls and plays.
     fn engine_cube_or_roll(&mut self) {
         if self.cube_on() && self.state.may_double() && self.engine.wants_to_double(&self.state) {
-            let doubled = self.state.cube.value() * 2;
-            self.push_action(ENGINE, Action::Double(doubled));
-            self.log
-                .push(json!({ "event": "double", "side": "engine", "cube": doubled }));
-            self.phase = Phase::Take;
+            self.engine_doubles();
             return;
         }
         let roll = self.dice.roll();
         self.engine_rolled(roll);
+    }
+
+    /// The engine, on roll, doubles: the person is to take or pass.
+    fn engine_doubles(&mut self) {
+        let doubled = self.state.cube.value() * 2;
+        self.push_action(ENGINE, Action::Double(doubled));
+        self.log
+            .push(json!({ "event": "double", "side": "engine", "cube": doubled }));
+        self.phase = Phase::Take;
     }
 
     /// The engine threw `roll`, and plays it.
@@ -1767,6 +1776,26 @@ mod tests {
         let record = MatchRecord::parse_sgf(&game.record_text().unwrap()).unwrap();
         assert_eq!(record.games.len(), games);
         assert_eq!(record.games[0].scores, [3, 4]);
+
+        // A double waiting for the person's answer.
+        let mut game = Game::start(
+            1,
+            &NewGame {
+                ply: Some(0),
+                seed: Some(2),
+                side: Some("o".into()),
+                position: Some("XGID=-b----E-C---eE---c-e----B-:0:0:1:D:0:0:0:0:10".into()),
+                ..NewGame::default()
+            },
+        )
+        .unwrap();
+        let v = game.view();
+        assert_eq!(v["phase"], "take", "{v}");
+        assert_eq!(v["log"][1]["event"], "double", "{v}");
+        game.act("take", None, None).unwrap();
+        let v = game.view();
+        assert_eq!(v["cube"]["value"], 2, "{v}");
+        assert_eq!(v["cube"]["owner"], "you", "{v}");
 
         // Refused, naming the field.
         for (request, needle) in [

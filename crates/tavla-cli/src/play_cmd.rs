@@ -111,11 +111,11 @@ pub struct PlayArgs {
     match_length: Option<u32>,
     /// Play on from POS (any notation: XGID, gnubg IDs, BPN, FIBS board) instead of the
     /// starting position: its side on roll with its dice, or before the roll (the cube
-    /// decision first) when it has none; its cube, and in a match its score and the rest of
-    /// the match. You play the side on roll unless --side says otherwise. The cube is in play
-    /// in a match, with --cube, or when POS has it turned or the Jacoby rule or beavers. Each
-    /// board drawn shows its XGID, to play on from later (at a take prompt, the position
-    /// before the double).
+    /// decision first) when it has none, or with its double waiting for the answer; its cube,
+    /// and in a match its score and the rest of the match. You play the side on roll unless
+    /// --side says otherwise. The cube is in play in a match, with --cube, or when POS has it
+    /// turned or offered or the Jacoby rule or beavers. Each board drawn shows its XGID, to
+    /// play on from later.
     #[arg(long, value_name = "POS", conflicts_with = "match_length")]
     position: Option<String>,
     /// When the game (or match) ends, or is abandoned, the engine's analysis of it at 2-ply,
@@ -266,7 +266,8 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
         _ if length > 0 => (true, false, false),
         Some(s) => {
             let turned = s.cube.log2 > 0 || s.cube.owner != CubeOwner::Centre;
-            let cube = args.cube || turned || s.jacoby || s.beavers;
+            let cube =
+                args.cube || turned || s.jacoby || s.beavers || s.dice == Dice::DoubleOffered;
             (
                 cube,
                 cube && (args.jacoby || s.jacoby),
@@ -386,11 +387,13 @@ pub(crate) fn set_up(state: &GameState, human: Side) -> Action {
     })
 }
 
-/// Why a game cannot be played on from `state`, if it cannot: a double waiting for its answer,
-/// a game over, a match longer than tavla's match equity table reaches.
+/// Why a game cannot be played on from `state`, if it cannot: a double offered where the
+/// cube cannot be turned, a game over, a match longer than tavla's match equity table reaches.
 pub(crate) fn unplayable(state: &GameState) -> Option<String> {
-    if state.dice == Dice::DoubleOffered {
-        Some("a double is waiting for its answer: give the position before the double".into())
+    let mut before = *state;
+    before.dice = Dice::NotRolled;
+    if state.dice == Dice::DoubleOffered && !before.may_double() {
+        Some("a double is offered where the cube cannot be turned".into())
     } else if state.position.is_game_over() {
         Some("the game is over in this position".into())
     } else if state.match_length > 32 {
@@ -784,13 +787,16 @@ pub fn run_game<R: BufRead, W: Write>(
         }
     )?;
     // Where the game starts: the opening roll from the starting position (one die each, ties
-    // rolled again), or `setting.start` with its dice, or before its roll without them.
+    // rolled again), or `setting.start` with its dice, or before its roll without them, or
+    // with its side on roll's double waiting for the answer.
+    let mut doubled = false;
     let (mut state, mut pending) = if let Some(start) = setting.start {
         let mut state = setting.rules_of(start);
         let pending = match state.dice {
             Dice::Rolled(r) => Some(r),
             _ => None,
         };
+        doubled = state.dice == Dice::DoubleOffered;
         record.push(usize::from(state.turn != human), set_up(&state, human));
         writeln!(
             out,
@@ -801,7 +807,11 @@ pub fn run_game<R: BufRead, W: Write>(
             } else {
                 format!("{} is", engine.name())
             },
-            pending.map_or_else(|| ", before the roll".to_string(), |r| format!(" with {r}"))
+            match pending {
+                Some(r) => format!(" with {r}"),
+                None if doubled => format!(", doubling to {}", 2 * state.cube.value()),
+                None => ", before the roll".to_string(),
+            }
         )?;
         state.dice = Dice::NotRolled;
         (state, pending)
@@ -838,16 +848,17 @@ pub fn run_game<R: BufRead, W: Write>(
                     tutor: setting.tutor,
                     tally: &mut *tally,
                 };
-                if state.turn == bot {
+                if state.turn == bot && !doubled {
                     if let Some(end) = ctx.engine_offers(&state, &mut rejected, record)? {
                         return Ok(end);
                     }
                 }
                 if cube && state.may_double() {
-                    if let Some(end) = ctx.cube_turn(&mut state, record)? {
+                    if let Some(end) = ctx.cube_turn(&mut state, record, doubled)? {
                         return Ok(end);
                     }
                 }
+                doubled = false;
                 dice.roll()
             }
         };
@@ -1093,19 +1104,22 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
         self.search.get_or_insert_with(engine_search)
     }
 
-    /// The cube decision of the side on roll of `state` (dice not rolled), and the answer to a
-    /// double. `Some` when the game ended: a double passed, a resignation accepted, or the
-    /// person quit.
+    /// The cube decision of the side on roll of `state` (dice not rolled), unless it has
+    /// `doubled` already, and the answer to a double. `Some` when the game ended: a double
+    /// passed, a resignation accepted, or the person quit.
     fn cube_turn(
         &mut self,
         state: &mut GameState,
         record: &mut GameRecord,
+        doubled: bool,
     ) -> Result<Option<GameEnd>> {
         let (human, doubler) = (self.human, state.turn);
         let value = state.cube.value();
         // A beaver redoubles at once: only while the cube stays within its highest value.
         let may_beaver = state.beavers && state.cube.log2 + 2 <= 15;
-        let doubles = if doubler == human {
+        let doubles = if doubled {
+            true
+        } else if doubler == human {
             write!(self.out, "\n{}", draw(state, human))?;
             loop {
                 let prompt = format!("Cube at {value}: Enter to roll, `double` to double: ");
@@ -1160,9 +1174,10 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
                 "\n{} ({doubler}) doubles to {doubled}.",
                 self.engine.name()
             )?;
-            write!(self.out, "{}", draw(state, human))?;
             let mut offered = *state;
             offered.dice = Dice::DoubleOffered;
+            // Drawn with the double offered: its XGID takes the game up at this answer.
+            write!(self.out, "{}", draw(&offered, human))?;
             let answers: &[&[&str]] = if may_beaver {
                 &[&["take", "t"], &["pass", "p", "drop"], &["beaver"]]
             } else {

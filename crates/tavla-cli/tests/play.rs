@@ -138,9 +138,9 @@ fn a_game_plays_on_from_a_position_and_is_saved_as_sgf() {
         (
             vec![
                 "--position",
-                "XGID=-b----E-C---eE---c-e----B-:0:0:1:D:0:0:0:0:10",
+                "XGID=-b----E-C---eE---c-e----B-:0:0:1:D:3:4:1:5:10",
             ],
-            "a double is waiting for its answer",
+            "no doubling in the Crawford game",
         ),
         (
             vec![
@@ -173,6 +173,34 @@ fn a_game_plays_on_from_a_position_and_is_saved_as_sgf() {
         assert!(!out.contains("Your move"), "{out}");
     }
     assert!(!mat.exists());
+
+    // A double waiting for its answer: the person (O) answers it, here with a pass.
+    let doubled = "XGID=-b----E-C---eE---c-e----B-:0:0:1:D:0:0:0:0:10";
+    let sgf = dir.join("doubled.sgf");
+    let sgf = sgf.to_str().unwrap();
+    let (code, out, err) = play(
+        &[
+            "--engine",
+            "random",
+            "--position",
+            doubled,
+            "--side",
+            "o",
+            "--save",
+            sgf,
+        ],
+        "pass\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(": random is on roll, doubling to 2."), "{out}");
+    assert!(
+        out.contains("Take or pass? Game over: random wins (X) 1 point"),
+        "{out}"
+    );
+    // The take prompt's board carries the XGID with the double offered.
+    assert!(out.contains(doubled), "{out}");
+    let text = std::fs::read_to_string(sgf).unwrap();
+    assert!(text.contains(";B[double]\n;W[drop]"), "{text}");
 
     // The person plays the side on roll, unless --side says otherwise.
     let o_on_roll = "XGID=-BBBBAA--------------bbbb-:0:0:-1:00:0:0:0:0:10";
