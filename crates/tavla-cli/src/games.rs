@@ -29,7 +29,9 @@ use tavla_player::Player;
 
 use crate::analyse_cmd::rating;
 use crate::input::InputError;
-use crate::play_cmd::{read_play, set_up, unplayable, won_points, DiceRng, ENGINE, PERSON};
+use crate::play_cmd::{
+    read_play, set_up, side_to_act, unplayable, won_points, DiceRng, ENGINE, PERSON,
+};
 use crate::players::PlayerSpec;
 
 /// The games a server keeps; starting one more forgets the one least recently used. (Each
@@ -68,7 +70,8 @@ pub struct NewGame {
     pub match_length: Option<u32>,
     /// The dice seed, at most [`MAX_SEED`] (default: from the clock).
     pub seed: Option<u64>,
-    /// The person's side, `x` (default) or `o`.
+    /// The person's side, `x` (default) or `o`; for a `position`, by default the side that
+    /// acts next (on roll, or to answer its double).
     pub side: Option<String>,
     /// The person's name in the record (default `You`).
     pub name: Option<String>,
@@ -381,7 +384,8 @@ impl Game {
             .map(str::to_ascii_lowercase)
             .as_deref()
         {
-            None | Some("x") => Side::X,
+            None => start.as_ref().map_or(Side::X, side_to_act),
+            Some("x") => Side::X,
             Some("o") => Side::O,
             Some(other) => {
                 return Err(InputError(format!("side must be `x` or `o`, got {other:?}")).into())
@@ -1198,6 +1202,10 @@ impl Game {
             Phase::Over if self.finished() => "finished",
             Phase::Over => "over",
         };
+        let mut shown = self.state;
+        if self.phase == Phase::Take {
+            shown.dice = Dice::DoubleOffered;
+        }
         let mut v = json!({
             "id": self.id,
             "seed": self.seed,
@@ -1230,9 +1238,11 @@ impl Game {
                     CubeOwner::Side(s) => json!(self.who(s)),
                 },
             },
+            // With the double offered while it waits for its answer, so that the game can be
+            // taken up there.
             "position": {
-                "xgid": format(&self.state, Notation::Xgid),
-                "gnubg": format(&self.state, Notation::Gnubg),
+                "xgid": format(&shown, Notation::Xgid),
+                "gnubg": format(&shown, Notation::Gnubg),
             },
             "log": self.log,
         });
@@ -1750,6 +1760,7 @@ mod tests {
             &NewGame {
                 ply: Some(0),
                 seed: Some(1),
+                side: Some("x".into()),
                 position: Some(xgid.into()),
                 ..NewGame::default()
             },
@@ -1777,20 +1788,23 @@ mod tests {
         assert_eq!(record.games.len(), games);
         assert_eq!(record.games[0].scores, [3, 4]);
 
-        // A double waiting for the person's answer.
+        // A double waiting for the answer of the person, who plays the side to answer it by
+        // default; the game shows the position with the double offered.
+        let doubled = "XGID=-b----E-C---eE---c-e----B-:0:0:1:D:0:0:0:0:10";
         let mut game = Game::start(
             1,
             &NewGame {
                 ply: Some(0),
                 seed: Some(2),
-                side: Some("o".into()),
-                position: Some("XGID=-b----E-C---eE---c-e----B-:0:0:1:D:0:0:0:0:10".into()),
+                position: Some(doubled.into()),
                 ..NewGame::default()
             },
         )
         .unwrap();
         let v = game.view();
+        assert_eq!(v["you"], "o", "{v}");
         assert_eq!(v["phase"], "take", "{v}");
+        assert_eq!(v["position"]["xgid"], doubled, "{v}");
         assert_eq!(v["log"][1]["event"], "double", "{v}");
         game.act("take", None, None).unwrap();
         let v = game.view();

@@ -79,7 +79,7 @@ pub struct PlayArgs {
     /// Seed of the dice (default: from the clock, printed so the game can be replayed).
     #[arg(long, value_name = "S")]
     seed: Option<u64>,
-    /// The side you play [default: x; with --position, the side on roll].
+    /// The side you play [default: x; with --position, the side that acts next].
     #[arg(long, value_enum)]
     side: Option<SideArg>,
     /// Write the game to FILE as a `.mat` record when it ends (also when abandoned), or as
@@ -97,12 +97,12 @@ pub struct PlayArgs {
     cube: bool,
     /// With --cube: the Jacoby rule. Gammons and backgammons count single until the cube has
     /// been turned; the engine plays, doubles and resigns knowing it.
-    #[arg(long, requires = "cube", conflicts_with = "match_length")]
+    #[arg(long, conflicts_with = "match_length")]
     jacoby: bool,
     /// With --cube: beavers are allowed. A side doubled may take and at once redouble,
     /// keeping the cube (`beaver` at the take prompt); the engine beavers a double it finds
     /// wrong. No raccoons.
-    #[arg(long, requires = "cube", conflicts_with = "match_length")]
+    #[arg(long, conflicts_with = "match_length")]
     beavers: bool,
     /// Play a match to N points instead of one money game, with the cube and the Crawford
     /// rule; the engine plays and doubles by match equity. Game g's dice come from seed S + g - 1.
@@ -112,8 +112,8 @@ pub struct PlayArgs {
     /// Play on from POS (any notation: XGID, gnubg IDs, BPN, FIBS board) instead of the
     /// starting position: its side on roll with its dice, or before the roll (the cube
     /// decision first) when it has none, or with its double waiting for the answer; its cube,
-    /// and in a match its score and the rest of the match. You play the side on roll unless
-    /// --side says otherwise. The cube is in play in a match, with --cube, or when POS has it
+    /// and in a match its score and the rest of the match. You play the side that acts next
+    /// (on roll, or to answer its double) unless --side says otherwise. The cube is in play in a match, with --cube, or when POS has it
     /// turned or offered or the Jacoby rule or beavers. Each board drawn shows its XGID, to
     /// play on from later.
     #[arg(long, value_name = "POS", conflicts_with = "match_length")]
@@ -258,7 +258,7 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
     }
     let human = match (args.side, start) {
         (Some(side), _) => side.into(),
-        (None, Some(s)) => s.turn,
+        (None, Some(s)) => side_to_act(&s),
         (None, None) => Side::X,
     };
     // The cube and the money rules: a position brings its own.
@@ -276,6 +276,13 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
         }
         None => (args.cube, args.jacoby, args.beavers),
     };
+    if (args.jacoby || args.beavers) && !cube {
+        return Err(InputError(
+            "--jacoby and --beavers need the cube: --cube, or a position that has it in play"
+                .into(),
+        )
+        .into());
+    }
     let mut record = MatchRecord::new(
         length,
         [args.name.clone(), engine.name().replace(" : ", " ")],
@@ -353,8 +360,7 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
 /// Reads `--position`: a position to play on from, with its dice or none.
 ///
 /// # Errors
-/// [`InputError`] when POS cannot be read, holds a double not yet answered, is a game
-/// already over, or is a match longer than tavla's match equity table reaches.
+/// [`InputError`] when POS cannot be read, or cannot be played on from ([`unplayable`]).
 fn start_state(text: &str) -> Result<GameState, InputError> {
     let state = input::position(text).map_err(|e| InputError(format!("--position: {e}")))?;
     match unplayable(&state) {
@@ -385,6 +391,15 @@ pub(crate) fn set_up(state: &GameState, human: Side) -> Action {
             CubeOwner::Side(side) => Some(column(side)),
         }),
     })
+}
+
+/// The side that acts next in `state`: the side on roll, or the side to answer its double.
+pub(crate) fn side_to_act(state: &GameState) -> Side {
+    if state.dice == Dice::DoubleOffered {
+        !state.turn
+    } else {
+        state.turn
+    }
 }
 
 /// Why a game cannot be played on from `state`, if it cannot: a double offered where the
@@ -423,7 +438,14 @@ fn analyse_played(
         .map(GameRecord::replay)
         .collect::<Result<Vec<_>, _>>()
         .context("replaying the game for its analysis")?;
-    if replays.iter().all(|r| r.rolls.is_empty()) {
+    // Nothing to analyse until a roll or a cube action (a game from a position starts with
+    // its set-up).
+    let decided = record.games.iter().any(|g| {
+        g.turns
+            .iter()
+            .any(|t| !matches!(t.action, Action::SetUp(_)))
+    });
+    if !decided {
         return Ok(());
     }
     let args = AnalyseArgs::defaults().with_cube(cube).with_jacoby(jacoby);

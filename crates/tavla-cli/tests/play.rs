@@ -184,15 +184,20 @@ fn a_game_plays_on_from_a_position_and_is_saved_as_sgf() {
             "random",
             "--position",
             doubled,
-            "--side",
-            "o",
             "--save",
             sgf,
+            "--analyse",
         ],
         "pass\n",
     );
     assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("you are O against random"),
+        "the side to answer: {out}"
+    );
     assert!(out.contains(": random is on roll, doubling to 2."), "{out}");
+    // A game of cube actions alone is analysed too.
+    assert!(out.contains("The engine's analysis of this game"), "{out}");
     assert!(
         out.contains("Take or pass? Game over: random wins (X) 1 point"),
         "{out}"

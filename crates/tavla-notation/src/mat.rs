@@ -599,18 +599,19 @@ impl MatchRecord {
         }
     }
 
-    /// Whether each game is the Crawford game: as the game says ([`GameRecord::crawford`]),
-    /// else the first game of a match that starts with a side one point away, unless a game
-    /// before it was the Crawford game or started post-Crawford (a side one point away, said
-    /// not to be the Crawford game). Money sessions have none.
+    /// Whether each game is the Crawford game: a game of a match of more than one point that
+    /// starts with a side one point away, the Crawford game where the game says so
+    /// ([`GameRecord::crawford`]), else the first such game, unless a game before it was the
+    /// Crawford game or started post-Crawford (a side one point away, said not to be the
+    /// Crawford game). Money sessions and 1-point matches have none.
     #[must_use]
     pub fn crawford_games(&self) -> Vec<bool> {
         let mut played = false;
         self.games
             .iter()
             .map(|g| {
-                let one_away = self.length > 0 && g.scores.iter().any(|&s| s + 1 >= self.length);
-                let crawford = self.length > 0 && g.crawford.unwrap_or(one_away && !played);
+                let one_away = self.length > 1 && g.scores.iter().any(|&s| s + 1 >= self.length);
+                let crawford = one_away && g.crawford.unwrap_or(!played);
                 played |= crawford || one_away;
                 crawford
             })
@@ -1133,10 +1134,24 @@ mod tests {
         let r = record(&[([2, 4], Some(false))]);
         let back = MatchRecord::parse_sgf(&r.to_sgf()).unwrap();
         assert_eq!(back.crawford_games(), [false]);
-        // Money sessions have none.
+        // Money sessions and 1-point matches have none, and a game where no side is one point
+        // away is not one, whatever it says.
         let mut r = record(&[([0, 0], None)]);
         r.length = 0;
         assert_eq!(r.crawford_games(), [false]);
+        r.length = 1;
+        assert_eq!(r.crawford_games(), [false]);
+        let r = record(&[([0, 0], Some(true)), ([4, 0], None)]);
+        assert_eq!(r.crawford_games(), [false, true]);
+        // tavla 0.1.0 wrote `RU[Crawford]` on every game: its files are left to the scores.
+        let r = record(&[([0, 0], None), ([4, 3], None), ([4, 4], None)]);
+        let old = r.to_sgf().replace(
+            &format!("AP[tavla:{}]", env!("CARGO_PKG_VERSION")),
+            "AP[tavla:0.1.0]",
+        );
+        let old = old.replace("RU[Crawford:CrawfordGame]", "RU[Crawford]");
+        let back = MatchRecord::parse_sgf(&old).unwrap();
+        assert_eq!(back.crawford_games(), [false, true, false]);
     }
 
     #[test]

@@ -649,6 +649,8 @@ fn game(
     let mut cube = 1u32;
     // `RU` says whether this is the Crawford game (gnubg: `CrawfordGame` among its rules).
     let mut crawford = None;
+    // tavla 0.1.0 wrote `RU[Crawford]` on every game of a match, the Crawford game too.
+    let mut old_tavla = false;
     for prop in &tree.nodes[0].props {
         let first = &prop.values[0];
         match prop.name {
@@ -672,6 +674,7 @@ fn game(
                     }
                 }
             }
+            "AP" => old_tavla = first.text.trim() == "tavla:0.1.0",
             "PW" => info.players[0] = Some(first.text.trim().to_string()),
             "PB" => info.players[1] = Some(first.text.trim().to_string()),
             "RU" => {
@@ -779,6 +782,10 @@ fn game(
             action: Action::Wins(points),
             line: lines.line(at),
         });
+    }
+    if old_tavla && crawford == Some(false) {
+        // Left to the scores, as in a `.mat` record.
+        crawford = None;
     }
     let number = number.map_or(u32::try_from(ordinal).unwrap_or(u32::MAX), |g| {
         g.saturating_add(1)
