@@ -808,6 +808,22 @@ pub fn run_game<R: BufRead, W: Write>(
             "top right"
         }
     )?;
+    // The questions between rolls (and a resignation at the move prompt), over this game's
+    // input, output, engine, search and tutor.
+    macro_rules! between {
+        () => {
+            Between {
+                input: &mut input,
+                out: &mut out,
+                engine: &mut *engine,
+                human,
+                search: &mut search,
+                cube,
+                tutor: setting.tutor,
+                tally: &mut *tally,
+            }
+        };
+    }
     // Where the game starts: the opening roll from the starting position (one die each, ties
     // rolled again), or `setting.start` with its dice, or before its roll without them, or
     // with its side on roll's double waiting for the answer.
@@ -860,16 +876,7 @@ pub fn run_game<R: BufRead, W: Write>(
             None => {
                 // Before the roll: the engine may offer to resign, and the side on roll may
                 // double.
-                let mut ctx = Between {
-                    input: &mut input,
-                    out: &mut out,
-                    engine: &mut *engine,
-                    human,
-                    search: &mut search,
-                    cube,
-                    tutor: setting.tutor,
-                    tally: &mut *tally,
-                };
+                let mut ctx = between!();
                 if state.turn == bot && !doubled {
                     if let Some(end) = ctx.engine_offers(&state, &mut rejected, record)? {
                         return Ok(end);
@@ -935,16 +942,7 @@ pub fn run_game<R: BufRead, W: Write>(
                         }
                         Command::Resign(Err(e)) => writeln!(out, "Cannot resign: {e}.")?,
                         Command::Resign(Ok(level)) => {
-                            let mut ctx = Between {
-                                input: &mut input,
-                                out: &mut out,
-                                engine: &mut *engine,
-                                human,
-                                search: &mut search,
-                                cube,
-                                tutor: setting.tutor,
-                                tally: &mut *tally,
-                            };
+                            let mut ctx = between!();
                             if let Some(end) = ctx.person_resigns(&state, level, record)? {
                                 return Ok(end);
                             }
