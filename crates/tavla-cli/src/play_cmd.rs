@@ -1967,6 +1967,40 @@ mod tests {
         );
     }
 
+    /// A `length`-point match (from `start`, if given) of the person, a hint follower who
+    /// types `cube` at its cube prompts (`""` rolls) and takes every double, against a random
+    /// mover that doubles whenever it may and passes every double, with dice seed `seed`: the
+    /// final score, the text and the record.
+    fn against_doubler(
+        seed: u64,
+        cube: &'static str,
+        length: u32,
+        start: Option<GameState>,
+    ) -> (BySide<u32>, String, MatchRecord) {
+        let shared = Shared::default();
+        let mut person = HintFollower::new(shared.clone());
+        person.cube = cube;
+        let mut record = MatchRecord::new(length, ["player".into(), "doubler".into()]);
+        let end = run_match(
+            &mut BufReader::with_capacity(64, person),
+            &mut shared.clone(),
+            &mut doubler(RandomPlayer::new(seed)),
+            seed,
+            Side::X,
+            Setting {
+                match_length: length,
+                start,
+                ..Setting::money(true)
+            },
+            &mut record,
+            &mut Tally::default(),
+        )
+        .unwrap();
+        let text = String::from_utf8(shared.0.borrow().clone()).unwrap();
+        let score = end.unwrap_or_else(|| panic!("{text}"));
+        (score, text, record)
+    }
+
     #[test]
     fn a_match_is_played_to_its_length_with_the_crawford_game() {
         // The person (a hint follower, who doubles whenever asked and takes every double)
@@ -1974,26 +2008,7 @@ mod tests {
         // 3-point matches.
         let mut crawford_games = 0;
         for seed in 0..8 {
-            let shared = Shared::default();
-            let mut person = HintFollower::new(shared.clone());
-            person.cube = "double";
-            let mut record = MatchRecord::new(3, ["player".into(), "doubler".into()]);
-            let end = run_match(
-                &mut BufReader::with_capacity(64, person),
-                &mut shared.clone(),
-                &mut doubler(RandomPlayer::new(seed)),
-                seed,
-                Side::X,
-                Setting {
-                    match_length: 3,
-                    ..Setting::money(true)
-                },
-                &mut record,
-                &mut Tally::default(),
-            )
-            .unwrap();
-            let text = String::from_utf8(shared.0.borrow().clone()).unwrap();
-            let score = end.unwrap_or_else(|| panic!("{text}"));
+            let (score, text, record) = against_doubler(seed, "double", 3, None);
             assert!(score.x >= 3 || score.o >= 3, "{text}");
             assert!(text.contains("Match over: "), "{text}");
             // The record reads back, game by game, with the running score.
@@ -2032,26 +2047,7 @@ mod tests {
         assert!(start.crawford && start.dice == Dice::NotRolled);
         let mut second_games = 0;
         for seed in 0..4 {
-            let shared = Shared::default();
-            let person = HintFollower::new(shared.clone());
-            let mut record = MatchRecord::new(5, ["player".into(), "doubler".into()]);
-            let end = run_match(
-                &mut BufReader::with_capacity(64, person),
-                &mut shared.clone(),
-                &mut doubler(RandomPlayer::new(seed)),
-                seed,
-                Side::X,
-                Setting {
-                    match_length: 5,
-                    start: Some(start),
-                    ..Setting::money(true)
-                },
-                &mut record,
-                &mut Tally::default(),
-            )
-            .unwrap();
-            let text = String::from_utf8(shared.0.borrow().clone()).unwrap();
-            let score = end.unwrap_or_else(|| panic!("{text}"));
+            let (score, text, record) = against_doubler(seed, "", 5, Some(start));
             assert!(score.x >= 5 || score.o >= 5, "{text}");
             assert!(
                 text.contains("Game 1 of a 5-point match. Score: you 3, "),

@@ -1204,18 +1204,27 @@ mod tests {
     use super::*;
     use crate::weights::Weights;
 
-    fn run(threads: usize, luck_adjust: bool, games: u32) -> RolloutResult {
-        let w = Arc::new(Weights::default_weights());
-        let cfg = RolloutConfig {
+    /// `games` games played out (not truncated) at 0-ply, luck-adjusted, from `seed` on
+    /// `threads` threads, cubeless rules.
+    fn played_out(games: u32, seed: u64, threads: usize) -> RolloutConfig {
+        RolloutConfig {
             games,
-            seed: 11,
+            seed,
             threads,
-            luck_adjust,
+            luck_adjust: true,
             truncate: 0,
             balance_parity: false,
             ply: 0,
             deadline: None,
             jacoby: false,
+        }
+    }
+
+    fn run(threads: usize, luck_adjust: bool, games: u32) -> RolloutResult {
+        let w = Arc::new(Weights::default_weights());
+        let cfg = RolloutConfig {
+            luck_adjust,
+            ..played_out(games, 11, threads)
         };
         rollout(
             &Search::new(w.clone()),
@@ -1231,17 +1240,7 @@ mod tests {
         threads: usize,
         games: u32,
     ) -> CubefulRolloutResult {
-        let cfg = RolloutConfig {
-            games,
-            seed: 7,
-            threads,
-            luck_adjust: true,
-            truncate: 0,
-            balance_parity: false,
-            ply: 0,
-            deadline: None,
-            jacoby: false,
-        };
+        let cfg = played_out(games, 7, threads);
         let search = Search::new(Arc::new(Weights::default_weights()));
         cubeful_rollout(&search, pos, holder, cfg, &AtomicU64::new(0))
     }
@@ -1292,15 +1291,8 @@ mod tests {
         let pos = Position::try_from(b).unwrap();
         let search = Search::new(Arc::new(Weights::default_weights()));
         let config = |jacoby| RolloutConfig {
-            games: 36,
-            seed: 3,
-            threads: 2,
-            luck_adjust: true,
-            truncate: 0,
-            balance_parity: false,
-            ply: 0,
-            deadline: None,
             jacoby,
+            ..played_out(36, 3, 2)
         };
         let run = |jacoby| {
             cubeful_rollout(
@@ -1351,15 +1343,8 @@ mod tests {
         truncate: u32,
     ) -> CubefulRolloutResult {
         let cfg = RolloutConfig {
-            games,
-            seed: 7,
-            threads,
-            luck_adjust: true,
             truncate,
-            balance_parity: false,
-            ply: 0,
-            deadline: None,
-            jacoby: false,
+            ..played_out(games, 7, threads)
         };
         let search = Search::new(Arc::new(Weights::default_weights()));
         cubeful_match_rollout(&search, pos, holder, 1, score, cfg, &AtomicU64::new(0))
@@ -1414,17 +1399,7 @@ mod tests {
         // count change a result.
         let search = Search::new(Arc::new(Weights::default_weights()))
             .with_prune(crate::search::Prune::embedded());
-        let cfg = |threads| RolloutConfig {
-            games: 36,
-            seed: 5,
-            threads,
-            luck_adjust: true,
-            truncate: 0,
-            balance_parity: false,
-            ply: 0,
-            deadline: None,
-            jacoby: false,
-        };
+        let cfg = |threads| played_out(36, 5, threads);
         let pos = Position::from_position_id("4HPwATDgc/ABMA").unwrap();
         let one = rollout(&search, pos, cfg(1), &AtomicU64::new(0));
         let three = rollout(&search, pos, cfg(3), &AtomicU64::new(0));
@@ -1448,15 +1423,8 @@ mod tests {
     /// A rollout of a million games on three threads, luck-adjusted, to be stopped early.
     fn to_be_stopped(seed: u64, truncate: u32) -> RolloutConfig {
         RolloutConfig {
-            games: 1_000_000,
-            seed,
-            threads: 3,
-            luck_adjust: true,
             truncate,
-            balance_parity: false,
-            ply: 0,
-            deadline: None,
-            jacoby: false,
+            ..played_out(1_000_000, seed, 3)
         }
     }
 
@@ -1602,15 +1570,8 @@ mod tests {
         // game) for the mover.
         let search = Search::new(Arc::new(Weights::default_weights()));
         let cfg = RolloutConfig {
-            games: 24,
-            seed: 5,
-            threads: 2,
-            luck_adjust: true,
             truncate: 4,
-            balance_parity: false,
-            ply: 0,
-            deadline: None,
-            jacoby: false,
+            ..played_out(24, 5, 2)
         };
         let heard = std::sync::Mutex::new(Vec::<(usize, f64)>::new());
         let hear = |k: usize, v: f64| heard.lock().unwrap().push((k, v));
@@ -1681,17 +1642,7 @@ mod tests {
         let mut plays = PlayList::new();
         Position::START.legal_plays(Roll::from_values(3, 1), &mut plays);
         let afters = &plays.positions()[..3];
-        let cfg = RolloutConfig {
-            games: 36,
-            seed: 3,
-            threads: 2,
-            luck_adjust: true,
-            truncate: 0,
-            balance_parity: false,
-            ply: 0,
-            deadline: None,
-            jacoby: false,
-        };
+        let cfg = played_out(36, 3, 2);
         let r = rollout_plays(&search, afters, cfg, &AtomicU64::new(0));
         assert_eq!(r.len(), 3);
         for (p, after) in r.iter().zip(afters) {
@@ -1735,17 +1686,7 @@ mod tests {
     #[test]
     fn cubeful_plays_are_the_opponents_cube_lines() {
         let mut search = Search::new(Arc::new(Weights::default_weights()));
-        let cfg = RolloutConfig {
-            games: 36,
-            seed: 7,
-            threads: 2,
-            luck_adjust: true,
-            truncate: 0,
-            balance_parity: false,
-            ply: 0,
-            deadline: None,
-            jacoby: false,
-        };
+        let cfg = played_out(36, 7, 2);
         let progress = AtomicU64::new(0);
         // The opening 3-1: no one doubles before the second roll, so each play's games are the
         // opponent's no-double line from the position it leaves, seen from the other side.
@@ -1834,17 +1775,7 @@ mod tests {
         let exact = race.probe_exact(&pos).unwrap();
         assert!(exact.win > 0.1 && exact.win < 0.9, "{exact:?}");
         let search = Search::new(Arc::new(Weights::default_weights())).with_bearoff(race);
-        let cfg = RolloutConfig {
-            games: 72,
-            seed: 5,
-            threads: 2,
-            luck_adjust: true,
-            truncate: 0,
-            balance_parity: false,
-            ply: 0,
-            deadline: None,
-            jacoby: false,
-        };
+        let cfg = played_out(72, 5, 2);
         // Every game stops after one play at an exact value, and the luck adjustment removes
         // the roll's luck: each game is the exact value of the root.
         let r = rollout(&search, pos, cfg, &AtomicU64::new(0));
@@ -1869,15 +1800,9 @@ mod tests {
         // value of its best play: the 1-ply value of the position.
         let w = Arc::new(Weights::default_weights());
         let cfg = RolloutConfig {
-            games: 36,
-            seed: 3,
-            threads: 2,
             luck_adjust: false,
             truncate: 1,
-            balance_parity: false,
-            ply: 0,
-            deadline: None,
-            jacoby: false,
+            ..played_out(36, 3, 2)
         };
         let r = rollout(
             &Search::new(w.clone()),
@@ -1996,15 +1921,8 @@ mod tests {
         let mut search = Search::new(w);
         let (mut plays, mut evals) = (PlayList::new(), Vec::new());
         let plain = RolloutConfig {
-            games: 1,
-            seed: 9,
-            threads: 1,
-            luck_adjust: true,
             truncate: 3,
-            balance_parity: false,
-            ply: 0,
-            deadline: None,
-            jacoby: false,
+            ..played_out(1, 9, 1)
         };
         let balanced = RolloutConfig {
             balance_parity: true,
