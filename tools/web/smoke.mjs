@@ -3,7 +3,7 @@
 // script clicks what a person would (New game, Roll, Hint, Take, Next game, and each play made
 // on the board checker by checker, point then point) until the games end; after the first, it
 // has the game analysed, looks at an error in the analysis panel and asks for the best plays,
-// the evaluation and a short rollout there, then pastes the game's record into "Analyse a
+// the evaluation, the temperature map and a short rollout there, then pastes the game's record into "Analyse a
 // record". The money games are played with the tutor; the decisions it holds back are made
 // anyway. Any exception in the page's code, an error shown on
 // the page, or a game that does not end fails the run.
@@ -28,6 +28,8 @@ class Node {
     this.hidden = false;
     this.value = "";
     this.className = "";
+    this.style = {};
+    this.title = "";
     this.scrollTop = 0;
     this.scrollHeight = 0;
   }
@@ -256,6 +258,12 @@ async function analysis() {
   const plays = out.all((n) => n.tagName === "tr").length - 1;
   document.getElementById("aeval").fire("click");
   await until("evaluation", () => /cubeless equity/.test(out.textContent));
+  document.getElementById("amap").fire("click");
+  await until("temperature map", () => /spread/.test(out.textContent));
+  const cells = out.all((n) => n.className === "mapcell");
+  if (cells.length !== 36 || cells.some((c) => !/^[+-]\d\.\d{3}$/.test(c.textContent) || !c.title || !c.style.background)) {
+    throw new Error(`the temperature map: ${cells.length} cells, ${out.textContent}`);
+  }
   document.getElementById("agames").value = "72";
   document.getElementById("aroll").fire("click");
   await until("rollout", () => /: done,/.test(out.textContent));
@@ -283,7 +291,7 @@ async function analysis() {
   await until("the record's analysis", () => rout.all((n) => n.tagName === "table").length > 0 || aerror());
   if (aerror()) throw new Error(`the record's analysis: ${aerror()}`);
   const recordRows = rout.all((n) => n.tagName === "tr").length;
-  console.log(`analysis: ${rows - 1} rows of the game's analysis, ${plays} best plays, then the evaluation and ` +
+  console.log(`analysis: ${rows - 1} rows of the game's analysis, ${plays} best plays, then the evaluation, the temperature map (36 cells) and ` +
     `a rollout (${out.textContent.split("\n")[0].slice(0, 60)}…); the record pasted and analysed: ${recordRows - 1} rows`);
   // "Play from here": a bearoff with the cube at 2 and the dice, played out against the engine
   // (first listed play each time), recorded as SGF and analysed as any game.

@@ -23,6 +23,7 @@ mod relabel_cmd;
 mod rollout_jobs;
 mod serve_cmd;
 mod supervised_cmd;
+mod tempmap_cmd;
 mod train_cmd;
 mod ubgi_cmd;
 
@@ -56,6 +57,10 @@ enum Command {
     Hint(nn_cmd::HintArgs),
     /// The engine's evaluation of a position: outcome probabilities and equity.
     Eval(nn_cmd::EvalArgs),
+    /// The temperature map of a position: what each of the 36 rolls is worth to the side on
+    /// roll after its best play, as a 6 x 6 grid with each roll's play; candidate plays' maps
+    /// side by side.
+    Tempmap(tempmap_cmd::TempmapArgs),
     /// Play a position, or each candidate play of a roll, out many times (seeded, variance-reduced; cubeless, or both cube lines with --cube).
     Rollout(nn_cmd::RolloutArgs),
     /// Bearoff databases: build, look up, best play, plots.
@@ -108,6 +113,7 @@ fn main() -> ExitCode {
         Command::Perft(args) => cmd::perft(&args, &mut out),
         Command::Hint(args) => nn_cmd::hint(&args, &mut out),
         Command::Eval(args) => nn_cmd::eval(&args, &mut out),
+        Command::Tempmap(args) => tempmap_cmd::tempmap(&args, &mut out),
         Command::Rollout(args) => nn_cmd::rollout(&args, &mut out),
         Command::Bearoff(args) => bearoff_cmd::run(args),
         Command::Ubgi(args) => ubgi_cmd::ubgi(&args, &mut out),

@@ -580,7 +580,7 @@ impl PruneArgs {
 }
 
 /// Refuses a depth beyond [`MAX_PLY`].
-fn check_ply(ply: u8) -> Result<()> {
+pub(crate) fn check_ply(ply: u8) -> Result<()> {
     if ply > MAX_PLY {
         return Err(InputError(format!("--ply must be in 0..={MAX_PLY}, got {ply}")).into());
     }
@@ -588,7 +588,7 @@ fn check_ply(ply: u8) -> Result<()> {
 }
 
 impl EngineArgs {
-    fn search(&self) -> Result<Search> {
+    pub(crate) fn search(&self) -> Result<Search> {
         check_ply(self.ply)?;
         let weights = Weights::load_or_default(self.weights.as_deref())?;
         let mut search = Search::new(Arc::new(weights));
@@ -619,7 +619,7 @@ pub struct HintArgs {
 }
 
 #[derive(Serialize)]
-struct JsonProbs {
+pub(crate) struct JsonProbs {
     win: f32,
     win_gammon: f32,
     win_backgammon: f32,
@@ -739,7 +739,7 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
 
 /// The roll: `dice` as typed, else the dice of the position; `missing` is the error when
 /// there are neither.
-fn roll_of(dice: Option<&str>, state: &GameState, missing: &str) -> Result<Roll> {
+pub(crate) fn roll_of(dice: Option<&str>, state: &GameState, missing: &str) -> Result<Roll> {
     match (dice, state.roll()) {
         (Some(d), _) => Ok(d
             .parse::<Roll>()

@@ -45,6 +45,7 @@ use crate::nn_cmd::{
 };
 use crate::players::shared_bearoff;
 use crate::rollout_jobs::{Busy, Job, Jobs};
+use crate::tempmap_cmd::{tempmap_with, TempmapArgs};
 
 /// `tavla serve`.
 #[derive(Args)]
@@ -138,6 +139,9 @@ struct Fields {
     /// `/v1/analyse`: money games played under the Jacoby rule; cubeful rollouts: the rule
     /// in money play.
     jacoby: Option<bool>,
+    /// `/v1/tempmap` (JSON body): candidate plays of the position's roll (or `dice`), each
+    /// position they leave mapped.
+    plays: Option<Vec<String>>,
 }
 
 impl Fields {
@@ -267,6 +271,17 @@ fn compute(engine: &Engine, route: Route, f: Fields) -> Result<String> {
             rollout(&args, &mut out)?;
             Ok(String::from_utf8(out)?)
         }
+        Route::Tempmap => {
+            let args = TempmapArgs {
+                positions: vec![required(f.position, "position")?],
+                plays: f.plays.unwrap_or_default(),
+                dice: f.dice,
+                engine: engine_args(f.ply),
+            };
+            let mut out = Vec::new();
+            engine.with_search(|s| tempmap_with(&args, s, &mut out))?;
+            Ok(String::from_utf8(out)?)
+        }
         Route::Eval => {
             let args = EvalArgs {
                 position: required(f.position, "position")?,
@@ -341,6 +356,7 @@ enum Route {
     Moves,
     Hint,
     Eval,
+    Tempmap,
     Rollout,
 }
 
@@ -542,6 +558,7 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
         .route("/v1/moves", pair(Route::Moves))
         .route("/v1/hint", pair(Route::Hint))
         .route("/v1/eval", pair(Route::Eval))
+        .route("/v1/tempmap", pair(Route::Tempmap))
         .route("/v1/rollout", pair(Route::Rollout))
         .route("/v1/analyse", post(analyse))
         .route("/v1/rollouts", get(list_jobs).post(start_job))

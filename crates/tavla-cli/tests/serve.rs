@@ -169,6 +169,48 @@ fn the_api_answers_as_the_commands_do() {
     let cli = common::json(&common::tavla(&["eval", xgid, "--ply", "1", "--json"]));
     assert_eq!(v, cli);
     assert!(v["cube"]["match_winning_chances"].is_array(), "{v}");
+    // A temperature map, and the maps of two candidate plays: the command's.
+    let (status, v) = server.request(
+        "GET",
+        "/v1/tempmap?position=4HPwATDgc/ABMA&ply=0",
+        "",
+        false,
+    );
+    assert_eq!(status, 200);
+    let cli = common::json(&common::tavla(&["tempmap", "4HPwATDgc/ABMA", "--json"]));
+    assert_eq!(v, cli);
+    assert_eq!(v[0]["rolls"].as_array().unwrap().len(), 21);
+    let (status, v) = server.request(
+        "POST",
+        "/v1/tempmap",
+        r#"{"position": "4HPwATDgc/ABMA", "dice": "21", "plays": ["13/11 6/5", "24/23 13/11"]}"#,
+        true,
+    );
+    assert_eq!(status, 200);
+    let cli = common::json(&common::tavla(&[
+        "tempmap",
+        "4HPwATDgc/ABMA",
+        "--dice",
+        "21",
+        "--play",
+        "13/11 6/5",
+        "--play",
+        "24/23 13/11",
+        "--json",
+    ]));
+    assert_eq!(v, cli);
+    assert_eq!(v[1]["on_roll"], "o");
+    let (status, v) = server.request(
+        "POST",
+        "/v1/tempmap",
+        r#"{"position": "4HPwATDgc/ABMA", "dice": "21", "plays": ["13/10 6/5"]}"#,
+        true,
+    );
+    assert_eq!(status, 400, "{v}");
+    assert!(
+        v["error"].as_str().unwrap().contains("play \"13/10 6/5\""),
+        "{v}"
+    );
     // Legal plays, and a position in every notation.
     let (_, v) = server.request(
         "GET",

@@ -52,6 +52,7 @@ pub mod rollout;
 pub mod search;
 pub mod supervised;
 pub mod td;
+pub mod tempmap;
 mod weights;
 
 pub use evaluator::Evaluator;
