@@ -14,6 +14,7 @@ mod games;
 mod input;
 mod judge_cmd;
 mod luck_cmd;
+mod met_cmd;
 mod nn_cmd;
 mod play_cmd;
 mod players;
@@ -61,6 +62,9 @@ enum Command {
     /// roll after its best play, as a 6 x 6 grid with each roll's play; candidate plays' maps
     /// side by side.
     Tempmap(tempmap_cmd::TempmapArgs),
+    /// tavla's match equity table, or at one score (or a match position's) each side's match
+    /// winning chance, gammon value and take points.
+    Met(met_cmd::MetArgs),
     /// Play a position, or each candidate play of a roll, out many times (seeded, variance-reduced; cubeless, or both cube lines with --cube).
     Rollout(nn_cmd::RolloutArgs),
     /// Bearoff databases: build, look up, best play, plots.
@@ -114,6 +118,7 @@ fn main() -> ExitCode {
         Command::Hint(args) => nn_cmd::hint(&args, &mut out),
         Command::Eval(args) => nn_cmd::eval(&args, &mut out),
         Command::Tempmap(args) => tempmap_cmd::tempmap(&args, &mut out),
+        Command::Met(args) => met_cmd::met(&args, &mut out),
         Command::Rollout(args) => nn_cmd::rollout(&args, &mut out),
         Command::Bearoff(args) => bearoff_cmd::run(args),
         Command::Ubgi(args) => ubgi_cmd::ubgi(&args, &mut out),

@@ -106,6 +106,53 @@ impl MatchScore {
         MatchEquityTable::tavla().after(self, won, lost)
     }
 
+    /// The side on roll's take points of a double from `cube` to `2 * cube`: the least
+    /// chances of winning the game at which taking is worth as much as passing, with a dead
+    /// cube and every game a single (the classic figure), and in the table's model (wins and
+    /// losses gammons in the share [`GAMMON_RATE`]) with a dead cube and with a fully live one
+    /// (then the taker's, redoubled at the doubler's own take points). `None` where the cube
+    /// cannot be turned (the Crawford game) or the double cannot gain (the doubler's win at
+    /// `cube` already ends the match).
+    #[must_use]
+    pub fn take_points(self, cube: u32) -> Option<TakePoints> {
+        if !self.can_double(cube) {
+            return None;
+        }
+        let pass = self.after(0, cube);
+        let (win, lose) = (self.after(2 * cube, 0), self.after(0, 2 * cube));
+        let g = GAMMON_RATE;
+        let outcomes = Outcomes {
+            win: [1.0 - g, g, 0.0],
+            lose: [1.0 - g, g, 0.0],
+        };
+        let game = Game::new(MatchEquityTable::tavla(), self, &outcomes);
+        Some(TakePoints {
+            dead_singles: ((pass - lose) / (win - lose)).clamp(0.0, 1.0),
+            dead: solve_rising(|p| game.dead(p, 2 * cube), pass),
+            live: game.a_take_point(2 * cube),
+        })
+    }
+
+    /// The side on roll's gammon value with the cube on `cube`: what winning a gammon adds to
+    /// winning a single game, in units of the difference between winning and losing a single
+    /// game (0.5 in money play, where a gammon wins one point more than a single game and a single
+    /// game swings two; 0 where a single win already ends the match).
+    #[must_use]
+    pub fn gammon_value(self, cube: u32) -> f32 {
+        let (single, gammon, lose) = (
+            self.after(cube, 0),
+            self.after(2 * cube, 0),
+            self.after(0, cube),
+        );
+        (gammon - single) / (single - lose)
+    }
+
+    /// Whether the opponent's double from `cube` can be made and can gain: not in the
+    /// Crawford game, and not where the opponent's win at `cube` already ends the match.
+    fn can_double(self, cube: u32) -> bool {
+        cube >= 1 && !self.crawford && cube < self.them && cube <= 1 << (LEVELS - 1)
+    }
+
     /// The side on roll's chance of winning the match when this game, whose cubeless outcome
     /// probabilities are `p`, is played out with the cube on `cube` and never turned again:
     /// each result at its score.
@@ -127,6 +174,18 @@ impl MatchScore {
             .map(|(k, (w, l))| w * self.after(k * cube, 0) + l * self.after(0, k * cube))
             .sum()
     }
+}
+
+/// A side's take points at a match score ([`MatchScore::take_points`]), as chances of winning
+/// the game.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TakePoints {
+    /// Dead cube, every game a single.
+    pub dead_singles: f32,
+    /// Dead cube, gammons in the share [`GAMMON_RATE`].
+    pub dead: f32,
+    /// Fully live cube, gammons in the share [`GAMMON_RATE`].
+    pub live: f32,
 }
 
 /// Match equities at the start of a game for every score up to [`MAX_AWAY`]-away, from the side
@@ -486,6 +545,53 @@ mod tests {
             }
             assert!((pre(me, me) - 0.5).abs() < 1e-3);
         }
+    }
+
+    fn score(me: u32, them: u32) -> MatchScore {
+        MatchScore {
+            me,
+            them,
+            crawford: false,
+            post_crawford: me == 1 || them == 1,
+        }
+    }
+
+    #[test]
+    fn take_points_and_gammon_values_follow_from_the_table() {
+        // 2-away 2-away: a double is for the match; a pass leaves the taker 2-away against
+        // 1-away in the Crawford game, so that is its take point; its single win leads to the
+        // other side of the Crawford game, its gammon wins the match.
+        let even = score(2, 2);
+        let crawford = |me, them| MatchScore {
+            me,
+            them,
+            crawford: true,
+            post_crawford: false,
+        };
+        let trailer = crawford(2, 1).equity();
+        assert!((even.take_points(1).unwrap().dead_singles - trailer).abs() < 1e-5);
+        let leader = crawford(1, 2).equity();
+        let gv = (1.0 - leader) / (leader - trailer);
+        assert!((even.gammon_value(1) - gv).abs() < 1e-4);
+        // After the Crawford game, 1-away against 2-away: the trailer's double is for the
+        // match, and a pass leaves double match point, so the leader needs half its games.
+        let post = score(1, 2);
+        assert!((post.take_points(1).unwrap().dead_singles - 0.5).abs() < 1e-3);
+        // The leader's gammons count for nothing there.
+        assert!(post.gammon_value(1).abs() < 1e-6);
+        // No double in the Crawford game, nor where the cube already decides the match.
+        assert_eq!(crawford(1, 3).take_points(1), None);
+        assert_eq!(score(2, 2).take_points(2), None);
+        // Far from the end a match plays like money: a dead cube takes at 25% (losing 1 or
+        // risking 2 to win 2) when every game is single; with gammons at 28% a side, at
+        // (L - 1/2) / (W + L) = 0.78 / 2.56 dead and, live, Janowski's (L - 1/2) / (W + L +
+        // 1/2) = 0.78 / 3.06; a gammon's point is worth half a single game's swing.
+        let long = score(25, 25).take_points(1).unwrap();
+        assert!((long.dead_singles - 0.25).abs() < 0.01, "{long:?}");
+        assert!((long.dead - 0.78 / 2.56).abs() < 0.01, "{long:?}");
+        assert!((long.live - 0.78 / 3.06).abs() < 0.01, "{long:?}");
+        let gv = score(25, 25).gammon_value(1);
+        assert!((gv - 0.5).abs() < 0.05, "{gv}");
     }
 
     #[test]
