@@ -40,6 +40,7 @@ class Node {
   get innerHTML() { return ""; }
   set textContent(v) { this.children = []; this.text = String(v); }
   get textContent() { return this.text + this.children.map((c) => c.textContent).join(""); }
+  click() { globalThis.clicked = this; }
   fire(type, ev = {}) {
     for (const f of this.listeners[type] || []) f({ preventDefault() {}, target: this, ...ev });
   }
@@ -260,6 +261,11 @@ async function analysis() {
   await until("evaluation", () => /cubeless equity/.test(out.textContent));
   document.getElementById("amap").fire("click");
   await until("temperature map", () => /spread/.test(out.textContent));
+  document.getElementById("adiagram").fire("click");
+  await settle();
+  if (aerror() || !globalThis.clicked || globalThis.clicked.download !== "position.svg" || !/^blob:/.test(globalThis.clicked.href)) {
+    throw new Error(`the diagram: ${aerror()}`);
+  }
   const cells = out.all((n) => n.className === "mapcell");
   if (cells.length !== 36 || cells.some((c) => !/^[+-]\d\.\d{3}$/.test(c.textContent) || !c.title || !c.style.background)) {
     throw new Error(`the temperature map: ${cells.length} cells, ${out.textContent}`);
@@ -291,7 +297,7 @@ async function analysis() {
   await until("the record's analysis", () => rout.all((n) => n.tagName === "table").length > 0 || aerror());
   if (aerror()) throw new Error(`the record's analysis: ${aerror()}`);
   const recordRows = rout.all((n) => n.tagName === "tr").length;
-  console.log(`analysis: ${rows - 1} rows of the game's analysis, ${plays} best plays, then the evaluation, the temperature map (36 cells) and ` +
+  console.log(`analysis: ${rows - 1} rows of the game's analysis, ${plays} best plays, then the evaluation, the temperature map (36 cells), the diagram saved and ` +
     `a rollout (${out.textContent.split("\n")[0].slice(0, 60)}…); the record pasted and analysed: ${recordRows - 1} rows`);
   // "Play from here": a bearoff with the cube at 2 and the dice, played out against the engine
   // (first listed play each time), recorded as SGF and analysed as any game.

@@ -61,6 +61,10 @@ impl From<NotationArg> for Notation {
 pub struct ShowArgs {
     /// The position, in any notation.
     position: String,
+    /// Also write the board as an SVG diagram to FILE (from the side on roll, with the dice,
+    /// the cube, the pip counts and a caption); `-` writes only the diagram, to stdout.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<std::path::PathBuf>,
 }
 
 /// `tavla convert`.
@@ -109,6 +113,15 @@ pub struct PerftArgs {
 
 pub fn show(args: &ShowArgs, out: &mut impl Write) -> Result<()> {
     let state = input::position(&args.position)?;
+    if let Some(file) = &args.svg {
+        let diagram = crate::diagram::svg(&state);
+        if file.as_os_str() == "-" {
+            write!(out, "{diagram}")?;
+            return Ok(());
+        }
+        std::fs::write(file, diagram)
+            .with_context(|| format!("writing the diagram to {}", file.display()))?;
+    }
     write!(out, "{}", board::draw(&state))?;
     for (label, n) in [
         ("BPN:  ", Notation::Bpn),

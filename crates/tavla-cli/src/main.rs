@@ -9,6 +9,7 @@ mod bearoff_cmd;
 mod bench_cmd;
 mod board;
 mod cmd;
+mod diagram;
 mod external_cmd;
 mod games;
 mod input;
@@ -46,7 +47,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Draw a position with pip counts, dice, cube and score, and write it in every notation.
+    /// Draw a position with pip counts, dice, cube and score, and write it in every notation
+    /// (`--svg FILE`: also as a diagram).
     Show(cmd::ShowArgs),
     /// Write a position in another notation, on one line.
     Convert(cmd::ConvertArgs),

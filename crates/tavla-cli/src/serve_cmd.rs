@@ -559,6 +559,7 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
         .route("/v1/hint", pair(Route::Hint))
         .route("/v1/eval", pair(Route::Eval))
         .route("/v1/tempmap", pair(Route::Tempmap))
+        .route("/v1/diagram", get(diagram))
         .route("/v1/rollout", pair(Route::Rollout))
         .route("/v1/analyse", post(analyse))
         .route("/v1/rollouts", get(list_jobs).post(start_job))
@@ -798,6 +799,30 @@ async fn forget_game(
         return Err(no_game(id));
     }
     Ok(json_answer(StatusCode::OK, &json!({ "forgotten": id })))
+}
+
+/// `GET /v1/diagram?position=P[&dice=31]`: the position as an SVG board diagram
+/// (`tavla show --svg`), with the dice given if any.
+async fn diagram(q: Result<Query<Fields>, QueryRejection>) -> Response {
+    let f = match q {
+        Ok(Query(f)) => f,
+        Err(e) => return bad(e.body_text()),
+    };
+    let state = required(f.position, "position").and_then(|text| {
+        let mut state = input::position(&text)?;
+        if let Some(d) = f.dice {
+            state.dice = tavla_core::Dice::Rolled(input::dice(&[d])?);
+        }
+        Ok(state)
+    });
+    match state {
+        Ok(state) => (
+            [(header::CONTENT_TYPE, "image/svg+xml")],
+            crate::diagram::svg(&state),
+        )
+            .into_response(),
+        Err(e) => answer(Err(e)),
+    }
 }
 
 /// `GET /`: the web page that plays against the engine through `/v1/games`.

@@ -211,6 +211,22 @@ fn the_api_answers_as_the_commands_do() {
         v["error"].as_str().unwrap().contains("play \"13/10 6/5\""),
         "{v}"
     );
+    // A board diagram: `tavla show --svg -`, with the dice given.
+    let (status, head, svg) = server.raw(
+        "GET",
+        "/v1/diagram?position=4HPwATDgc/ABMA&dice=31",
+        "",
+        false,
+        "",
+    );
+    assert_eq!(status, 200);
+    assert!(head.contains("content-type: image/svg+xml"), "{head}");
+    let opening = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10";
+    let cli = common::tavla(&["show", opening, "--svg", "-"]);
+    assert_eq!(svg, String::from_utf8(cli.stdout).unwrap());
+    let (status, v) = server.request("GET", "/v1/diagram?position=nonsense", "", false);
+    assert_eq!(status, 400, "{v}");
+    assert!(v["error"].as_str().unwrap().contains("position"), "{v}");
     // Legal plays, and a position in every notation.
     let (_, v) = server.request(
         "GET",
