@@ -658,31 +658,31 @@ With --cube, before your roll: Enter (or `roll`) rolls, `double` doubles; when d
   `accept` or `reject`.";
 
 /// The person's play for `roll` in `pos`, typed in standard notation (`8/5 6/5`) or as
-/// landing marks (`@5 @5`, `3@5 1@5`: where each die's checker landed); the line to print when
-/// it is not a legal play.
+/// landing marks (`@5 @5`, `3@5 1@5`: where each die's checker landed); when it is not a legal
+/// play, what is wrong, in words that suit any front end (the terminal adds its own hints).
 pub(crate) fn read_play(
     text: &str,
     pos: &Position,
     roll: Roll,
 ) -> Result<tavla_core::Play, String> {
     if text.contains('@') {
-        let marks = text.parse::<LandingMarks>().map_err(|e| {
-            format!("Cannot read `{text}` as landing marks ({e}); type `help` for commands.")
-        })?;
+        let marks = text
+            .parse::<LandingMarks>()
+            .map_err(|e| format!("Cannot read `{text}` as landing marks ({e})"))?;
         return marks
             .resolve(pos, Some(roll))
             .map(|(_, play)| play)
-            .map_err(|e| format!("Illegal: {e}."));
+            .map_err(|e| format!("Illegal: {e}"));
     }
     let play_text = text
         .parse::<PlayText>()
-        .map_err(|e| format!("Cannot read `{text}` as a move ({e}); type `help` for commands."))?;
+        .map_err(|e| format!("Cannot read `{text}` as a move ({e})"))?;
     play_text.resolve(pos, roll).map_err(|e| match e {
         ResolvePlayError::Illegal(_) => format!(
             "Illegal: {text} is not a legal play for {roll} (every die that can be played must \
-             be; `hint` shows good plays)."
+             be)"
         ),
-        e => format!("Illegal: {e}."),
+        e => format!("Illegal: {e}"),
     })
 }
 
@@ -948,7 +948,10 @@ pub fn run_game<R: BufRead, W: Write>(
                             }
                         }
                         Command::Move(text) => match read_play(&text, &pos, roll) {
-                            Err(message) => writeln!(out, "{message}")?,
+                            Err(message) => writeln!(
+                                out,
+                                "{message}. Type `help` for commands, `hint` for good plays."
+                            )?,
                             Ok(play) => {
                                 chosen = plays
                                     .plays()

@@ -23,7 +23,7 @@ pub struct TempmapArgs {
     pub positions: Vec<String>,
     /// Map the position this play leaves (standard notation, `13/7 8/7`, or landing marks,
     /// `@7 @7`), from the opponent's side, for the position's roll or --dice; repeat it to set
-    /// candidate plays side by side. Needs a single position.
+    /// candidate plays side by side (at most 8). Needs a single position.
     #[arg(long = "play", value_name = "PLAY")]
     pub plays: Vec<String>,
     /// The roll the --play plays are of, when the position has no dice.
@@ -66,6 +66,9 @@ struct JsonMap {
     /// The 21 rolls, best first.
     rolls: Vec<JsonRoll>,
 }
+
+/// The most plays mapped at once (each costs 21 searches).
+pub const MAX_PLAYS: usize = 8;
 
 /// A position to map: the state before its roll, and the play that led to it (`--play`).
 struct Target {
@@ -115,7 +118,8 @@ pub fn tempmap_with(args: &TempmapArgs, search: &mut Search, out: &mut dyn Write
         writeln!(out)?;
         writeln!(
             out,
-            "Side by side (each for its side on roll):\n  {:<32} {:>8} {:>7}  best      worst",
+            "Side by side (each for its side on roll; after candidate plays, the lower the \
+             mean, the better for the side that plays them):\n  {:<32} {:>8} {:>7}  best      worst",
             "", "mean", "spread"
         )?;
         for (t, m) in &maps {
@@ -151,9 +155,24 @@ fn targets(args: &TempmapArgs) -> Result<Vec<Target>> {
         if state.position.is_game_over() {
             return Err(InputError(format!("the game is over in position {text:?}")).into());
         }
+        if state.dice == Dice::DoubleOffered {
+            return Err(InputError(format!(
+                "position {text:?} has a double waiting for its answer: a map is of a position \
+                 before the roll (give the position with the double taken, the cube turned)"
+            ))
+            .into());
+        }
         states.push(state);
     }
     if args.plays.is_empty() {
+        if args.dice.is_some() {
+            return Err(InputError(
+                "dice are for the plays: a map is of the position before the roll, or of \
+                 the positions the plays of the dice leave"
+                    .into(),
+            )
+            .into());
+        }
         return Ok(states
             .into_iter()
             .map(|state| Target {
@@ -165,9 +184,16 @@ fn targets(args: &TempmapArgs) -> Result<Vec<Target>> {
             })
             .collect());
     }
+    if args.plays.len() > MAX_PLAYS {
+        return Err(InputError(format!(
+            "at most {MAX_PLAYS} plays a map request, got {}",
+            args.plays.len()
+        ))
+        .into());
+    }
     let [state] = states[..] else {
         return Err(InputError(format!(
-            "--play needs a single position, got {}",
+            "the plays need a single position, got {}",
             states.len()
         ))
         .into());
@@ -175,7 +201,7 @@ fn targets(args: &TempmapArgs) -> Result<Vec<Target>> {
     let roll = roll_of(
         args.dice.as_deref(),
         &state,
-        "--play: no dice; give them with --dice (for example --dice 31)",
+        "no dice for the plays: give the roll (for example 31) or a position that holds it",
     )?;
     let pos = state.position;
     args.plays
@@ -186,7 +212,12 @@ fn targets(args: &TempmapArgs) -> Result<Vec<Target>> {
             let after = pos
                 .play(roll, &play)
                 .map_err(|e| InputError(format!("play {text:?}: {e}")))?;
-            let name = format!("{} ({} {roll})", format_pretty(&pos, &play), state.turn);
+            let shown = if play.is_empty() {
+                "cannot move".to_string()
+            } else {
+                format_pretty(&pos, &play)
+            };
+            let name = format!("{shown} ({} {roll})", state.turn);
             if after.is_game_over() {
                 return Err(InputError(format!("play {text:?} ends the game")).into());
             }
@@ -318,7 +349,7 @@ mod tests {
     const START: &str = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10";
 
     #[test]
-    fn the_opening_map_has_every_roll_and_the_grid_is_symmetric() {
+    fn the_opening_map_grid_list_and_mean_agree() {
         let text = run(&args(&[START], &[], None, false)).unwrap();
         let grid: Vec<Vec<f32>> = text
             .lines()
@@ -332,12 +363,31 @@ mod tests {
             })
             .collect();
         assert_eq!(grid.len(), 6);
+        // Each cell is its roll's worth in the list of rolls.
+        let listed = |roll: &str| -> f32 {
+            let line = text
+                .lines()
+                .find(|l| l.starts_with(&format!("  {roll}  ")))
+                .unwrap_or_else(|| panic!("{roll} listed: {text}"));
+            line.split_whitespace().nth(1).unwrap().parse().unwrap()
+        };
         for (a, row) in grid.iter().enumerate() {
             assert_eq!(row.len(), 6);
             for (b, v) in row.iter().enumerate() {
-                assert_eq!(*v, grid[b][a]);
+                let roll = format!("{}{}", a.max(b) + 1, a.min(b) + 1);
+                assert_eq!(*v, listed(&roll), "{roll}");
             }
         }
+        // The mean line is the mean of the 36 cells.
+        let cells: f32 = grid.iter().flatten().sum::<f32>() / 36.0;
+        let mean: f32 = text
+            .lines()
+            .find_map(|l| l.strip_prefix("Mean "))
+            .and_then(|l| l.split_whitespace().next())
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!((cells - mean).abs() < 0.001, "{cells} against {mean}");
         // The plays every program agrees on from the start.
         assert!(text
             .lines()
@@ -345,7 +395,6 @@ mod tests {
         assert!(text
             .lines()
             .any(|l| l.starts_with("  65 ") && l.ends_with("24/13")));
-        assert!(text.contains("Mean "));
     }
 
     #[test]
@@ -392,10 +441,28 @@ mod tests {
         let err = |a: TempmapArgs| run(&a).unwrap_err().to_string();
         assert!(err(args(&["nonsense"], &[], None, false)).contains("cannot read position"));
         assert!(err(args(&[START], &["13/11 6/5"], None, false)).contains("no dice"));
-        assert!(err(args(&[START], &["13/10 6/5"], Some("21"), false)).contains("--play"));
+        let illegal = err(args(&[START], &["13/10 6/5"], Some("21"), false));
+        assert!(illegal.contains("play \"13/10 6/5\": Illegal"), "{illegal}");
+        assert!(!illegal.contains("help"), "no terminal hints: {illegal}");
         assert!(
             err(args(&[START, START], &["13/11 6/5"], Some("21"), false))
                 .contains("single position")
+        );
+        assert!(err(args(&[START], &[], Some("21"), false)).contains("dice are for the plays"));
+        let doubled = "XGID=-b----E-C---eE---c-e----B-:1:0:1:D:0:0:0:0:10";
+        assert!(err(args(&[doubled], &[], None, false)).contains("double waiting"));
+        let many = ["13/11 6/5"; 9];
+        assert!(err(args(&[START], &many, Some("21"), false)).contains("at most 8"));
+        // A side that cannot move is named so.
+        let closed = "XGID=------E-C---AE----cbbbbbbA:0:0:1:21:0:0:0:0:10";
+        let v: serde_json::Value =
+            serde_json::from_str(&run(&args(&[closed], &[""], None, true)).unwrap()).unwrap();
+        assert!(
+            v[0]["after_play"]
+                .as_str()
+                .unwrap()
+                .starts_with("cannot move"),
+            "{v}"
         );
     }
 }

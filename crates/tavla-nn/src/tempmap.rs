@@ -3,16 +3,18 @@
 //! For every roll the side's best play is found at the asked depth, ranked as `tavla hint`
 //! ranks (cubeless money equity, cubeful once the cube has been turned or under the Jacoby
 //! rule, match equity in a match: [`PlayWorth`]), and the roll is worth what that play leaves.
-//! The rolls' mean, each weighted by its chance (1/36 a double, 2/36 the others), is the
-//! position's value one ply deeper than the plays' own; the spread between the best and the
-//! worst rolls shows how much hangs on the dice, which is what analysts compare when they set
+//! The rolls' mean, each weighted by its chance (1/36 a double, 2/36 the others), is what the
+//! position is worth before the roll with the cube left where it is (at 0-ply and cubeless,
+//! exactly its 1-ply value; deeper, close to the value one ply deeper, whose inner choices are
+//! made at 0-ply); the spread between the best and the worst rolls shows how much hangs on the
+//! dice, which is what analysts compare when they set
 //! two candidate plays' maps side by side (gnubg's "temperature map", eXtreme Gammon's dice
 //! distribution).
 
 use tavla_core::{GameState, Play, PlayList, Position, Roll};
 
 use crate::cube::PlayWorth;
-use crate::search::{RankedPlay, Search};
+use crate::search::{RankedPlay, Search, MAX_PLY};
 use crate::Probabilities;
 
 /// One roll of a [`TemperatureMap`].
@@ -74,7 +76,11 @@ impl TemperatureMap {
                 }
             })
             .collect();
-        TemperatureMap { rolls, worth, ply }
+        TemperatureMap {
+            rolls,
+            worth,
+            ply: ply.min(MAX_PLY),
+        }
     }
 
     /// The mean worth over the 36 rolls.
@@ -183,7 +189,8 @@ mod tests {
         let mp = map.mean_probabilities();
         assert!((mp.win - one_ply.win).abs() < 1e-4);
         assert!((mp.equity() - map.mean()).abs() < 1e-4);
-        // 6-5 from the start runs a back checker: 24/13 is the best play whatever the depth.
+        // 6-5 from the start runs a back checker: 24/13, one checker left on the 24-point and
+        // six on the midpoint.
         let r65 = map.get(Roll::from_values(6, 5));
         assert_eq!(
             tavla_core::Position::START
@@ -191,6 +198,7 @@ mod tests {
                 .unwrap(),
             r65.after
         );
+        assert_eq!((r65.after.at(24), r65.after.at(13)), (1, 6));
     }
 
     #[test]
