@@ -32,6 +32,9 @@ const DARK: &str = "#2a2222";
 /// x of the bar's left edge.
 const BARX: f32 = M + 6.0 * W;
 
+/// x of the strip right of the tray: pip counts and a held cube.
+const RIGHT: f32 = M + 12.0 * W + BAR + OFF + 6.0;
+
 /// x of the left edge of point `p` (1..=24) of the side on roll: its home board bottom right.
 fn point_x(p: u8) -> f32 {
     let c = if p <= 12 { 12 - p } else { p - 13 };
@@ -97,7 +100,7 @@ pub fn svg(state: &GameState) -> String {
     for (n, mine) in [(pos.off(), true), (pos.opponent_off(), false)] {
         for i in 0..n {
             let y = if mine {
-                H - M - 8.0 - f32::from(i) * 12.0
+                H - M - 11.0 - f32::from(i) * 12.0
             } else {
                 M + 2.0 + f32::from(i) * 12.0
             };
@@ -120,28 +123,37 @@ pub fn svg(state: &GameState) -> String {
             die(&mut s, cx + i as f32 * 50.0, H / 2.0 - 20.0, d);
         }
     }
-    // The cube: in the middle of the bar, or by its owner; offered, in the right half.
+    // The cube: centred, in the middle of the bar; held, right of the tray on its holder's
+    // side (clear of checkers on the bar); offered, in the doubler's half.
     let value = state.cube.value();
     let offered = state.dice == Dice::DoubleOffered;
     let (cube_x, cube_y, shown) = if offered {
         (BARX + BAR + 3.0 * W - 18.0, H / 2.0 - 18.0, value * 2)
     } else {
-        let y = match state.cube.owner {
-            CubeOwner::Centre => H / 2.0 - 18.0,
-            CubeOwner::Side(side) if side == state.turn => H - M - 46.0,
-            CubeOwner::Side(_) => M + 10.0,
-        };
-        (BARX + 2.0, y, if value == 1 { 64 } else { value })
+        match state.cube.owner {
+            CubeOwner::Centre => (
+                BARX + 2.0,
+                H / 2.0 - 18.0,
+                if value == 1 { 64 } else { value },
+            ),
+            CubeOwner::Side(side) if side == state.turn => (RIGHT, H - M - 36.0, value),
+            CubeOwner::Side(_) => (RIGHT, M, value),
+        }
+    };
+    let font = match shown {
+        0..=999 => 17u8,
+        1000..=9999 => 13,
+        _ => 11,
     };
     let _ = write!(
         s,
-        r##"<rect x="{cube_x}" y="{cube_y}" width="36" height="36" rx="5" fill="#fff" stroke="#333"/><text x="{}" y="{}" text-anchor="middle" font-size="17" font-weight="700">{shown}</text>"##,
+        r##"<rect x="{cube_x}" y="{cube_y}" width="36" height="36" rx="5" fill="#fff" stroke="#333"/><text x="{}" y="{}" text-anchor="middle" font-size="{font}" font-weight="700">{shown}</text>"##,
         cube_x + 18.0,
-        cube_y + 24.0
+        cube_y + 18.0 + f32::from(font) * 0.35
     );
     // The pip counts right of the tray: the opponent's above, the side on roll's below.
     let (mine, theirs) = pos.pips();
-    let px = M + 12.0 * W + BAR + OFF + 6.0;
+    let px = RIGHT;
     let (me, opp) = (state.turn, state.turn.other());
     for (y, n, who) in [(H / 2.0 - 24.0, theirs, opp), (H / 2.0 + 16.0, mine, me)] {
         let _ = write!(
@@ -156,13 +168,17 @@ pub fn svg(state: &GameState) -> String {
         H + 2.0 * NUMBERS + 14.0,
         escape(&caption(state)),
         H + 2.0 * NUMBERS + 32.0,
-        escape(&format(state, Notation::Xgid))
+        escape(&format!(
+            "{} light, home board bottom right · {}",
+            state.turn,
+            format(state, Notation::Xgid)
+        ))
     );
     s.push_str("</svg>\n");
     s
 }
 
-/// Who is to act, and the score: `X to play 31 (light, moving to the bottom right) · money`.
+/// Who is to act, and the score: `X to play 31 · money`.
 fn caption(state: &GameState) -> String {
     let side = state.turn;
     let other = side.other();
@@ -186,7 +202,7 @@ fn caption(state: &GameState) -> String {
         let crawford = if state.crawford { ", Crawford" } else { "" };
         format!("{}-point match, X {a} O {b}{crawford}", state.match_length)
     };
-    format!("{act} (light checkers, home board bottom right) · {score}")
+    format!("{act} · {score}")
 }
 
 /// A point's checkers: up to [`SHOWN`], the count written on the last when there are more.
@@ -332,5 +348,33 @@ mod tests {
         // Five drawn a stack.
         assert_eq!(count(&s, r#"r="18""#), 20);
         assert!(s.contains("X on roll"), "{s}");
+    }
+
+    #[test]
+    fn an_owned_cube_sits_beside_the_tray_clear_of_the_bar() {
+        // X on roll holds the cube at 2 in a 7-point match, with a checker on the bar.
+        let held = "XGID=-b----E-C---eE---c-e----AA:1:1:1:00:3:1:0:7:10";
+        let state = tavla_notation::parse_position(held).unwrap();
+        let s = svg(&state);
+        assert!(
+            s.contains(&format!(r#"<rect x="{RIGHT}" y="{}""#, H - M - 36.0)),
+            "{s}"
+        );
+        assert!(
+            !s.contains(&format!(r#"<rect x="{}" y"#, BARX + 2.0)),
+            "{s}"
+        );
+        assert!(s.contains("X light, home board bottom right"), "{s}");
+        // Held by O, the side not on roll: at the top.
+        let other = held.replace(":1:1:1:00:", ":1:-1:1:00:");
+        let s = svg(&tavla_notation::parse_position(&other).unwrap());
+        assert!(s.contains(&format!(r#"<rect x="{RIGHT}" y="{M}""#)), "{s}");
+        // A big cube still fits its box: a smaller font.
+        let big = held.replace(":1:1:1:00:", ":12:1:1:00:");
+        let s = svg(&tavla_notation::parse_position(&big).unwrap());
+        assert!(
+            s.contains(r#"font-size="13" font-weight="700">4096</text>"#),
+            "{s}"
+        );
     }
 }

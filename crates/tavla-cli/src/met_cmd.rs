@@ -6,9 +6,13 @@ use std::io::Write;
 use anyhow::Result;
 use clap::Args;
 use serde::Serialize;
+use tavla_core::{CubeOwner, Side};
 use tavla_nn::met::{MatchScore, TakePoints, MAX_AWAY};
 
 use crate::input::InputError;
+
+/// The largest cube `--cube` takes: its double must still fit on the cube (32768).
+const MAX_CUBE: u32 = 1 << 14;
 
 /// `tavla met`: the table, or one score.
 #[derive(Debug, Clone, Args)]
@@ -22,13 +26,14 @@ pub struct MetArgs {
     pub away: Option<Vec<u32>>,
     /// With --away and a side 1-away: this is the Crawford game (no cube); by default the
     /// game is after it.
-    #[arg(long, requires = "away")]
+    #[arg(long, requires = "away", conflicts_with = "position")]
     pub crawford: bool,
     /// One score, from a match position in any notation (XGID, gnubg ID, ...): its score,
     /// Crawford game and cube, the side on roll first.
     #[arg(long, value_name = "POSITION")]
     pub position: Option<String>,
-    /// The cube's value before the double (by default 1, or the position's).
+    /// With --away or --position: the cube's value before the double (by default 1, or the
+    /// position's), a power of two up to 16384.
     #[arg(long)]
     pub cube: Option<u32>,
     /// Machine-readable output.
@@ -45,7 +50,8 @@ struct JsonSide {
     /// What a gammon adds to a single win, in units of a single game's swing.
     gammon_value: f32,
     /// Its take points of the other side's double, as chances of winning the game; absent
-    /// where that double cannot be made or cannot gain.
+    /// where that double cannot be made (the Crawford game, or this side holds the cube) or
+    /// cannot gain.
     #[serde(skip_serializing_if = "Option::is_none")]
     take_points: Option<JsonTakePoints>,
 }
@@ -70,8 +76,8 @@ struct JsonScore {
 /// # Errors
 /// When the score, the cube or the position cannot be used, or `out` fails.
 pub fn met(args: &MetArgs, out: &mut dyn Write) -> Result<()> {
-    let (score, cube) = match (&args.away, &args.position) {
-        (Some(away), _) => (score_of(away, args.crawford)?, args.cube.unwrap_or(1)),
+    let (score, cube, holder) = match (&args.away, &args.position) {
+        (Some(away), _) => (score_of(away, args.crawford)?, args.cube.unwrap_or(1), None),
         (None, Some(text)) => {
             let state = crate::input::position(text)?;
             if state.match_length == 0 {
@@ -81,18 +87,43 @@ pub fn met(args: &MetArgs, out: &mut dyn Write) -> Result<()> {
                 .into());
             }
             let score = MatchScore::of(&state, state.turn).ok_or_else(|| {
-                InputError(format!(
-                    "--position {text:?}: the match is over or longer than {MAX_AWAY} points to go"
-                ))
+                let side = |s: Side| state.match_length.saturating_sub(*state.score.get(s));
+                let (me, them) = (side(state.turn), side(state.turn.other()));
+                InputError(if me == 0 || them == 0 {
+                    format!("--position {text:?}: the match is over ({me}-away {them}-away)")
+                } else {
+                    format!(
+                        "--position {text:?}: {me}-away {them}-away is beyond the table, \
+                         which goes to {MAX_AWAY}-away"
+                    )
+                })
             })?;
-            (score, args.cube.unwrap_or(state.cube.value()))
+            // Sides are listed on-roll first; a held cube can only be turned by its holder.
+            let holder = match state.cube.owner {
+                CubeOwner::Centre => None,
+                CubeOwner::Side(s) => Some(usize::from(s != state.turn)),
+            };
+            (score, args.cube.unwrap_or(state.cube.value()), holder)
         }
-        (None, None) => return table(args, out),
+        (None, None) => {
+            if args.cube.is_some() {
+                return Err(InputError(
+                    "--cube needs --away or --position: the table is at the start of a game, \
+                     the cube at 1"
+                        .to_string(),
+                )
+                .into());
+            }
+            return table(args, out);
+        }
     };
-    if cube == 0 || !cube.is_power_of_two() {
-        return Err(InputError(format!("--cube must be a power of two, got {cube}")).into());
+    if cube == 0 || !cube.is_power_of_two() || cube > MAX_CUBE {
+        return Err(InputError(format!(
+            "--cube must be a power of two from 1 to {MAX_CUBE}, got {cube}"
+        ))
+        .into());
     }
-    one_score(score, cube, args.json, out)
+    one_score(score, cube, holder, args.json, out)
 }
 
 /// The score of `--away ME THEM`.
@@ -134,8 +165,19 @@ fn side(score: MatchScore, cube: u32) -> JsonSide {
     }
 }
 
-fn one_score(score: MatchScore, cube: u32, json: bool, out: &mut dyn Write) -> Result<()> {
-    let sides = [side(score, cube), side(score.flip(), cube)];
+/// Writes one score's figures; `holder` is the index (0: on roll) of the side that holds the
+/// cube, whose own take point is left out: only it can double.
+fn one_score(
+    score: MatchScore,
+    cube: u32,
+    holder: Option<usize>,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let mut sides = [side(score, cube), side(score.flip(), cube)];
+    if let Some(h) = holder {
+        sides[h].take_points = None;
+    }
     if json {
         let j = JsonScore {
             cube,
@@ -170,11 +212,9 @@ fn one_score(score: MatchScore, cube: u32, json: bool, out: &mut dyn Write) -> R
     let row = |out: &mut dyn Write, label: &str, f: &dyn Fn(&JsonSide) -> String| {
         writeln!(out, "  {label:<40} {:>8} {:>8}", f(&sides[0]), f(&sides[1]))
     };
-    row(
-        out,
-        "match winning chance",
-        &|s| pct(s.match_winning_chance),
-    )?;
+    row(out, "match winning chance at the game's start", &|s| {
+        pct(s.match_winning_chance)
+    })?;
     row(out, "gammon value", &|s| format!("{:.3}", s.gammon_value))?;
     let tp = |f: fn(&JsonTakePoints) -> f32| {
         move |s: &JsonSide| {
@@ -191,7 +231,15 @@ fn one_score(score: MatchScore, cube: u32, json: bool, out: &mut dyn Write) -> R
     )?;
     row(out, "  dead cube, gammons 28%", &tp(|t| t.dead))?;
     row(out, "  live cube, gammons 28%", &tp(|t| t.live))?;
-    if sides.iter().any(|s| s.take_points.is_none()) {
+    if let Some(h) = holder {
+        writeln!(
+            out,
+            "  (the {}-away side holds the cube: only it can double, so only the other takes)",
+            sides[h].away
+        )?;
+    }
+    let unmade = (0..2).any(|i| Some(i) != holder && sides[i].take_points.is_none());
+    if unmade {
         writeln!(
             out,
             "  (-: no such double: the Crawford game, or the doubler's win at {cube} already ends the match)"
@@ -221,7 +269,7 @@ fn table(args: &MetArgs, out: &mut dyn Write) -> Result<()> {
             .map(|me| (1..=n).map(|them| at(me, them, true)).collect())
             .collect();
         let post: Vec<f32> = (1..=n).map(|them| at(1, them, false)).collect();
-        let j = serde_json::json!({ "length": n, "pre_crawford": pre, "post_crawford": post });
+        let j = serde_json::json!({ "length": n, "table": pre, "post_crawford": post });
         writeln!(out, "{}", serde_json::to_string_pretty(&j)?)?;
         return Ok(());
     }
@@ -275,7 +323,7 @@ mod tests {
     #[test]
     fn the_table_is_the_libraries_and_its_sides_add_up() {
         let v = run(&args(None, None, None)).unwrap();
-        let pre = v["pre_crawford"].as_array().unwrap();
+        let pre = v["table"].as_array().unwrap();
         assert_eq!(pre.len(), 11);
         let at = |me: usize, them: usize| pre[me - 1][them - 1].as_f64().unwrap();
         for me in 1..=11 {
@@ -296,9 +344,15 @@ mod tests {
         assert_eq!(v["cube"], 2);
         assert_eq!(v["sides"][0]["away"], 4);
         assert_eq!(v["sides"][1]["away"], 6);
-        let same = run(&args(Some([4, 6]), None, Some(2))).unwrap();
+        // The same score by --away, but with no holder: both sides' take points.
+        let mut same = run(&args(Some([4, 6]), None, Some(2))).unwrap();
+        same["sides"][0]
+            .as_object_mut()
+            .unwrap()
+            .remove("take_points");
         assert_eq!(v, same);
-        let sides = v["sides"].as_array().unwrap();
+        let both = run(&args(Some([4, 6]), None, Some(2))).unwrap();
+        let sides = both["sides"].as_array().unwrap();
         let mwc: f64 = sides
             .iter()
             .map(|s| s["match_winning_chance"].as_f64().unwrap())
@@ -331,5 +385,21 @@ mod tests {
         let mut long = args(None, None, None);
         long.length = 40;
         assert!(err(long).contains("--length"));
+        assert!(err(args(Some([3, 5]), None, Some(1 << 15))).contains("--cube"));
+        // The table is at the cube's start: a cube there is a mistake, not ignored.
+        assert!(err(args(None, None, Some(2))).contains("--cube needs"));
+    }
+
+    #[test]
+    fn the_cube_holders_own_take_point_is_left_out() {
+        // X on roll holds the cube at 2 (owner field 1 = X): only X can redouble, so only
+        // O (the second side) has a take point.
+        let xgid = "XGID=-b----E-C---eE---c-e----B-:1:1:1:00:3:1:0:7:10";
+        let v = run(&args(None, Some(xgid), None)).unwrap();
+        assert!(v["sides"][0].get("take_points").is_none(), "{v}");
+        assert!(
+            v["sides"][1]["take_points"]["live"].as_f64().is_some(),
+            "{v}"
+        );
     }
 }
