@@ -139,9 +139,26 @@ struct Fields {
     /// `/v1/analyse`: money games played under the Jacoby rule; cubeful rollouts: the rule
     /// in money play.
     jacoby: Option<bool>,
-    /// `/v1/tempmap` (JSON body): candidate plays of the position's roll (or `dice`), each
-    /// position they leave mapped.
+    /// `/v1/tempmap`: candidate plays of the position's roll (or `dice`), each position they
+    /// leave mapped: a JSON list, or one string of plays separated by commas (a query string).
+    #[serde(default, deserialize_with = "plays_list")]
     plays: Option<Vec<String>>,
+}
+
+/// `plays`: a list of plays, or one string of them separated by commas (no play's notation
+/// has a comma), so that a query string can carry several.
+fn plays_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(match Option::<OneOrMany>::deserialize(d)? {
+        None => None,
+        Some(OneOrMany::Many(v)) => Some(v),
+        Some(OneOrMany::One(s)) => Some(s.split(',').map(|p| p.trim().to_string()).collect()),
+    })
 }
 
 impl Fields {

@@ -200,6 +200,15 @@ fn the_api_answers_as_the_commands_do() {
     ]));
     assert_eq!(v, cli);
     assert_eq!(v[1]["on_roll"], "o");
+    // The same plays in a query string, separated by commas.
+    let (status, by_get) = server.request(
+        "GET",
+        "/v1/tempmap?position=4HPwATDgc/ABMA&dice=21&plays=13/11%206/5,24/23%2013/11",
+        "",
+        false,
+    );
+    assert_eq!(status, 200, "{by_get}");
+    assert_eq!(by_get, v);
     let (status, v) = server.request(
         "POST",
         "/v1/tempmap",
