@@ -138,9 +138,10 @@ fn score_of(away: &[u32], crawford: bool) -> Result<MatchScore> {
         }
     }
     let at_one = me == 1 || them == 1;
-    if crawford && !at_one {
+    if crawford && (!at_one || me == them) {
         return Err(InputError(format!(
-            "--crawford: the Crawford game needs a side 1-away, got {me}-away {them}-away"
+            "--crawford: the Crawford game needs one side 1-away and the other not, got \
+             {me}-away {them}-away"
         ))
         .into());
     }
@@ -382,6 +383,10 @@ mod tests {
         let mut crawford = args(Some([3, 5]), None, None);
         crawford.crawford = true;
         assert!(err(crawford).contains("--crawford"));
+        // At 1-away 1-away the Crawford game is past.
+        let mut both = args(Some([1, 1]), None, None);
+        both.crawford = true;
+        assert!(err(both).contains("--crawford"));
         let mut long = args(None, None, None);
         long.length = 40;
         assert!(err(long).contains("--length"));

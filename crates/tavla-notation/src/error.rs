@@ -16,7 +16,7 @@ pub enum Problem {
     },
     /// The text does not have the right number of fields.
     FieldCount {
-        /// How many fields were found.
+        /// How many were found (fields, tokens or characters, as `expected` says).
         found: usize,
         /// How many are allowed, in words.
         expected: &'static str,
@@ -85,7 +85,7 @@ impl fmt::Display for Problem {
         match self {
             Problem::Missing { expected } => write!(f, "missing {expected}"),
             Problem::FieldCount { found, expected } => {
-                write!(f, "{found} fields, expected {expected}")
+                write!(f, "found {found}, expected {expected}")
             }
             Problem::UnexpectedChar { found, expected } => {
                 write!(f, "unexpected {found:?}, expected {expected}")
