@@ -39,8 +39,9 @@ pub struct RecordArgs {
     fast: bool,
 }
 
-/// `tavla record`: reads the record, replays every game (an illegal move is refused with its
-/// game and line), and writes it in `--to`'s format; a summary line goes to stderr.
+/// `tavla record`: reads the record, replays every game (an illegal move, a result the cube
+/// and the game's end do not give, or a score that does not follow is refused with its game
+/// and line), and writes it in `--to`'s format; a summary line goes to stderr.
 ///
 /// # Errors
 /// A file that cannot be read, is not a record, or holds a game that cannot be played; an
@@ -59,13 +60,12 @@ pub fn record(args: &RecordArgs, out: &mut impl Write) -> Result<()> {
     } else {
         parse_record(&text).map_err(|e| InputError(format!("{name}: {e}")))?
     };
-    let mut rolls = 0;
-    for game in &record.games {
-        let replay = game
-            .replay()
-            .map_err(|e| InputError(format!("{name}: game {}: {e}", game.number)))?;
-        rolls += replay.rolls.len();
-    }
+    let rolls: usize = record
+        .replay()
+        .map_err(|e| InputError(format!("{name}: {e}")))?
+        .iter()
+        .map(|r| r.rolls.len())
+        .sum();
     let written = match args.to {
         RecordFormat::Mat => record
             .to_mat()

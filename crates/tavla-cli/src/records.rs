@@ -15,7 +15,7 @@ use crate::input::InputError;
 ///
 /// # Errors
 /// [`InputError`] naming the file (and the game and line) that cannot be read, has no games,
-/// or holds a move that cannot be played.
+/// holds a move that cannot be played, or does not add up ([`MatchRecord::replay`]).
 pub fn read_records(files: &[PathBuf]) -> Result<Vec<(MatchRecord, Vec<Replay>)>> {
     let mut records = Vec::with_capacity(files.len());
     for f in files {
@@ -27,13 +27,8 @@ pub fn read_records(files: &[PathBuf]) -> Result<Vec<(MatchRecord, Vec<Replay>)>
             return Err(InputError(format!("{}: no games", f.display())).into());
         }
         let replays = record
-            .games
-            .iter()
-            .map(|g| {
-                g.replay()
-                    .map_err(|e| InputError(format!("{}: game {}: {e}", f.display(), g.number)))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+            .replay()
+            .map_err(|e| InputError(format!("{}: {e}", f.display())))?;
         records.push((record, replays));
     }
     Ok(records)

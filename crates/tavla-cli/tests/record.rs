@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 use tavla_notation::mat::MatchRecord;
 
 mod common;
-use common::{data, stdout, tavla};
+use common::{data, stdout, tavla, tavla_stdin};
 
 #[test]
 fn a_session_goes_to_sgf_and_back_unchanged() {
@@ -378,6 +378,17 @@ fn fast_record_errors_name_the_line() {
         assert_eq!(e.line, line, "{text:?}: {e}");
         assert!(e.to_string().contains(what), "{text:?}: {e}");
     }
+    // Read, but not adding up: a resignation at the 2-cube worth 9, at its line.
+    let o = tavla_stdin(
+        &["record", "--fast", "-"],
+        "match 3\nR 3@5 1@5\ndouble\ntake\nL wins 9\n",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("game 1: line 5: wins 9 points, but a resignation with the cube at 2 is worth 2 or 4 or 6"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -639,11 +639,21 @@ pub fn read_fast_record(text: &str) -> Result<MatchRecord, FastRecordError> {
                 if length > 0 && scores.iter().any(|&s| s >= length) {
                     return Err(err(line, "the match is over".to_string()));
                 }
-                current = Some(FastGame::new(games.len() as u32 + 1, scores));
+                let mut g = FastGame::new(games.len() as u32 + 1, scores);
+                g.game.line = line;
+                current = Some(g);
             }
             _ => {
-                let g = current.get_or_insert_with(|| FastGame::new(1, scores));
+                let g = current.get_or_insert_with(|| {
+                    let mut g = FastGame::new(1, scores);
+                    g.game.line = line;
+                    g
+                });
                 g.turn(content, length).map_err(|p| err(line, p))?;
+                // The turns this line made carry it, for the errors of a whole-record check.
+                for t in g.game.turns.iter_mut().rev().take_while(|t| t.line == 0) {
+                    t.line = line;
+                }
             }
         }
     }

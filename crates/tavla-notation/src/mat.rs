@@ -140,11 +140,34 @@ pub struct MatError {
 
 impl fmt::Display for MatError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}: {}", self.line, self.problem)
+        // Line 0: a record built, not read (`GameRecord::push`).
+        if self.line == 0 {
+            write!(f, "{}", self.problem)
+        } else {
+            write!(f, "line {}: {}", self.line, self.problem)
+        }
     }
 }
 
 impl std::error::Error for MatError {}
+
+/// A game of a record that cannot be played through, or that does not fit the record
+/// ([`MatchRecord::replay`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameError {
+    /// The number written after `Game`.
+    pub game: u32,
+    /// What is wrong, and its line.
+    pub error: MatError,
+}
+
+impl fmt::Display for GameError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "game {}: {}", self.game, self.error)
+    }
+}
+
+impl std::error::Error for GameError {}
 
 fn err(line: usize, problem: impl Into<String>) -> MatError {
     MatError {
@@ -599,6 +622,129 @@ impl MatchRecord {
         }
     }
 
+    /// Plays every game through ([`GameRecord::replay`]) and checks it against the record: a
+    /// written result is worth what the cube and the game's end make it (a pass: the cube
+    /// before the double, to the doubler; a game finished on the board: 1, 2 or 3 times the
+    /// cube, or 1 for a gammon with the cube never turned in money play, the Jacoby rule,
+    /// which not every writer tags; a resignation: 1, 2 or 3 times the cube; in a match,
+    /// also any smaller number that still wins the match). In a match, besides, each score
+    /// line must follow from the results before it, no game may start once the match is won,
+    /// and the Crawford game has no double.
+    ///
+    /// # Errors
+    /// [`GameError`]: the first game that cannot be played through or does not fit, and the
+    /// line at fault.
+    pub fn replay(&self) -> Result<Vec<Replay>, GameError> {
+        let crawford = self.crawford_games();
+        let mut replays: Vec<Replay> = Vec::with_capacity(self.games.len());
+        for (g, game) in self.games.iter().enumerate() {
+            let fail = |error: MatError| GameError {
+                game: game.number,
+                error,
+            };
+            let replay = game.replay().map_err(fail)?;
+            if self.length > 0 {
+                let [a, b] = game.scores;
+                if a >= self.length || b >= self.length {
+                    return Err(fail(err(
+                        game.line,
+                        format!(
+                            "the match is already over: {a}-{b} in a {}-point match",
+                            self.length
+                        ),
+                    )));
+                }
+                if let (Some(before), Some(prev)) = (g.checked_sub(1), replays.last()) {
+                    if let Some((winner, points)) = prev.result {
+                        let mut after = self.games[before].scores;
+                        after[winner] += points;
+                        if after != game.scores {
+                            return Err(fail(err(
+                                game.line,
+                                format!(
+                                    "the score line says {a}-{b}, but game {} left it at {}-{}",
+                                    self.games[before].number, after[0], after[1]
+                                ),
+                            )));
+                        }
+                    }
+                }
+                if crawford[g] {
+                    if let Some(t) = game
+                        .turns
+                        .iter()
+                        .find(|t| matches!(t.action, Action::Double(_) | Action::Beaver(_)))
+                    {
+                        return Err(fail(err(t.line, "a double in the Crawford game")));
+                    }
+                }
+            }
+            self.check_result(game, &replay).map_err(fail)?;
+            replays.push(replay);
+        }
+        Ok(replays)
+    }
+
+    /// Checks that `game`'s written result is worth what its end makes it
+    /// ([`MatchRecord::replay`]).
+    fn check_result(&self, game: &GameRecord, replay: &Replay) -> Result<(), MatError> {
+        let Some((line, winner, points)) = game.turns.iter().find_map(|t| match t.action {
+            Action::Wins(p) => Some((t.line, t.player, p)),
+            _ => None,
+        }) else {
+            return Ok(());
+        };
+        let who = ["left", "right"];
+        let passed = replay.doubles.last().filter(|d| {
+            d.before_roll == replay.rolls.len() && d.answer == Some(CubeResponse::Pass)
+        });
+        let finished = replay
+            .rolls
+            .last()
+            .and_then(|t| t.after.outcome().map(|o| (t, u32::from(o.points))));
+        let (worth, how): (Vec<u32>, String) = if let Some(d) = passed {
+            if d.doubler != winner {
+                return Err(err(
+                    line,
+                    format!(
+                        "the {} player wins, but the {} player's double was passed",
+                        who[winner], who[d.doubler]
+                    ),
+                ));
+            }
+            (vec![d.cube], format!("a pass of a double from {}", d.cube))
+        } else if let Some((last, kind)) = finished {
+            let mut worth = vec![kind * last.cube];
+            if self.length == 0 && last.cube == 1 && last.cube_owner.is_none() && kind > 1 {
+                worth.push(1);
+            }
+            let end = ["a single game", "a gammon", "a backgammon"][kind as usize - 1];
+            (worth, format!("{end} with the cube at {}", last.cube))
+        } else if let Some(r) = replay.resignation {
+            (
+                vec![r.cube, 2 * r.cube, 3 * r.cube],
+                format!("a resignation with the cube at {}", r.cube),
+            )
+        } else {
+            return Ok(());
+        };
+        let most = worth.iter().copied().max().unwrap_or(0);
+        let need = self.length.saturating_sub(game.scores[winner]);
+        let wins_match = self.length > 0 && points >= need && points < most;
+        if worth.contains(&points) || wins_match {
+            return Ok(());
+        }
+        let list = worth
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(" or ");
+        Err(err(
+            line,
+            format!("wins {points} points, but {how} is worth {list}"),
+        ))
+    }
+
     /// Whether each game is the Crawford game: a game of a match of more than one point that
     /// starts with a side one point away, the Crawford game where the game says so
     /// ([`GameRecord::crawford`]), else the first such game, unless a game before it was the
@@ -874,6 +1020,32 @@ impl GameRecord {
                     view = to_move;
                 }
                 Action::Double(v) => {
+                    let who = ["left", "right"];
+                    if offered.is_some() {
+                        return Err(err(
+                            turn.line,
+                            "a double while a double waits for its answer",
+                        ));
+                    }
+                    if owner == Some(1 - turn.player) {
+                        return Err(err(
+                            turn.line,
+                            format!(
+                                "the {} player doubles, but the {} player holds the cube",
+                                who[turn.player],
+                                who[1 - turn.player]
+                            ),
+                        ));
+                    }
+                    if *v != 2 * value {
+                        return Err(err(
+                            turn.line,
+                            format!(
+                                "a double to {v}, but the cube is at {value}: it goes to {}",
+                                2 * value
+                            ),
+                        ));
+                    }
                     cube = true;
                     offered = Some((*v, 1 - turn.player));
                     // The doubler's view of the board; a set-up board not yet a position
@@ -896,6 +1068,19 @@ impl GameRecord {
                     }
                 }
                 Action::Beaver(v) => {
+                    match offered {
+                        Some((d, taker)) if taker == turn.player && *v == 2 * d => {}
+                        Some((d, taker)) if taker == turn.player => {
+                            return Err(err(
+                                turn.line,
+                                format!(
+                                    "a beaver to {v}, but the double is to {d}: it goes to {}",
+                                    2 * d
+                                ),
+                            ))
+                        }
+                        _ => return Err(err(turn.line, "a beaver with no double to answer")),
+                    }
                     cube = true;
                     offered = Some((*v, turn.player));
                     answer(&mut doubles, rolls.len(), CubeResponse::Beaver);
@@ -1072,8 +1257,11 @@ mod tests {
         assert_eq!(resigned.position, r.rolls[1].after.flip());
         assert_eq!(resigned.line, 8);
         // A pass ends the game without a resignation, and so does an unfinished record.
-        let passed = game("  4)                            Doubles => 4\n  5) Drops\n                                 Wins 2 points\n");
-        assert_eq!(passed.result, Some((1, 2)));
+        // (gnubg rolls, then tavla, holding the cube, redoubles and gnubg passes.)
+        let passed = game(
+            "  4)                             52: 13/8 13/11\n  5) Doubles => 4                 Drops\n      Wins 2 points\n",
+        );
+        assert_eq!(passed.result, Some((0, 2)));
         assert_eq!(passed.resignation, None);
         assert_eq!(game("").resignation, None);
     }

@@ -16,6 +16,84 @@ fn vectors() -> Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
+/// The text of the vectors' record `id`.
+fn record_text(id: &str) -> String {
+    let v = vectors();
+    let file = v["mat_files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == id)
+        .unwrap()
+        .clone();
+    text(&file["text"])
+}
+
+#[test]
+fn records_that_do_not_add_up_are_refused_at_their_line() {
+    // gnubg's MAT1 (a 5-point match, three games) and MAT2 (four), each edited once.
+    let refused = |id: &str, from: &str, to: &str| {
+        let original = record_text(id);
+        assert!(original.contains(from), "{id}: {from:?}");
+        let edited = original.replacen(from, to, 1);
+        let record = MatchRecord::parse(&edited).unwrap_or_else(|e| panic!("{e}"));
+        record.replay().unwrap_err().to_string()
+    };
+    // Game 1 ends with a pass of root's redouble to 4: worth the 2-cube, not 4.
+    let e = refused("MAT1", "Wins 2 points", "Wins 4 points");
+    assert!(e.starts_with("game 1: line "), "{e}");
+    assert!(
+        e.contains("wins 4 points, but a pass of a double from 2 is worth 2"),
+        "{e}"
+    );
+    // A double to 3.
+    let e = refused("MAT1", " 8)  Doubles => 2", " 8)  Doubles => 3");
+    assert!(
+        e.contains("a double to 3, but the cube is at 1: it goes to 2"),
+        "{e}"
+    );
+    // A score line that does not follow from game 1's result (root won 2).
+    let e = refused("MAT1", "root : 2", "root : 3");
+    assert!(
+        e.contains("game 2: line") && e.contains("says 0-3, but game 1 left it at 0-2"),
+        "{e}"
+    );
+    // A game after the match is won.
+    let e = refused("MAT1", "root : 4", "root : 5");
+    assert!(
+        e.contains("game 3: line")
+            && e.contains("the match is already over: 0-5 in a 5-point match"),
+        "{e}"
+    );
+    // As a 4-point match, MAT2's game 3 (0-3) is the Crawford game, and it has a double.
+    let e = refused("MAT2", "5 point match", "4 point match");
+    assert!(
+        e.contains("game 3: line") && e.contains("a double in the Crawford game"),
+        "{e}"
+    );
+    // MAT2's first game ends in gnubg's resignation at the 2-cube: 2, 4 or 6 points.
+    let e = refused("MAT2", "Wins 2 points", "Wins 3 points");
+    assert!(
+        e.contains("game 1: line 32: wins 3 points, but a resignation with the cube at 2 is worth 2 or 4 or 6"),
+        "{e}"
+    );
+    // Its fourth, root bearing off its last checkers at the 2-cube it took: a single game,
+    // 2 points, not 4.
+    let mut edited = record_text("MAT2");
+    let (at, _) = edited.match_indices("Wins 2 points").nth(2).unwrap();
+    edited.replace_range(at..at + 13, "Wins 4 points");
+    let e = MatchRecord::parse(&edited)
+        .unwrap()
+        .replay()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("game 4: line")
+            && e.contains("wins 4 points, but a single game with the cube at 2 is worth 2"),
+        "{e}"
+    );
+}
+
 fn text(v: &Value) -> String {
     v.as_array()
         .expect("lines")
@@ -41,6 +119,10 @@ fn gnubg_records_replay_and_add_up() {
         assert_eq!(record.length, 5, "{id}");
         assert_eq!(record.players, ["gnubg".to_string(), "root".to_string()]);
         assert_eq!(record.games.len(), games, "{id}");
+        // The whole record's checks (results against the cube, scores, the Crawford game)
+        // pass on gnubg's own files.
+        let replays = record.replay().unwrap_or_else(|e| panic!("{id}: {e}"));
+        assert_eq!(replays.len(), games, "{id}");
         let mut scores = [0u32; 2];
         for game in &record.games {
             assert_eq!(game.scores, scores, "{id} game {}", game.number);
