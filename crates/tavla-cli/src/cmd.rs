@@ -176,10 +176,16 @@ pub fn play_objects(
 }
 
 fn pretty(state: &GameState, play: &tavla_core::Play) -> String {
+    play_text(&state.position, play)
+}
+
+/// A play as gnubg writes it (`format_pretty`), or `pass` for the empty play of a roll that
+/// cannot be played.
+pub fn play_text(position: &tavla_core::Position, play: &tavla_core::Play) -> String {
     if play.is_empty() {
         "pass".into()
     } else {
-        format_pretty(&state.position, play)
+        format_pretty(position, play)
     }
 }
 
@@ -211,6 +217,7 @@ pub fn moves(args: &MovesArgs, out: &mut impl Write) -> Result<()> {
     }
     let text = args.position.as_deref().unwrap_or_default();
     let state = input::position(text)?;
+    input::not_over(&state)?;
     let roll = input::roll_for(&state, &args.dice)?;
     if args.json {
         let objects = play_objects(&state, roll, rules, &mut list);
@@ -234,7 +241,12 @@ pub fn moves(args: &MovesArgs, out: &mut impl Write) -> Result<()> {
 fn batch_case(line: &str) -> Result<(GameState, Roll), InputError> {
     let words: Vec<&str> = line.split_whitespace().collect();
     let is_die = |w: &str| w.len() == 1 && w.chars().all(|c| ('1'..='6').contains(&c));
-    let is_dice = |w: &str| w.parse::<Roll>().is_ok() && w.len() <= 3;
+    // Dice-like words (`31`, `3-1`, and `77`, refused below as dice, not read as a position).
+    let is_dice = |w: &str| {
+        w.len() <= 3
+            && w.chars().any(|c| c.is_ascii_digit())
+            && w.chars().all(|c| c.is_ascii_digit() || c == '-')
+    };
     let (pos_words, dice_words): (&[&str], &[&str]) = match words.as_slice() {
         [rest @ .., a, b] if !rest.is_empty() && is_die(a) && is_die(b) => {
             (rest, &words[words.len() - 2..])
@@ -243,6 +255,7 @@ fn batch_case(line: &str) -> Result<(GameState, Roll), InputError> {
         _ => (&words[..], &[]),
     };
     let state = input::position(&pos_words.join(" "))?;
+    input::not_over(&state)?;
     let dice: Vec<String> = dice_words.iter().map(|s| s.to_string()).collect();
     let roll = input::roll_for(&state, &dice)?;
     Ok((state, roll))

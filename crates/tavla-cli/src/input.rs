@@ -27,7 +27,29 @@ pub fn threads(n: usize) -> usize {
 
 /// Reads a position in any notation.
 pub fn position(text: &str) -> Result<GameState, InputError> {
-    parse_position(text).map_err(|e| InputError(format!("invalid position: {e}")))
+    parse(text).map_err(|e| InputError(format!("invalid position: {e}")))
+}
+
+/// [`parse_position`], refusing also a board no game reaches: both sides borne off (the game
+/// ended when the first side bore off its last checker), which every notation can write.
+///
+/// # Errors
+/// Why the text is not a position.
+pub fn parse(text: &str) -> Result<GameState, String> {
+    let state = parse_position(text).map_err(|e| e.to_string())?;
+    let pos = &state.position;
+    if pos.off() == 15 && pos.opponent_off() == 15 {
+        return Err("both sides have borne off all their checkers".into());
+    }
+    Ok(state)
+}
+
+/// Refuses a finished game (a side has borne off all its checkers): it has no plays.
+pub fn not_over(state: &GameState) -> Result<(), InputError> {
+    match state.position.outcome() {
+        Some(_) => Err(InputError("the game is over in this position".into())),
+        None => Ok(()),
+    }
 }
 
 /// Reads dice written `31`, `3-1` or `3 1` (the words of `parts` joined).

@@ -397,10 +397,17 @@ fn write_table(out: &mut impl Write, files: &[PathBuf], r: &LuckReport) -> Resul
         "player", "luck per game", "luck per roll (mEMG)"
     )?;
     for i in 0..2 {
+        // A player who never rolled has no luck per roll (NaN here, null in the JSON).
+        let per_roll = r.luck_per_roll_memg[i];
+        let per_roll = if per_roll.is_finite() {
+            format!("{per_roll:+.1}")
+        } else {
+            "-".to_string()
+        };
         writeln!(
             out,
-            "{:<24} {:>+14.4} {:>+20.1}",
-            r.players[i], r.luck_per_game[i], r.luck_per_roll_memg[i]
+            "{:<24} {:>+14.4} {per_roll:>20}",
+            r.players[i], r.luck_per_game[i]
         )?;
     }
     let over = if r.pairs {

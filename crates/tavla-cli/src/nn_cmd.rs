@@ -671,7 +671,7 @@ pub fn hint(args: &HintArgs, out: &mut dyn Write) -> Result<()> {
 /// # Errors
 /// As [`hint`].
 pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> Result<()> {
-    let state = tavla_notation::parse_position(&args.position)
+    let state = crate::input::parse(&args.position)
         .map_err(|e| InputError(format!("cannot read position {:?}: {e}", args.position)))?;
     let roll = roll_of(
         args.dice.as_deref(),
@@ -705,7 +705,7 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
             .enumerate()
             .map(|(i, r)| JsonHint {
                 rank: i + 1,
-                play: tavla_notation::format_pretty(&pos, &plays.play(r.index)),
+                play: crate::cmd::play_text(&pos, &plays.play(r.index)),
                 ply: r.ply,
                 probs: r.probs.into(),
                 match_equity: matches!(worth_of, PlayWorth::Match { .. }).then(|| worth(r)),
@@ -716,7 +716,7 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
         writeln!(out, "{}", serde_json::to_string_pretty(&rows)?)?;
     } else {
         for (i, r) in shown.enumerate() {
-            let text = tavla_notation::format_pretty(&pos, &plays.play(r.index));
+            let text = crate::cmd::play_text(&pos, &plays.play(r.index));
             let diff = if i == 0 {
                 String::new()
             } else {
@@ -798,7 +798,7 @@ pub fn eval(args: &EvalArgs, out: &mut dyn Write) -> Result<()> {
 /// # Errors
 /// As [`eval`].
 pub fn eval_with(args: &EvalArgs, search: &mut Search, out: &mut dyn Write) -> Result<()> {
-    let state = tavla_notation::parse_position(&args.position)
+    let state = crate::input::parse(&args.position)
         .map_err(|e| InputError(format!("cannot read position {:?}: {e}", args.position)))?;
     let ply = args.engine.ply;
     check_ply(ply)?;
@@ -1064,7 +1064,7 @@ pub(crate) fn rollout_watched(
     watch: &RolloutWatch,
 ) -> Result<()> {
     use tavla_nn::rollout::{rollout_until, RolloutConfig};
-    let mut state = tavla_notation::parse_position(&args.position)
+    let mut state = crate::input::parse(&args.position)
         .map_err(|e| InputError(format!("cannot read position {:?}: {e}", args.position)))?;
     if state.position.is_game_over() {
         return Err(InputError("the game is over in this position".into()).into());
@@ -1267,7 +1267,7 @@ fn play_rollouts(
     if let Ok(mut texts) = watch.plays.lock() {
         *texts = chosen
             .iter()
-            .map(|&i| tavla_notation::format_pretty(&pos, &plays.play(i)))
+            .map(|&i| crate::cmd::play_text(&pos, &plays.play(i)))
             .collect();
     }
     if args.cube {
@@ -1320,7 +1320,7 @@ fn play_rollouts(
     let games = rows.iter().map(|r| r.0.games).min().unwrap_or(args.games);
     let mut order: Vec<usize> = (0..rows.len()).collect();
     order.sort_by(|&a, &b| rows[b].0.equity.total_cmp(&rows[a].0.equity));
-    let text = |k: usize| tavla_notation::format_pretty(&pos, &plays.play(chosen[k]));
+    let text = |k: usize| crate::cmd::play_text(&pos, &plays.play(chosen[k]));
     let cubeful = args
         .cube
         .then_some(if score.is_some() { "match" } else { "money" });

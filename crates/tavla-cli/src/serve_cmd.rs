@@ -264,6 +264,7 @@ fn compute(engine: &Engine, route: Route, f: Fields) -> Result<String> {
         Route::Moves => {
             let text = required(f.position, "position")?;
             let state = input::position(&text)?;
+            input::not_over(&state)?;
             let dice: Vec<String> = f.dice.into_iter().collect();
             let roll = input::roll_for(&state, &dice)?;
             let mut list = tavla_core::PlayList::new();

@@ -150,7 +150,7 @@ pub fn tempmap_with(args: &TempmapArgs, search: &mut Search, out: &mut dyn Write
 fn targets(args: &TempmapArgs) -> Result<Vec<Target>> {
     let mut states = Vec::new();
     for text in &args.positions {
-        let state = tavla_notation::parse_position(text)
+        let state = crate::input::parse(text)
             .map_err(|e| InputError(format!("cannot read position {text:?}: {e}")))?;
         if state.position.is_game_over() {
             return Err(InputError(format!("the game is over in position {text:?}")).into());

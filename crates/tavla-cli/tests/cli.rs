@@ -599,3 +599,41 @@ fn cubeful_rollouts_under_the_jacoby_rule() {
     assert!(String::from_utf8_lossy(&out.stderr)
         .contains("--jacoby: the Jacoby rule is for money play"));
 }
+
+#[test]
+fn finished_and_impossible_positions_are_refused_and_a_blocked_roll_passes() {
+    // X has borne off all its checkers: the game is over, there are no plays to list.
+    let over = "XGID=---------------------bbbb-:0:0:1:31:0:0:0:0:10";
+    for cmd in ["moves", "hint"] {
+        let o = tavla(&[cmd, over]);
+        assert_eq!(o.status.code(), Some(2), "{cmd}");
+        assert!(
+            stderr(&o).contains("the game is over"),
+            "{cmd}: {}",
+            stderr(&o)
+        );
+    }
+    // Both sides borne off: no game reaches it, whatever the command.
+    let empty = "XGID=--------------------------:0:0:1:00:0:0:0:0:10";
+    for args in [
+        &["eval", empty][..],
+        &["show", empty],
+        &["moves", empty, "31"],
+    ] {
+        let o = tavla(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&o).contains("both sides have borne off"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+    // On the bar against a closed board: the one play is a pass, named so by hint and moves.
+    let closed = "XGID=-----AE-C---cE-----bbbbbbA:0:0:1:64:0:0:0:0:10";
+    let hint = common::json(&tavla(&["hint", closed, "--json"]));
+    assert_eq!(hint[0]["play"], "pass", "{hint}");
+    assert!(stdout(&tavla(&["moves", closed])).starts_with("pass\t"));
+    // A bad die in a batch line is named as dice, not taken for part of the position.
+    let o = tavla_stdin(&["moves", "--batch", "-"], "4HPwATDgc/ABMA 77\n");
+    assert!(stdout(&o).contains("invalid dice"), "{}", stdout(&o));
+}

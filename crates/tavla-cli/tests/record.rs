@@ -29,8 +29,7 @@ fn a_session_goes_to_sgf_and_back_unchanged() {
     assert!(summary.contains("20 games"), "{summary}");
     let text = std::fs::read_to_string(&sgf).unwrap();
     assert_eq!(text.matches("(;FF[4]GM[6]").count(), 20);
-    // Back to .mat: the same games, turn for turn (the record's own layout is gnubg's, but
-    // for the header, so the text is the same after it).
+    // Back to .mat: the same games, turn for turn.
     let back = stdout(&tavla(&["record", sgf.to_str().unwrap()]));
     let a = MatchRecord::parse(&original).unwrap();
     let b = MatchRecord::parse(&back).unwrap();
@@ -50,7 +49,20 @@ fn a_session_goes_to_sgf_and_back_unchanged() {
         assert_eq!(px, py, "game {}", x.number);
         assert_eq!(rx.result, ry.result, "game {}", x.number);
     }
-    assert_eq!(back, a.to_mat().unwrap());
+    // The text too, but for the hits: the harness wrote none, and SGF (which has none) comes
+    // back to .mat with each marked, as gnubg marks them.
+    assert!(!original.contains('*') && back.contains('*'));
+    let words = |t: &str| -> Vec<String> {
+        t.lines()
+            .map(|l| {
+                l.replace('*', "")
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect()
+    };
+    assert_eq!(words(&back), words(&a.to_mat().unwrap()));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

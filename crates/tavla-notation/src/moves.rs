@@ -546,6 +546,23 @@ impl PlayText {
         out
     }
 
+    /// The same moves with `*` after each point where one hits (the first of them to land on
+    /// an opponent's blot of `pos`, in written order) and nowhere else: what a record written
+    /// without hits, SGF, reads as in `.mat`. `pos` is the position the moves are made in, from
+    /// the mover's side.
+    #[must_use]
+    pub fn with_hits(&self, pos: &Position) -> PlayText {
+        let mut landed: Vec<u8> = Vec::new();
+        let mut out = self.clone();
+        for m in &mut out.moves {
+            for p in m.path.iter_mut().skip(1) {
+                p.hit = hit_point(pos, p.point) && !landed.contains(&p.point);
+                landed.push(p.point);
+            }
+        }
+        out
+    }
+
     /// Whether the text is a pass (no move).
     #[must_use]
     pub fn is_pass(&self) -> bool {

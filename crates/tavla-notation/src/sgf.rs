@@ -921,7 +921,8 @@ impl MatchRecord {
         let mut jacoby = false;
         let mut games = Vec::with_capacity(trees.len());
         for (i, tree) in trees.iter().enumerate() {
-            let (info, record) = game(tree, i + 1, &lines)?;
+            let (info, mut record) = game(tree, i + 1, &lines)?;
+            mark_hits(&mut record);
             jacoby |= info.jacoby;
             let l = info.length.unwrap_or(0);
             match length {
@@ -954,6 +955,24 @@ impl MatchRecord {
             jacoby,
             beavers: false,
         })
+    }
+}
+
+/// Marks the hits of each move of a game that replays ([`PlayText::with_hits`]): SGF's moves
+/// carry none, and a `.mat` written from them should mark each with `*`, as gnubg's does. A
+/// game that does not replay is left as read (its error comes when it is replayed).
+fn mark_hits(game: &mut GameRecord) {
+    let Ok(replay) = game.replay() else {
+        return;
+    };
+    let mut rolls = replay.rolls.iter();
+    for turn in &mut game.turns {
+        if let Action::Move(text) = &mut turn.action {
+            let Some(r) = rolls.next() else {
+                return;
+            };
+            *text = text.with_hits(&r.position);
+        }
     }
 }
 

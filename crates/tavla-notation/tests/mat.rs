@@ -375,6 +375,17 @@ fn gnubg_reads_the_sgf_written() {
         let exported = std::fs::read_to_string(format!("{dir}/{id}.gnubg.mat")).unwrap();
         let back = MatchRecord::parse(&exported).unwrap();
         assert_eq!(back.to_mat().unwrap(), original.to_mat().unwrap(), "{id}");
+        // The other way: the SGF read and written as .mat is gnubg's own export of it, hits
+        // marked (SGF has none), but for the header tag and the blank line after it.
+        let from_sgf = MatchRecord::parse_sgf(&sgf).unwrap().to_mat().unwrap();
+        let body = exported
+            .lines()
+            .skip_while(|l| l.starts_with("; ["))
+            .skip(1)
+            .map(|l| format!("{l}\n"))
+            .collect::<String>();
+        assert!(from_sgf.contains('*'), "{id}");
+        assert_eq!(from_sgf, body, "{id}");
     }
 }
 
