@@ -562,8 +562,8 @@ impl GameRecord {
 
     /// Writes the game as gnubg's `export match mat` does: ` Game n`, the score line, then
     /// numbered turn lines, the left player's action padded to 27 characters and a space, then
-    /// the right player's; a result after the last move on a line of its own in the winner's
-    /// column, one after a drop beside it.
+    /// the right player's; a result after the last move, or after the right player's drop, on
+    /// a line of its own in the winner's column, one after the left player's drop beside it.
     fn write_mat(&self, players: &[String; 2], out: &mut String) {
         use std::fmt::Write as _;
         let _ = writeln!(out, " Game {}", self.number);
@@ -587,7 +587,9 @@ impl GameRecord {
         for (i, turn) in self.turns.iter().enumerate() {
             let after_drop = i > 0 && self.turns[i - 1].action == Action::Drop;
             match &turn.action {
-                Action::Wins(_) if !after_drop => {
+                // A result on a line of its own, unnumbered: after the last move, or after the
+                // right player's drop (the left's result cannot sit beside it).
+                Action::Wins(_) if !after_drop || turn.player == 0 => {
                     flush(&mut pending, &mut n, out);
                     let text = action_text(&turn.action, false);
                     let indent = if turn.player == 0 { 5 } else { 33 };

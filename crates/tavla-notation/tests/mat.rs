@@ -454,3 +454,22 @@ fn set_up_games_replay_as_gnubg_played_them() {
     assert_eq!(actions(&again), actions(&original));
     assert_eq!(again.games[0].replay().unwrap().rolls, replay.rolls);
 }
+
+/// A game ended by the right player's drop, as gnubg 1.07.001 exports it (`export match mat`
+/// after `import mat`): the left player's result on an unnumbered line of its own. Written
+/// back byte for byte but for the header tag.
+#[test]
+fn a_drop_by_the_right_player_is_written_as_gnubg_writes_it() {
+    let path = format!("{}/tests/data/gnubg-drop.mat", env!("CARGO_MANIFEST_DIR"));
+    let gnubg = std::fs::read_to_string(&path).unwrap();
+    let record = MatchRecord::parse(&gnubg).unwrap();
+    let replays = record.replay().unwrap();
+    assert_eq!(replays[0].result, Some((0, 1)));
+    let body: String = gnubg
+        .lines()
+        .skip_while(|l| l.starts_with("; ["))
+        .skip(1)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(record.to_mat().unwrap(), body);
+}
