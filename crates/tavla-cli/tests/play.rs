@@ -223,3 +223,15 @@ fn a_game_plays_on_from_a_position_and_is_saved_as_sgf() {
         "{out}"
     );
 }
+
+#[test]
+fn a_save_path_that_cannot_be_written_is_refused_before_the_game() {
+    let (code, out, err) = play(&["--save", "/nonexistent-tavla-dir/g.mat"], "quit\n");
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("there is no folder /nonexistent-tavla-dir"),
+        "{err}"
+    );
+    // Refused before the board is drawn: nothing was played.
+    assert!(out.is_empty(), "{out}");
+}
