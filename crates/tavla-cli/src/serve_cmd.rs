@@ -589,6 +589,16 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
         .route("/v1/games/{id}/record", get(game_record))
         .route("/v1/games/{id}/{action}", post(game_action))
         .route("/", get(page))
+        .fallback(|uri: axum::http::Uri| async move {
+            let reason = format!("no such endpoint: {} (see docs/http.md)", uri.path());
+            json_answer(StatusCode::NOT_FOUND, &json!({ "error": reason }))
+        })
+        .method_not_allowed_fallback(
+            |method: axum::http::Method, uri: axum::http::Uri| async move {
+                let reason = format!("{} does not answer {method}", uri.path());
+                json_answer(StatusCode::METHOD_NOT_ALLOWED, &json!({ "error": reason }))
+            },
+        )
         .with_state(engine);
     let app = match token {
         Some(token) => app.layer(axum::middleware::from_fn_with_state(

@@ -384,6 +384,25 @@ fn bad_requests_get_400_and_the_reason() {
         let error = v["error"].as_str().unwrap_or_else(|| panic!("{v}"));
         assert!(error.contains(what), "{target}: {error}");
     }
+    // No such endpoint, and a method an endpoint does not answer: JSON errors too.
+    let (status, v) = server.request("GET", "/v1/nope", "", false);
+    assert_eq!(status, 404, "{v}");
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .contains("no such endpoint: /v1/nope"),
+        "{v}"
+    );
+    let (status, v) = server.request("DELETE", "/v1/hint", "", false);
+    assert_eq!(status, 405, "{v}");
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .contains("does not answer DELETE"),
+        "{v}"
+    );
 }
 
 impl Server {

@@ -213,7 +213,7 @@ fn detect(s: &str) -> Detected {
     if t.starts_with("board:") {
         return Detected::Fibs;
     }
-    if t.starts_with("XGID=") {
+    if t.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("XGID=")) {
         return Detected::Xgid;
     }
     let first = t.split(':').next().unwrap_or("");

@@ -228,13 +228,15 @@ fn parse_dice(text: &str, at: usize) -> Result<Dice, ParseXgidError> {
 impl FromStr for Xgid {
     type Err = ParseXgidError;
 
-    /// Reads an XGID with or without the `XGID=` prefix; surrounding whitespace and anything
+    /// Reads an XGID with or without the `XGID=` prefix (in any case); surrounding whitespace and anything
     /// after the first line break are ignored. Nine fields (no max cube) are accepted.
     fn from_str(s: &str) -> Result<Xgid, ParseXgidError> {
         let first_line = s.split(['\n', '\r']).next().unwrap_or("");
         let t = first_line.trim();
         let mut lead = first_line.len() - first_line.trim_start().len();
-        let t = match t.strip_prefix("XGID=") {
+        // The prefix in any case (`xgid=` as some programs write it).
+        let prefixed = t.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("XGID="));
+        let t = match t.get(5..).filter(|_| prefixed) {
             Some(rest) => {
                 lead += 5;
                 rest
@@ -420,6 +422,10 @@ mod tests {
             .unwrap();
         assert_eq!(a, b);
         assert_eq!(a.state.position, Position::START);
+        // The prefix in any case, and found as an XGID by the notation finder.
+        let lower = "xgid=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10";
+        assert_eq!(lower.parse::<Xgid>().unwrap(), a);
+        assert_eq!(crate::parse_position(lower).unwrap(), a.state);
     }
 
     #[test]
