@@ -114,8 +114,13 @@ pub fn draw(state: &GameState) -> String {
         };
         let _ = writeln!(out, "Money game{rules}");
     } else {
+        let len = state.match_length;
         let crawford = if state.crawford {
             " (Crawford game)"
+        } else if state.score.x + 1 == len && state.score.o + 1 == len {
+            // Both 1-away (a 1-point match, or after the Crawford game was lost): the cube
+            // is dead, and in a 1-point match there never was a Crawford game.
+            " (double match point)"
         } else if state.is_post_crawford() {
             " (post-Crawford)"
         } else {
@@ -128,4 +133,40 @@ pub fn draw(state: &GameState) -> String {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::draw;
+
+    fn match_line(xgid: &str) -> String {
+        let state = tavla_notation::parse_position(xgid).unwrap();
+        draw(&state)
+            .lines()
+            .find(|l| l.starts_with("Match to"))
+            .unwrap()
+            .to_string()
+    }
+
+    #[test]
+    fn the_match_line_names_the_crawford_state() {
+        let at = |score: &str, len: u32| {
+            match_line(&format!(
+                "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:{score}:0:{len}:10"
+            ))
+        };
+        assert!(
+            at("4:1", 5).ends_with("(post-Crawford)"),
+            "{}",
+            at("4:1", 5)
+        );
+        // A 1-point match has no Crawford game: both sides are at double match point.
+        assert!(
+            at("0:0", 1).ends_with("(double match point)"),
+            "{}",
+            at("0:0", 1)
+        );
+        assert!(at("4:4", 5).ends_with("(double match point)"));
+        assert!(at("2:1", 5).ends_with("O 1"), "{}", at("2:1", 5));
+    }
 }
