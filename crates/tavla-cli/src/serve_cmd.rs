@@ -234,8 +234,63 @@ fn engine_args(ply: Option<u8>) -> EngineArgs {
     }
 }
 
+impl Route {
+    /// The fields this route reads; any other given is refused, not ignored.
+    fn fields(self) -> &'static [&'static str] {
+        match self {
+            Route::Position => &["position"],
+            Route::Moves => &["position", "dice"],
+            Route::Hint => &["position", "dice", "ply", "top"],
+            Route::Eval => &["position", "ply"],
+            Route::Tempmap => &["position", "dice", "ply", "plays"],
+            Route::Rollout => &[
+                "position",
+                "dice",
+                "ply",
+                "top",
+                "games",
+                "seed",
+                "cube",
+                "truncate",
+                "time_limit",
+                "jacoby",
+            ],
+        }
+    }
+
+    /// Refuses a field given that this route does not read.
+    fn check(self, f: &Fields, path: &str) -> Result<(), InputError> {
+        let given = f.given();
+        let stray = given
+            .as_object()
+            .into_iter()
+            .flat_map(|o| o.keys())
+            .find(|k| !self.fields().contains(&k.as_str()));
+        match stray {
+            Some(k) => Err(InputError(format!(
+                "field `{k}` does not apply to {path}, which reads {}",
+                self.fields().join(", ")
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// The route's path.
+    fn path(self) -> &'static str {
+        match self {
+            Route::Position => "/v1/position",
+            Route::Moves => "/v1/moves",
+            Route::Hint => "/v1/hint",
+            Route::Eval => "/v1/eval",
+            Route::Tempmap => "/v1/tempmap",
+            Route::Rollout => "/v1/rollout",
+        }
+    }
+}
+
 /// The computation of each route, on a blocking thread.
 fn compute(engine: &Engine, route: Route, f: Fields) -> Result<String> {
+    route.check(&f, route.path())?;
     match route {
         Route::Position => {
             let text = required(f.position, "position")?;
@@ -453,6 +508,7 @@ async fn start_job(
     };
     let started = tokio::task::spawn_blocking(move || -> Result<Arc<Job>> {
         let fields = fields?;
+        Route::Rollout.check(&fields, "/v1/rollouts")?;
         let request = fields.given();
         e.jobs.start(rollout_args(fields)?, request)
     })
@@ -572,13 +628,13 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
                 Json(json!({ "name": "tavla", "version": env!("CARGO_PKG_VERSION") }))
             }),
         )
-        .route("/v1/position", pair(Route::Position))
-        .route("/v1/moves", pair(Route::Moves))
-        .route("/v1/hint", pair(Route::Hint))
-        .route("/v1/eval", pair(Route::Eval))
-        .route("/v1/tempmap", pair(Route::Tempmap))
+        .route(Route::Position.path(), pair(Route::Position))
+        .route(Route::Moves.path(), pair(Route::Moves))
+        .route(Route::Hint.path(), pair(Route::Hint))
+        .route(Route::Eval.path(), pair(Route::Eval))
+        .route(Route::Tempmap.path(), pair(Route::Tempmap))
         .route("/v1/diagram", get(diagram))
-        .route("/v1/rollout", pair(Route::Rollout))
+        .route(Route::Rollout.path(), pair(Route::Rollout))
         .route("/v1/analyse", post(analyse))
         .route("/v1/rollouts", get(list_jobs).post(start_job))
         .route("/v1/rollouts/{id}", get(show_job).delete(forget_job))

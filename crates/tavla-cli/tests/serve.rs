@@ -360,6 +360,19 @@ fn bad_requests_get_400_and_the_reason() {
             "bogus",
         ),
         ("POST", "/v1/hint", "{not json", "JSON"),
+        // A field the endpoint does not read is refused, not ignored.
+        (
+            "GET",
+            "/v1/position?position=4HPwATDgc/ABMA&dice=31",
+            "",
+            "field `dice` does not apply to /v1/position",
+        ),
+        (
+            "GET",
+            "/v1/moves?position=4HPwATDgc/ABMA&dice=31&ply=2",
+            "",
+            "field `ply` does not apply to /v1/moves, which reads position, dice",
+        ),
         ("POST", "/v1/analyse", "hello", "the record"),
         (
             "GET",
