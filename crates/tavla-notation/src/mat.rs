@@ -32,6 +32,9 @@ use crate::moves::PlayText;
 /// The left (first-named) or the right player of a record.
 pub type Column = usize;
 
+/// The players' columns in words, for errors.
+const WHO: [&str; 2] = ["left", "right"];
+
 /// One player's action on a turn line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
@@ -696,7 +699,6 @@ impl MatchRecord {
         }) else {
             return Ok(());
         };
-        let who = ["left", "right"];
         let passed = replay.doubles.last().filter(|d| {
             d.before_roll == replay.rolls.len() && d.answer == Some(CubeResponse::Pass)
         });
@@ -710,7 +712,7 @@ impl MatchRecord {
                     line,
                     format!(
                         "the {} player wins, but the {} player's double was passed",
-                        who[winner], who[d.doubler]
+                        WHO[winner], WHO[d.doubler]
                     ),
                 ));
             }
@@ -984,10 +986,7 @@ impl GameRecord {
                         if p != turn.player {
                             return Err(err(
                                 turn.line,
-                                format!(
-                                    "the {} player moves twice in a row",
-                                    ["left", "right"][turn.player]
-                                ),
+                                format!("the {} player moves twice in a row", WHO[turn.player]),
                             ));
                         }
                     }
@@ -1022,7 +1021,6 @@ impl GameRecord {
                     view = to_move;
                 }
                 Action::Double(v) => {
-                    let who = ["left", "right"];
                     if offered.is_some() {
                         return Err(err(
                             turn.line,
@@ -1034,8 +1032,8 @@ impl GameRecord {
                             turn.line,
                             format!(
                                 "the {} player doubles, but the {} player holds the cube",
-                                who[turn.player],
-                                who[1 - turn.player]
+                                WHO[turn.player],
+                                WHO[1 - turn.player]
                             ),
                         ));
                     }
@@ -1110,8 +1108,7 @@ impl GameRecord {
                                 turn.line,
                                 format!(
                                     "the {} player wins, but the {} bore off",
-                                    ["left", "right"][turn.player],
-                                    ["left", "right"][winner]
+                                    WHO[turn.player], WHO[winner]
                                 ),
                             ));
                         }

@@ -32,13 +32,18 @@ fn record_text(id: &str) -> String {
 #[test]
 fn records_that_do_not_add_up_are_refused_at_their_line() {
     // gnubg's MAT1 (a 5-point match, three games) and MAT2 (four), each edited once.
-    let refused = |id: &str, from: &str, to: &str| {
-        let original = record_text(id);
-        assert!(original.contains(from), "{id}: {from:?}");
-        let edited = original.replacen(from, to, 1);
+    // Record `id` with the `nth` (from 0) occurrence of `from` replaced by `to`, refused.
+    let refused_at = |id: &str, from: &str, to: &str, nth: usize| {
+        let mut edited = record_text(id);
+        let (at, _) = edited
+            .match_indices(from)
+            .nth(nth)
+            .unwrap_or_else(|| panic!("{id}: {from:?} #{nth}"));
+        edited.replace_range(at..at + from.len(), to);
         let record = MatchRecord::parse(&edited).unwrap_or_else(|e| panic!("{e}"));
         record.replay().unwrap_err().to_string()
     };
+    let refused = |id: &str, from: &str, to: &str| refused_at(id, from, to, 0);
     // Game 1 ends with a pass of root's redouble to 4: worth the 2-cube, not 4.
     let e = refused("MAT1", "Wins 2 points", "Wins 4 points");
     assert!(e.starts_with("game 1: line "), "{e}");
@@ -79,14 +84,7 @@ fn records_that_do_not_add_up_are_refused_at_their_line() {
     );
     // Its fourth, root bearing off its last checkers at the 2-cube it took: a single game,
     // 2 points, not 4.
-    let mut edited = record_text("MAT2");
-    let (at, _) = edited.match_indices("Wins 2 points").nth(2).unwrap();
-    edited.replace_range(at..at + 13, "Wins 4 points");
-    let e = MatchRecord::parse(&edited)
-        .unwrap()
-        .replay()
-        .unwrap_err()
-        .to_string();
+    let e = refused_at("MAT2", "Wins 2 points", "Wins 4 points", 2);
     assert!(
         e.contains("game 4: line")
             && e.contains("wins 4 points, but a single game with the cube at 2 is worth 2"),
@@ -105,17 +103,9 @@ fn text(v: &Value) -> String {
 
 #[test]
 fn gnubg_records_replay_and_add_up() {
-    let v = vectors();
     let mut games_seen = 0;
     for (id, games) in [("MAT1", 3), ("MAT2", 4)] {
-        let file = v["mat_files"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|f| f["id"] == id)
-            .unwrap();
-        let record =
-            MatchRecord::parse(&text(&file["text"])).unwrap_or_else(|e| panic!("{id}: {e}"));
+        let record = MatchRecord::parse(&record_text(id)).unwrap_or_else(|e| panic!("{id}: {e}"));
         assert_eq!(record.length, 5, "{id}");
         assert_eq!(record.players, ["gnubg".to_string(), "root".to_string()]);
         assert_eq!(record.games.len(), games, "{id}");
@@ -355,16 +345,9 @@ fn gnubg_records_survive_sgf() {
 /// games (its `.mat` export of them, `tests/data/gnubg-reads-sgf/`, is the original record).
 #[test]
 fn gnubg_reads_the_sgf_written() {
-    let v = vectors();
     let dir = format!("{}/tests/data/gnubg-reads-sgf", env!("CARGO_MANIFEST_DIR"));
     for id in ["MAT1", "MAT2"] {
-        let file = v["mat_files"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|f| f["id"] == id)
-            .unwrap();
-        let original = MatchRecord::parse(&text(&file["text"])).unwrap();
+        let original = MatchRecord::parse(&record_text(id)).unwrap();
         let sgf = std::fs::read_to_string(format!("{dir}/{id}.tavla.sgf"))
             .unwrap()
             .replace(
