@@ -835,11 +835,17 @@ pub fn eval_with(args: &EvalArgs, search: &mut Search, out: &mut dyn Write) -> R
             return Ok(());
         }
         let why = if state.crawford {
-            "the Crawford game, no doubling"
+            "the Crawford game, no doubling".to_string()
         } else if state.cube.log2 >= 15 {
-            "the cube is at its highest"
+            "the cube is at its highest".to_string()
+        } else if state.cube_is_dead() {
+            format!(
+                "dead for {}, whose single win at cube {} ends the match, no doubling",
+                state.turn,
+                state.cube.value()
+            )
         } else {
-            "no decision at this match score (beyond the match equity table, 32-away)"
+            "no decision at this match score (beyond the match equity table, 32-away)".to_string()
         };
         writeln!(out, "Cube: {why}.")?;
         return Ok(());
@@ -1932,6 +1938,16 @@ mod tests {
             text.contains("Cube: the Crawford game, no doubling."),
             "{text}"
         );
+        // After it, the leader's cube is dead (X needs 1); the trailer's is not.
+        state.crawford = false;
+        let text = run_eval(&tavla_notation::Xgid::new(state).to_string(), 0, false);
+        assert!(
+            text.contains("Cube: dead for X, whose single win at cube 1 ends the match"),
+            "{text}"
+        );
+        state.score = tavla_core::BySide { x: 2, o: 4 };
+        let text = run_eval(&tavla_notation::Xgid::new(state).to_string(), 0, false);
+        assert!(text.contains("proper cube action"), "{text}");
     }
 
     #[test]

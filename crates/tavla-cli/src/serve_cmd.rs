@@ -209,10 +209,47 @@ fn answer(result: Result<String>) -> Response {
             } else {
                 StatusCode::INTERNAL_SERVER_ERROR
             };
-            let body = json!({ "error": format!("{e:#}") }).to_string();
+            let body = json!({ "error": field_names(&format!("{e:#}")) }).to_string();
             (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
         }
     }
+}
+
+/// The command-line flags that are a request's fields under another name.
+const FLAG_FIELDS: [(&str, &str); 10] = [
+    ("--ply", "ply"),
+    ("--top", "top"),
+    ("--games", "games"),
+    ("--seed", "seed"),
+    ("--cube", "cube"),
+    ("--truncate", "truncate"),
+    ("--time-limit", "time_limit"),
+    ("--jacoby", "jacoby"),
+    ("--play", "plays"),
+    ("--dice", "dice"),
+];
+
+/// `message` with each command-line flag that is a request's field named as the field: the
+/// commands the server shares with the CLI name their options as flags (`--ply must be in
+/// 0..=3`), and an HTTP client sent fields (`ply must be in 0..=3`).
+fn field_names(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(at) = rest.find("--") {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        let flag_len = 2 + tail[2..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .unwrap_or(tail.len() - 2);
+        let flag = &tail[..flag_len];
+        match FLAG_FIELDS.iter().find(|(f, _)| *f == flag) {
+            Some((_, field)) => out.push_str(field),
+            None => out.push_str(flag),
+        }
+        rest = &tail[flag_len..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The answer to a request that cannot be read: 400 and `reason`.

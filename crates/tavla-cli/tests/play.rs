@@ -22,7 +22,13 @@ fn a_seeded_game_shows_the_board_answers_bad_input_and_ends_at_eof() {
     assert!(out.contains("Opening roll:"), "{out}");
     assert!(out.contains("pips"), "{out}");
     assert!(out.contains("Your move ("), "{out}");
-    assert!(out.contains("Illegal: 24/1"), "{out}");
+    assert!(
+        out.contains(
+            "Illegal: 24/1 is not a legal play for 51: 24/1 moves 23 pips, which the dice 5 \
+             and 1 cannot make."
+        ),
+        "{out}"
+    );
     assert!(out.contains("Cannot read `foo`"), "{out}");
     assert!(out.contains("  1. "), "{out}");
     assert!(out.ends_with("End of input: game abandoned.\n"), "{out}");

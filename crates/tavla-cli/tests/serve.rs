@@ -350,7 +350,7 @@ fn bad_requests_get_400_and_the_reason() {
             "GET",
             "/v1/eval?position=4HPwATDgc/ABMA&ply=9",
             "",
-            "--ply must be in 0..=3",
+            "ply must be in 0..=3, got 9",
         ),
         ("GET", "/v1/moves?position=4HPwATDgc/ABMA", "", "no dice"),
         (
@@ -396,6 +396,8 @@ fn bad_requests_get_400_and_the_reason() {
         assert_eq!(status, 400, "{target}: {v}");
         let error = v["error"].as_str().unwrap_or_else(|| panic!("{v}"));
         assert!(error.contains(what), "{target}: {error}");
+        // Fields are named as fields, not as the command line's flags.
+        assert!(!error.contains("--"), "{target}: {error}");
     }
     // No such endpoint, and a method an endpoint does not answer: JSON errors too.
     let (status, v) = server.request("GET", "/v1/nope", "", false);
@@ -658,7 +660,21 @@ fn bad_rollout_jobs_get_the_reason() {
             "/v1/rollouts",
             r#"{"position": "4HPwATDgc/ABMA", "games": 0}"#,
             400,
-            "--games must be positive",
+            "games must be positive",
+        ),
+        (
+            "POST",
+            "/v1/rollouts",
+            r#"{"position": "XGID=-B-----------------b------:0:0:1:00:3:4:1:5:10", "cube": true}"#,
+            400,
+            "cube: this is the Crawford game",
+        ),
+        (
+            "POST",
+            "/v1/rollouts",
+            r#"{"position": "4HPwATDgc/ABMA", "dice": "31", "top": 0}"#,
+            400,
+            "top must be at least 1",
         ),
         (
             "POST",
@@ -690,6 +706,8 @@ fn bad_rollout_jobs_get_the_reason() {
         assert_eq!(got, status, "{target}: {v}");
         let error = v["error"].as_str().unwrap_or_else(|| panic!("{v}"));
         assert!(error.contains(what), "{target}: {error}");
+        // Fields are named as fields, not as the command line's flags.
+        assert!(!error.contains("--"), "{target}: {error}");
     }
     // Nothing refused is kept.
     let (_, list) = server.request("GET", "/v1/rollouts", "", false);

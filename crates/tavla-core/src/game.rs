@@ -81,14 +81,25 @@ pub struct GameState {
 
 impl GameState {
     /// Whether the side on roll may double now: the cube is in the middle or its own, it is
-    /// not the Crawford game, and the cube is below its highest value (2^15).
+    /// not the Crawford game, the cube is below its highest value (2^15), and the cube is not
+    /// dead for the side ([`GameState::cube_is_dead`]).
     #[must_use]
     pub fn may_double(&self) -> bool {
         let own = match self.cube.owner {
             CubeOwner::Centre => true,
             CubeOwner::Side(s) => s == self.turn,
         };
-        own && !self.crawford && self.cube.log2 < 15
+        own && !self.crawford && self.cube.log2 < 15 && !self.cube_is_dead()
+    }
+
+    /// Whether the cube is dead for the side on roll: in a match, a single game at the cube's
+    /// value already brings it to the match's length, so its double could gain nothing (a
+    /// 1-point match; the leader after the Crawford game; a 2-away side facing a 2-cube). gnubg
+    /// refuses such a double ("The cube is dead; you can't double any more").
+    #[must_use]
+    pub fn cube_is_dead(&self) -> bool {
+        !self.is_money()
+            && self.match_length.saturating_sub(*self.score.get(self.turn)) <= self.cube.value()
     }
 
     /// A money game at `position`, X on roll, dice not rolled, centred 1-cube, no Jacoby.
@@ -279,6 +290,35 @@ mod tests {
         assert!(g.is_post_crawford());
         assert_eq!(g.cube.value(), 1);
         assert_eq!(g.checkers_of(Side::O)[5], 5);
+    }
+
+    /// The cases gnubg 1.07 was asked to double in (it answers "The cube is dead; you can't
+    /// double any more" where the cube is dead).
+    #[test]
+    fn a_dead_cube_may_not_be_turned() {
+        let mut g = GameState::money(Position::START);
+        g.cube.log2 = 6;
+        assert!(
+            !g.cube_is_dead() && g.may_double(),
+            "money play: never dead"
+        );
+        // A 1-point match.
+        g = GameState::money(Position::START);
+        g.match_length = 1;
+        assert!(g.cube_is_dead() && !g.may_double());
+        // After the Crawford game, 3 points: the leader (2) may not double, the trailer may.
+        g.match_length = 3;
+        g.score = BySide { x: 2, o: 0 };
+        assert!(!g.may_double());
+        g.turn = Side::O;
+        assert!(g.may_double());
+        // 0-3 in a 5-point match, a centred 2-cube: dead for the side 2-away only.
+        g.match_length = 5;
+        g.score = BySide { x: 0, o: 3 };
+        g.cube.log2 = 1;
+        assert!(g.cube_is_dead() && !g.may_double());
+        g.turn = Side::X;
+        assert!(!g.cube_is_dead() && g.may_double());
     }
 
     #[test]

@@ -404,8 +404,8 @@ impl Search {
     /// The cube decision of the side on roll in `state` (its position seen from `state.turn`,
     /// dice not rolled) at `ply`: in money play by [`Search::cube_analysis`]; in match play by
     /// [`CubeAnalysis::match_play`] on the cubeless probabilities at `ply`. `None` when the game
-    /// is over, in the Crawford game, when the side's cube is at its highest (2^15), or at a
-    /// match score beyond the match equity table.
+    /// is over, in the Crawford game, when the side's cube is at its highest (2^15) or dead
+    /// ([`GameState::cube_is_dead`]), or at a match score beyond the match equity table.
     pub fn cube_decision(&mut self, state: &GameState, ply: u8) -> Option<CubeAnalysis> {
         let pos = &state.position;
         let holder = CubeHolder::of(state);

@@ -70,6 +70,7 @@
 mod bpn;
 mod error;
 mod fibs;
+mod illegal;
 pub mod landing;
 pub mod mat;
 mod match_id;

@@ -7,7 +7,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use tavla_core::{CheckerMove, IllegalPlayError, Play, PlayList, Position, Roll};
+use tavla_core::{CheckerMove, Play, PlayList, Position, Roll};
 
 use crate::error::Problem;
 
@@ -96,8 +96,16 @@ pub struct ParsePlayTextError {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ResolvePlayError {
     /// No legal play for the roll gives the position the text leads to.
-    #[error(transparent)]
-    Illegal(#[from] IllegalPlayError),
+    #[error("{text} is not a legal play for {roll}: {reason}")]
+    Illegal {
+        /// The text, in normal form.
+        text: String,
+        /// The roll.
+        roll: Roll,
+        /// Why: the first written move that cannot be made after the ones before it, or the
+        /// rule of the dice that the whole breaks.
+        reason: String,
+    },
     /// The text fits several legal plays (a combined move through two different points, each
     /// with a blot).
     #[error("move {text} is ambiguous for roll {roll}: it can be {}", .candidates.join(" or "))]
@@ -609,11 +617,10 @@ impl PlayText {
         }
         let mut list = PlayList::new();
         pos.legal_plays(roll, &mut list);
-        let illegal = || {
-            ResolvePlayError::Illegal(IllegalPlayError {
-                play: self.to_string(),
-                roll,
-            })
+        let illegal = || ResolvePlayError::Illegal {
+            text: self.to_string(),
+            roll,
+            reason: crate::illegal::why_illegal(self, pos, roll, &list),
         };
         if self.is_pass() {
             return if list.is_pass() {
@@ -964,15 +971,15 @@ mod tests {
         assert_eq!(format_pretty(&p, &play), "24/12 24/18 13/7");
         assert!(matches!(
             resolve(&start, "24/12(2)", (6, 6)),
-            Err(ResolvePlayError::Illegal(_))
+            Err(ResolvePlayError::Illegal { .. })
         ));
         assert!(matches!(
             resolve(&start, "24/13", (6, 4)),
-            Err(ResolvePlayError::Illegal(_))
+            Err(ResolvePlayError::Illegal { .. })
         ));
         assert!(matches!(
             resolve(&start, "8/5", (3, 1)),
-            Err(ResolvePlayError::Illegal(_))
+            Err(ResolvePlayError::Illegal { .. })
         ));
         assert!(matches!(
             resolve(&start, "31: 8/5 6/5", (4, 2)),

@@ -137,27 +137,22 @@ pub fn arb_game_state() -> impl Strategy<Value = GameState> {
             let crawford = crawford && one_away;
             let cube = if crawford { Cube::default() } else { cube };
             let turn = if x_on_roll { Side::X } else { Side::O };
-            let may_double = !crawford
-                && match cube.owner {
-                    CubeOwner::Centre => true,
-                    CubeOwner::Side(s) => s == turn,
-                };
-            let dice = if dice == Dice::DoubleOffered && !may_double {
-                Dice::NotRolled
-            } else {
-                dice
-            };
-            GameState {
+            let mut state = GameState {
                 position,
                 turn,
-                dice,
+                dice: Dice::NotRolled,
                 cube,
                 score,
                 match_length,
                 crawford,
                 jacoby: money && jacoby,
                 beavers: money && beavers,
+            };
+            // A double only where the side on roll may double.
+            if dice != Dice::DoubleOffered || state.may_double() {
+                state.dice = dice;
             }
+            state
         },
     )
 }

@@ -124,12 +124,14 @@ impl Xgid {
     /// The max-cube value XG writes when no limit is set.
     pub const DEFAULT_MAX_CUBE_LOG2: u8 = 10;
 
-    /// `state` with XG's usual cube limit, 2^10, or the cube's value if it is higher.
+    /// `state` with XG's usual cube limit, 2^10, or the cube's value if it is higher (the
+    /// value it is doubled to, when a double is offered).
     #[must_use]
     pub fn new(state: GameState) -> Xgid {
+        let doubled = u8::from(state.dice == Dice::DoubleOffered);
         Xgid {
             state,
-            max_cube_log2: Xgid::DEFAULT_MAX_CUBE_LOG2.max(state.cube.log2.min(15)),
+            max_cube_log2: Xgid::DEFAULT_MAX_CUBE_LOG2.max((state.cube.log2 + doubled).min(15)),
         }
     }
 }

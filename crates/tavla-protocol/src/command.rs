@@ -494,6 +494,13 @@ fn parse_setcube(w: &Words<'_>) -> Result<Cube, ParseCommandError> {
         i += 2;
     }
     let log2 = log2.ok_or_else(|| syntax(C, SETCUBE, None))?;
+    if log2 == 0 && owner != CubeOwner::Centre {
+        return Err(value(
+            C,
+            "1",
+            "a value of 2 or more (a cube with an owner has been turned)",
+        ));
+    }
     Ok(Cube { log2, owner })
 }
 

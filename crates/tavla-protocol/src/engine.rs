@@ -120,6 +120,10 @@ struct Context {
     crawford_rule: bool,
     /// Whether this game is the Crawford game, when a position said so (XGID, BPN, Match ID).
     crawford_game: Option<bool>,
+    /// The first score of the session with exactly one side at 1-away (the Crawford game's)
+    /// and how many `newgame`s came at it: a later score, or a second game at it, is after the
+    /// Crawford game.
+    crawford_at: Option<(BySide<u32>, u32)>,
     jacoby: bool,
     beavers: bool,
     /// XGID's cube limit: log2 of the largest cube; 0 = cubeless.
@@ -135,6 +139,7 @@ impl Default for Context {
             match_length: 0,
             crawford_rule: true,
             crawford_game: None,
+            crawford_at: None,
             jacoby: false,
             beavers: false,
             max_cube_log2: Xgid::DEFAULT_MAX_CUBE_LOG2,
@@ -144,16 +149,42 @@ impl Default for Context {
 
 impl Context {
     /// Whether this game is the Crawford game: as the position said, else (session commands
-    /// only) the first game with exactly one side at 1-away under the Crawford rule. A
-    /// Position ID cannot tell the Crawford game from a later one; send an XGID for that.
+    /// only) the first game with exactly one side at 1-away under the Crawford rule: at the
+    /// first such score of the session, before a second `newgame` at it.
     fn crawford(&self) -> bool {
-        let len = self.match_length;
-        if len == 0 {
+        if !self.one_away() {
             return false;
         }
         self.crawford_game.unwrap_or_else(|| {
-            self.crawford_rule && ((self.score.x + 1 == len) != (self.score.o + 1 == len))
+            self.crawford_rule
+                && self
+                    .crawford_at
+                    .is_none_or(|(score, games)| score == self.score && games <= 1)
         })
+    }
+
+    /// Whether exactly one side is 1-away in a match.
+    fn one_away(&self) -> bool {
+        let len = self.match_length;
+        len > 0 && ((self.score.x + 1 == len) != (self.score.o + 1 == len))
+    }
+
+    /// Notes the score just set: the first with exactly one side at 1-away is the Crawford
+    /// game's.
+    fn scored(&mut self) {
+        if self.crawford_at.is_none() && self.one_away() {
+            self.crawford_at = Some((self.score, 0));
+        }
+    }
+
+    /// Notes a `newgame`: a second game at the Crawford game's score is after it.
+    fn new_game(&mut self) {
+        self.crawford_game = None;
+        if let Some((score, games)) = &mut self.crawford_at {
+            if *score == self.score {
+                *games += 1;
+            }
+        }
     }
 
     fn state(&self, position: Position, dice: Dice) -> GameState {
@@ -439,7 +470,7 @@ impl Engine {
                 self.roll = None;
                 self.double_pending = false;
                 self.ctx.cube = Cube::default();
-                self.ctx.crawford_game = None;
+                self.ctx.new_game();
                 self.player.new_game();
             }
             Command::Stop | Command::Quit => {}
@@ -478,6 +509,7 @@ impl Engine {
                 }
                 self.ctx.score = BySide { x: *p1, o: *p0 };
                 self.ctx.crawford_game = None;
+                self.ctx.scored();
             }
             Command::SetCube(cube) => self.ctx.cube = *cube,
             Command::SetTurn(seat) => self.ctx.turn = seat.side(),
@@ -490,7 +522,27 @@ impl Engine {
                 PositionSpec::GnubgId(state) | PositionSpec::Bpn(state) => {
                     self.load(state, Xgid::DEFAULT_MAX_CUBE_LOG2);
                 }
-                PositionSpec::Xgid(xgid) => self.load(&xgid.state, xgid.max_cube_log2),
+                PositionSpec::Xgid(xgid) => {
+                    let (cube, max) = (xgid.state.cube.log2, xgid.max_cube_log2);
+                    let doubled = xgid.state.dice == Dice::DoubleOffered;
+                    if cube > max || (doubled && cube >= max) {
+                        return Err(Refusal(
+                            ErrorCode::BadValue,
+                            format!(
+                                "position xgid: the cube{} is above the XGID's limit of {} \
+                                 (field 10, {max}{})",
+                                if doubled {
+                                    format!(" doubled to {}", 2u32 << cube)
+                                } else {
+                                    format!(" at {}", 1u32 << cube)
+                                },
+                                1u32 << max,
+                                if max == 0 { ": cubeless" } else { "" }
+                            ),
+                        ));
+                    }
+                    self.load(&xgid.state, xgid.max_cube_log2);
+                }
                 PositionSpec::Fibs(board) => {
                     self.load(&board.state, Xgid::DEFAULT_MAX_CUBE_LOG2);
                 }
@@ -580,6 +632,10 @@ impl Engine {
             match_length: state.match_length,
             crawford_rule: self.ctx.crawford_rule,
             crawford_game: Some(state.crawford),
+            // After the Crawford game, at this score or any later one; in it, until the
+            // next game at this score.
+            crawford_at: (state.crawford || state.is_post_crawford())
+                .then_some((state.score, if state.crawford { 1 } else { 2 })),
             jacoby: state.jacoby,
             beavers: state.beavers,
             max_cube_log2,
@@ -604,6 +660,13 @@ impl Engine {
 
     fn go(&mut self, go: &Go, out: &mut Vec<Response>) -> Answer<()> {
         let position = self.position()?;
+        if self.ctx.crawford() && self.ctx.cube.log2 > 0 {
+            return Err(bad_state(format!(
+                "the Crawford game has no doubling, yet the cube is at {} (setcube value 1, or \
+                 setscore for a game after it)",
+                self.ctx.cube.value()
+            )));
+        }
         let mode = go
             .mode
             .unwrap_or(if self.double_pending || self.roll.is_none() {
@@ -663,6 +726,12 @@ impl Engine {
                 out.push(Response::BestAccept(accepts));
             }
             GoMode::Cube => {
+                if self.roll.is_some() && !self.double_pending {
+                    return Err(bad_state(
+                        "the dice are rolled: a double comes before the roll (send the \
+                         position without dice for go cube, or go chequer for the play)",
+                    ));
+                }
                 if self.multipv > 1 && !self.double_pending {
                     let state = self.ctx.state(position, Dice::NotRolled);
                     let pairs = self.cube_pairs(&state);

@@ -336,6 +336,33 @@ fn crawford_game_from_the_session_rule() {
 }
 
 #[test]
+fn the_games_after_the_crawford_game_are_not_crawford_games() {
+    // 4-1 in a 5-point match: the first game at that score is the Crawford game; the next one,
+    // at 4-2 or (sent without a score) again at 4-1, is after it, and the trailer may double.
+    let (probe, seen) = Probe::new(true, true);
+    let script = format!(
+        "set engine.info false\nnewsession type match length 5\nsetscore 4 1\nnewgame\n\
+         position gnubgid {START_ID}\ngo cube\n\
+         newgame\nsetscore 4 2\nposition gnubgid {START_ID}\ngo cube\n\
+         newsession type match length 5\nsetscore 4 1\nnewgame\nnewgame\n\
+         position gnubgid {START_ID}\ngo cube\n\
+         newsession type match length 5\nsetscore 4 1\nnewgame\nsetscore 4 4\n\
+         position gnubgid {START_ID}\ngo cube\n"
+    );
+    assert_transcript!(
+        session_with(Box::new(probe), &script),
+        "bestcube nodouble\nbestcube double\nbestcube double\nbestcube nodouble\n"
+    );
+    let seen = seen.lock().unwrap();
+    // At 4-4 both sides are 1-away: the cube is dead, and the player is not asked.
+    assert_eq!(seen.doubles.len(), 2);
+    assert!(seen
+        .doubles
+        .iter()
+        .all(|s| !s.crawford && s.is_post_crawford()));
+}
+
+#[test]
 fn turn_decisions_in_both_dialects() {
     let (probe, seen) = Probe::new(true, true);
     let script = format!(
@@ -714,4 +741,29 @@ proptest! {
             );
         }
     }
+}
+
+#[test]
+fn states_the_rules_do_not_allow_are_refused() {
+    let script = "\
+setcube value 1 owner p0
+position xgid XGID=-EEE---------------eee----:0:0:1:D:0:0:0:0:0
+position xgid XGID=-EEE---------------eee----:3:1:1:00:0:0:0:0:2
+position xgid XGID=-EEE---------------eee----:0:0:1:65:0:0:0:0:10
+go cube
+newsession type match length 3
+setscore 2 0
+setcube value 2 owner p1
+position gnubgid 4HPwATDgc/ABMA
+go cube
+";
+    let (probe, _) = Probe::new(true, true);
+    assert_transcript!(
+        session_with(Box::new(probe), script),
+        "error bad_value setcube: \"1\" is not a value of 2 or more (a cube with an owner has been turned)\n\
+         error bad_value position xgid: the cube doubled to 2 is above the XGID's limit of 1 (field 10, 0: cubeless)\n\
+         error bad_value position xgid: the cube at 8 is above the XGID's limit of 4 (field 10, 2)\n\
+         error bad_state the dice are rolled: a double comes before the roll (send the position without dice for go cube, or go chequer for the play)\n\
+         error bad_state the Crawford game has no doubling, yet the cube is at 2 (setcube value 1, or setscore for a game after it)\n"
+    );
 }
