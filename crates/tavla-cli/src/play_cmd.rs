@@ -634,6 +634,9 @@ enum Command {
     /// `resign [single|gammon|backgammon]`, or the error reading the level.
     Resign(Result<Resign, tavla_core::ParseResignError>),
     Move(String),
+    /// A word of the cube or of a resignation (`double`, `take`, `accept`, ...), typed where
+    /// it does not apply.
+    Word(String),
     Empty,
 }
 
@@ -655,8 +658,25 @@ fn command(line: &str) -> Command {
         "board" | "b" => Command::Board,
         "help" => Command::Help,
         "quit" | "q" | "exit" => Command::Quit,
+        "double" | "redouble" | "roll" | "take" | "pass" | "drop" | "beaver" | "accept"
+        | "reject" => Command::Word(lower),
         _ => Command::Move(text.to_string()),
     }
+}
+
+/// Why `word` (a word of the cube or of a resignation) does not apply once the person has
+/// rolled `roll`, in a game with the cube or without.
+fn misplaced_word(word: &str, cube: bool, roll: Roll) -> String {
+    let why = match word {
+        "double" | "redouble" if !cube => {
+            "There is no cube in this game (play with --cube for one)".to_string()
+        }
+        "double" | "redouble" => format!("You have rolled {roll}: a double comes before the roll"),
+        "roll" => format!("You have rolled {roll} already"),
+        "accept" | "reject" => "No resignation is offered".to_string(),
+        _ => "No double is offered".to_string(),
+    };
+    format!("{why}; type your move for {roll} (`help` for commands).")
 }
 
 const HELP: &str = "\
@@ -960,6 +980,9 @@ pub fn run_game<R: BufRead, W: Write>(
                             if let Some(end) = ctx.person_resigns(&state, level, record)? {
                                 return Ok(end);
                             }
+                        }
+                        Command::Word(word) => {
+                            writeln!(out, "{}", misplaced_word(&word, cube, roll))?;
                         }
                         Command::Move(text) => match read_play(&text, &pos, roll) {
                             Err(message) => writeln!(
@@ -1452,7 +1475,7 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
             },
             Command::Resign(Ok(level)) => return Ok(Reply::Resign(level)),
             Command::Resign(Err(e)) => writeln!(self.out, "Cannot resign: {e}.")?,
-            Command::Move(_) | Command::Empty => {
+            Command::Move(_) | Command::Word(_) | Command::Empty => {
                 let words: Vec<String> = answers.iter().map(|a| format!("`{}`", a[0])).collect();
                 writeln!(
                     self.out,

@@ -241,3 +241,22 @@ fn a_save_path_that_cannot_be_written_is_refused_before_the_game() {
     // Refused before the board is drawn: nothing was played.
     assert!(out.is_empty(), "{out}");
 }
+
+#[test]
+fn cube_words_typed_at_the_move_prompt_say_why_they_do_not_apply() {
+    let (code, out, err) = play(&["--seed", "1"], "double\ntake\nroll\naccept\n");
+    assert_eq!(code, 0, "{err}");
+    for said in [
+        "There is no cube in this game (play with --cube for one); type your move for 43",
+        "No double is offered; type your move for 43",
+        "You have rolled 43 already; type your move for 43",
+        "No resignation is offered; type your move for 43",
+    ] {
+        assert!(out.contains(said), "{said}: {out}");
+    }
+    let (_, out, _) = play(&["--seed", "1", "--cube"], "double\n");
+    assert!(
+        out.contains("You have rolled 43: a double comes before the roll"),
+        "{out}"
+    );
+}

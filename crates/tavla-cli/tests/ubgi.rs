@@ -111,7 +111,8 @@ fn ubgi_player_drives_the_binary_through_a_game() {
 #[test]
 fn a_searching_player_lists_its_best_plays_evaluates_and_takes_its_depth() {
     let script = "ubgi\nset engine.info false\nget engine.ply\nset engine.multipv 3\n\
-        position gnubgid 4HPwATDgc/ABMA\ndice 3 1\ngo chequer\ngo eval\ngo cube\n\
+        position gnubgid 4HPwATDgc/ABMA\ndice 3 1\ngo chequer\ngo eval\n\
+        position gnubgid 4HPwATDgc/ABMA\ngo cube\ndice 3 1\n\
         set engine.ply 3\nget engine.ply\ngo chequer\nset engine.ply 5\nquit\n";
     let out = session(&["ubgi", "--player", "neural"], script);
     let lines: Vec<&str> = out.lines().filter(|l| !l.starts_with("id ")).collect();

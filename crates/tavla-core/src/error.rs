@@ -117,6 +117,16 @@ pub enum ParsePositionIdError {
         /// The character.
         found: char,
     },
+    /// A last character with bits beyond the 80 a Position ID holds.
+    #[error(
+        "position ID {input:?} ends in {found:?}: its 80 bits leave the last character A, Q, g or w"
+    )]
+    LastChar {
+        /// The input.
+        input: String,
+        /// The last character.
+        found: char,
+    },
     /// The bits do not describe 2 × 25 slots followed by zero bits.
     #[error("position ID {input:?} does not encode a board: {reason}")]
     Structure {

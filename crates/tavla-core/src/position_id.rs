@@ -146,9 +146,8 @@ impl FromStr for PositionId {
             };
         }
         if sextets[13] & 0x0f != 0 {
-            return Err(ParsePositionIdError::BadChar {
+            return Err(ParsePositionIdError::LastChar {
                 input: s.to_string(),
-                offset: lead + 13,
                 found: t.as_bytes()[13] as char,
             });
         }
@@ -229,8 +228,15 @@ mod tests {
         // Last character must be one of A, Q, g, w.
         assert!(matches!(
             Position::from_position_id("4HPwATDgc/ABMB"),
-            Err(ParsePositionIdError::BadChar { offset: 13, .. })
+            Err(ParsePositionIdError::LastChar { found: 'B', .. })
         ));
+        assert_eq!(
+            Position::from_position_id("//////////////")
+                .unwrap_err()
+                .to_string(),
+            "position ID \"//////////////\" ends in '/': its 80 bits leave the last character \
+             A, Q, g or w"
+        );
         // All 80 bits set: more than 15 checkers in a slot.
         assert!(Position::from_position_id("/////////////w").is_err());
     }

@@ -275,7 +275,8 @@ impl Engine {
     /// sent meanwhile waits for the rollout's answer and is then answered in turn. `quit`
     /// stops the rollout (and any rollout still waiting before it) and ends the session once
     /// the commands before it are answered. The reading thread ends with the input; after
-    /// `quit` it may still be waiting on a line.
+    /// `quit` it may still be waiting on a line. A rollout whose progress or `readyok` cannot
+    /// be written is stopped, and the error returned.
     ///
     /// # Errors
     /// Only when reading `input` or writing `output` fails; a bad command is answered with an
@@ -375,8 +376,9 @@ impl Engine {
                             watch.pending.push_back(line);
                         }
                         Ok(Command::IsReady) => {
-                            writeln!(output, "{}", Response::ReadyOk)?;
-                            output.flush()?;
+                            let written = writeln!(output, "{}", Response::ReadyOk)
+                                .and_then(|()| output.flush());
+                            stop_on_failure(written, control)?;
                         }
                         _ if line.trim().is_empty() => {}
                         _ => watch.pending.push_back(line),
@@ -389,10 +391,11 @@ impl Engine {
                     }
                     Err(RecvTimeoutError::Timeout) => {
                         if self.info {
-                            for line in progress_lines(job, control, started) {
-                                writeln!(output, "{line}")?;
-                            }
-                            output.flush()?;
+                            let written = progress_lines(job, control, started)
+                                .iter()
+                                .try_for_each(|line| writeln!(output, "{line}"))
+                                .and_then(|()| output.flush());
+                            stop_on_failure(written, control)?;
                         }
                         next_report += PROGRESS_EVERY;
                     }
@@ -1097,6 +1100,16 @@ fn progress_lines(job: &RolloutJob, control: &RolloutControl, started: Instant) 
         ]));
     }
     lines
+}
+
+/// `written`, the rollout under `control` stopped when it failed: the controller that would
+/// read its answer is gone, and the rollout is not run on for nobody (the scope that runs it
+/// waits for it to end).
+fn stop_on_failure(written: io::Result<()>, control: &RolloutControl) -> io::Result<()> {
+    if written.is_err() {
+        control.stop();
+    }
+    written
 }
 
 /// Reads `input` line by line into `events` until its end, a read error, or nobody listens.

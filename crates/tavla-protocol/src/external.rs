@@ -62,7 +62,11 @@ const HELP: [&str; 6] = [
 ];
 
 fn error(message: impl Into<String>) -> Reply {
-    Reply::Lines(vec![format!("Error: {}", message.into())])
+    let message = message.into();
+    Reply::Lines(vec![format!(
+        "Error: {}",
+        crate::response::capped(&message)
+    )])
 }
 
 fn line(text: impl Into<String>) -> Reply {
@@ -218,8 +222,11 @@ impl External {
             }
             Dice::Rolled(roll) => {
                 state.position.legal_plays(roll, &mut self.plays);
+                // No legal play: the list holds the one empty play.
+                if self.plays.is_pass() {
+                    return Ok(line(""));
+                }
                 let index = match self.plays.len() {
-                    0 => return Ok(line("")),
                     1 => 0,
                     _ => self.player.choose_play(&state, roll, &self.plays),
                 };
@@ -364,6 +371,9 @@ mod tests {
             .map(|i| format_plain(&state.position, &plays.play(i)))
             .collect();
         assert!(legal.contains(&reply.trim_end().to_string()), "{reply:?}");
+        // No legal play (a checker on the bar against a closed board): an empty line.
+        let closed = "board:X:O:0:0:0:0:14:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:-3:-2:-2:-2:-2:-2:-2:1:1:6:6:6:6:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1";
+        assert_eq!(one(e.answer(closed)), "");
     }
 
     #[test]

@@ -226,6 +226,20 @@ pub enum DraftAnswer {
     Cube(CubeAction),
 }
 
+/// The most characters of an error message written; the rest is counted, not written.
+const MAX_ERROR_CHARS: usize = 400;
+
+/// An error message as written: a message quotes what it refuses, and a huge line refused is
+/// not echoed whole (its first [`MAX_ERROR_CHARS`] characters, then how many more there were).
+pub(crate) fn capped(message: &str) -> std::borrow::Cow<'_, str> {
+    let chars = message.chars().count();
+    if chars <= MAX_ERROR_CHARS {
+        return message.into();
+    }
+    let kept: String = message.chars().take(MAX_ERROR_CHARS).collect();
+    format!("{kept}... ({} more characters)", chars - MAX_ERROR_CHARS).into()
+}
+
 /// Writes `s` with control characters replaced, so that it stays on one line.
 fn write_text(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
     for c in s.chars() {
@@ -313,7 +327,7 @@ impl fmt::Display for Response {
             Response::Draft(DraftAnswer::Cube(action)) => f.write_str(action.draft_word()),
             Response::Error(code, message) => {
                 write!(f, "error {code} ")?;
-                write_text(f, message)
+                write_text(f, &capped(message))
             }
         }
     }
@@ -357,6 +371,15 @@ mod tests {
         assert_eq!(
             Response::Error(ErrorCode::BadCommand, "unknown\ncommand".into()).to_string(),
             "error bad_command unknown?command"
+        );
+        // A huge line refused is not echoed whole.
+        let long = format!("unknown command {:?}", "x".repeat(2_000_000));
+        let line = Response::Error(ErrorCode::BadCommand, long).to_string();
+        assert!(line.len() < 500, "{}", line.len());
+        assert!(
+            line.ends_with("... (1999618 more characters)"),
+            "{}",
+            &line[line.len() - 40..]
         );
     }
 
