@@ -57,6 +57,14 @@ pub enum Problem {
         /// Its checkers on the board and the bar.
         count: u32,
     },
+    /// More than 15 checkers for a side the notation names in its own words (FIBS: the
+    /// player, the opponent).
+    TooManyCheckersOf {
+        /// The side, in the notation's words.
+        who: &'static str,
+        /// Its count.
+        count: u32,
+    },
     /// A stated count of borne-off checkers that disagrees with the checkers on the board.
     BorneOffMismatch {
         /// The side.
@@ -105,6 +113,9 @@ impl fmt::Display for Problem {
             }
             Problem::TooManyCheckers { side, count } => {
                 write!(f, "{side} has {count} checkers (at most 15)")
+            }
+            Problem::TooManyCheckersOf { who, count } => {
+                write!(f, "{who} has {count} checkers (at most 15)")
             }
             Problem::BorneOffMismatch {
                 side,

@@ -390,7 +390,21 @@ impl FromStr for FibsBoard {
             ));
         }
         let turn = if v[TURN] == colour { Side::X } else { Side::O };
-        let position = position_from_sides(&x, &o, turn).map_err(|p| err(6, at(6), p))?;
+        let position = position_from_sides(&x, &o, turn).map_err(|p| match p {
+            // Named as the string names them, at the token of the bar when the side has
+            // checkers there (the count is the board's and the bar's).
+            Problem::TooManyCheckers { side, count } => {
+                let (who, bar) = if side == Side::X {
+                    ("the player (token 1)", PLAYER_ON_BAR)
+                } else {
+                    ("the opponent (token 2)", PLAYER_ON_BAR + 1)
+                };
+                let arr = if side == Side::X { &x } else { &o };
+                let token = if arr[24] > 0 { bar } else { 6 };
+                err(token, at(token), Problem::TooManyCheckersOf { who, count })
+            }
+            p => err(6, at(6), p),
+        })?;
         for (side, arr, token) in [(Side::X, &x, PLAYER_OFF), (Side::O, &o, PLAYER_OFF + 1)] {
             let implied = 15 - arr.iter().map(|&n| u32::from(n)).sum::<u32>();
             if v[token] != i64::from(implied) {
@@ -546,5 +560,14 @@ mod tests {
             .unwrap_err();
         assert_eq!(e.field, FibsField(0));
         assert_eq!(e.field.to_string(), "token 0 (tag)");
+        // Sixteen checkers for the player, one of them on the bar: named as the string names
+        // the side, at the bar's token.
+        let sixteen = "board:X:O:0:0:0:0:15:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:-3:-2:-2:-2:-2:-2:-2:1:1:6:6:6:6:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1";
+        let e = sixteen.parse::<FibsBoard>().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid FIBS board: token 47 (player on bar) at offset 108: the player (token 1) \
+             has 16 checkers (at most 15)"
+        );
     }
 }
