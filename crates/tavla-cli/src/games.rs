@@ -1830,6 +1830,13 @@ mod tests {
             ),
             (
                 NewGame {
+                    position: Some("XGID=-b----E-C---eE---c-e----B-:1:0:1:00:0:0:0:1:10".into()),
+                    ..NewGame::default()
+                },
+                "position: a centred cube of 2 in a match",
+            ),
+            (
+                NewGame {
                     position: Some("XGID=-BBBBAA--------------bbbb-:1:1:1:65:0:0:0:0:10".into()),
                     cube: Some(false),
                     ..NewGame::default()

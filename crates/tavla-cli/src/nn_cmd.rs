@@ -683,6 +683,9 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
         return Err(InputError("the game is over in this position".into()).into());
     }
     check_ply(args.engine.ply)?;
+    if args.top == 0 {
+        return Err(InputError("--top must be at least 1".into()).into());
+    }
     let mut plays = PlayList::new();
     pos.legal_plays(roll, &mut plays);
     let mut ranked: Vec<RankedPlay> = Vec::new();
@@ -699,7 +702,7 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
         PlayWorth::Cubeful(_) | PlayWorth::Jacoby => "cubeful eq",
         PlayWorth::Cubeless => "eq",
     };
-    let shown = ranked.iter().take(args.top.max(1));
+    let shown = ranked.iter().take(args.top);
     if args.engine.json {
         let rows: Vec<JsonHint> = shown
             .enumerate()

@@ -421,7 +421,8 @@ pub(crate) fn side_to_act(state: &GameState) -> Side {
 }
 
 /// Why a game cannot be played on from `state`, if it cannot: a double offered where the
-/// cube cannot be turned, a game over, a match longer than tavla's match equity table reaches.
+/// cube cannot be turned, a game over, a centred cube above 1 in a match, a match longer than
+/// tavla's match equity table reaches.
 pub(crate) fn unplayable(state: &GameState) -> Option<String> {
     let mut before = *state;
     before.dice = Dice::NotRolled;
@@ -429,6 +430,12 @@ pub(crate) fn unplayable(state: &GameState) -> Option<String> {
         Some("a double is offered where the cube cannot be turned".into())
     } else if state.position.is_game_over() {
         Some("the game is over in this position".into())
+    } else if !state.is_money() && state.cube.owner == CubeOwner::Centre && state.cube.log2 > 0 {
+        Some(format!(
+            "a centred cube of {} in a match: a turned cube has an owner (match play has no \
+             automatic doubles)",
+            state.cube.value()
+        ))
     } else if state.match_length > 32 {
         Some(format!(
             "a {}-point match: tavla plays matches of at most 32 points",

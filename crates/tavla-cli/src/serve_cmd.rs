@@ -496,14 +496,10 @@ async fn analyse(q: Result<Query<Fields>, QueryRejection>, body: Bytes) -> Respo
         if record.games.is_empty() {
             return Err(InputError("the record has no games".into()).into());
         }
+        // Checked as a whole, as `tavla analyse` checks it: scores, results, the cube.
         let replays = record
-            .games
-            .iter()
-            .map(|g| {
-                g.replay()
-                    .map_err(|e| InputError(format!("the record: game {}: {e}", g.number)))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+            .replay()
+            .map_err(|e| InputError(format!("the record: {e}")))?;
         let ply = f.ply.unwrap_or(2);
         if ply > tavla_nn::search::MAX_PLY {
             return Err(InputError(format!("ply must be in 0..=3, got {ply}")).into());

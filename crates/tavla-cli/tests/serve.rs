@@ -333,6 +333,15 @@ fn the_api_answers_as_the_commands_do() {
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["games"], 4);
     assert_eq!(v["players"][0]["unforced_moves"], 59);
+    // A record whose result does not fit its game is refused as `tavla analyse` refuses it.
+    let edited = record.replacen("Wins 3 points", "Wins 5 points", 1);
+    let (status, v) = server.request("POST", "/v1/analyse?ply=0", &edited, false);
+    assert_eq!(status, 400, "{v}");
+    let error = v["error"].as_str().unwrap();
+    assert!(
+        error.starts_with("the record: game 1: line 29: wins 5 points"),
+        "{error}"
+    );
 }
 
 #[test]
@@ -353,6 +362,12 @@ fn bad_requests_get_400_and_the_reason() {
             "ply must be in 0..=3, got 9",
         ),
         ("GET", "/v1/moves?position=4HPwATDgc/ABMA", "", "no dice"),
+        (
+            "GET",
+            "/v1/hint?position=4HPwATDgc/ABMA&dice=31&top=0",
+            "",
+            "top must be at least 1",
+        ),
         (
             "GET",
             "/v1/hint?position=4HPwATDgc/ABMA&bogus=1",

@@ -634,7 +634,8 @@ impl MatchRecord {
     /// which not every writer tags; a resignation: 1, 2 or 3 times the cube; in a match,
     /// also any smaller number that still wins the match). In a match, besides, each score
     /// line must follow from the results before it, no game may start once the match is won,
-    /// and the Crawford game has no double.
+    /// the Crawford game has no double, and no side doubles where the cube is dead for it (its
+    /// single win at the cube's value would end the match).
     ///
     /// # Errors
     /// [`GameError`]: the first game that cannot be played through or does not fit, and the
@@ -681,6 +682,24 @@ impl MatchRecord {
                         .find(|t| matches!(t.action, Action::Double(_) | Action::Beaver(_)))
                     {
                         return Err(fail(err(t.line, "a double in the Crawford game")));
+                    }
+                }
+                // A double by a side whose single win at the cube already ends the match:
+                // the cube is dead for it, and gnubg refuses the double.
+                for t in &game.turns {
+                    if let Action::Double(to) = t.action {
+                        let needs = self.length.saturating_sub(game.scores[t.player]);
+                        if needs <= to / 2 {
+                            return Err(fail(err(
+                                t.line,
+                                format!(
+                                    "a double to {to} by the {} player, who needs {needs} to win \
+                                     the match: the cube at {} is dead for them",
+                                    WHO[t.player],
+                                    to / 2
+                                ),
+                            )));
+                        }
                     }
                 }
             }

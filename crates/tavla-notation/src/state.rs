@@ -102,6 +102,15 @@ pub(crate) fn check_match(state: &GameState) -> Result<(), (MatchCheck, Problem)
                 },
             ));
         }
+        // One game brings one side to 1-away: the Crawford game never has both there.
+        if state.crawford && x + 1 == len && o + 1 == len {
+            return Err((
+                MatchCheck::Crawford,
+                Problem::Inconsistent {
+                    reason: "the Crawford game has one side at 1-away, not both",
+                },
+            ));
+        }
         // The Crawford game starts like any game and no one may double in it; gnubg resets a
         // turned cube to 1 there.
         if state.crawford && state.cube != Cube::default() {

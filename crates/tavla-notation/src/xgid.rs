@@ -440,6 +440,14 @@ mod tests {
             .parse::<Xgid>()
             .unwrap_err();
         assert_eq!((e.field, e.offset), (XgidField::Turn, 36));
+        // A Crawford game at 2-2 of 3 points: one game brings only one side to 1-away.
+        let e = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:2:2:1:3:10"
+            .parse::<Xgid>()
+            .unwrap_err();
+        assert!(
+            e.to_string().contains("one side at 1-away, not both"),
+            "{e}"
+        );
         let e = "XGID=-b----E-C---eE---c-e----B-:0:0:1:B:0:0:0:0:10"
             .parse::<Xgid>()
             .unwrap_err();

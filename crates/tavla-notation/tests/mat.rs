@@ -76,6 +76,13 @@ fn records_that_do_not_add_up_are_refused_at_their_line() {
         e.contains("game 3: line") && e.contains("a double in the Crawford game"),
         "{e}"
     );
+    // As a 1-point match, MAT1's first double is made where the cube is dead.
+    let e = refused("MAT1", "5 point match", "1 point match");
+    assert!(
+        e.contains("game 1: line")
+            && e.contains("who needs 1 to win the match: the cube at 1 is dead for them"),
+        "{e}"
+    );
     // MAT2's first game ends in gnubg's resignation at the 2-cube: 2, 4 or 6 points.
     let e = refused("MAT2", "Wins 2 points", "Wins 3 points");
     assert!(
