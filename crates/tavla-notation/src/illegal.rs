@@ -333,21 +333,9 @@ fn dice_rules(pos: &Position, roll: Roll, list: &PlayList, dice: &[u8]) -> Strin
 
 #[cfg(test)]
 mod tests {
-    use tavla_core::Board;
-
     use super::*;
+    use crate::moves::tests::pos;
     use crate::ResolvePlayError;
-
-    fn pos(on_roll: &[(usize, u8)], opponent: &[(usize, u8)]) -> Position {
-        let mut b = Board::default();
-        for &(p, n) in on_roll {
-            b.on_roll[p - 1] = n;
-        }
-        for &(p, n) in opponent {
-            b.opponent[p - 1] = n;
-        }
-        Position::try_from(b).unwrap()
-    }
 
     /// The reason `text` is refused for `roll` in `pos`.
     fn why(pos: &Position, text: &str, roll: (u8, u8)) -> String {

@@ -892,11 +892,13 @@ pub fn format_ubgi(play: &Play) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use tavla_core::Board;
 
-    fn pos(on_roll: &[(usize, u8)], opponent: &[(usize, u8)]) -> Position {
+    /// A position from the side on roll's checkers and the opponent's, each `(point, count)`
+    /// in its owner's numbering (25 the bar).
+    pub(crate) fn pos(on_roll: &[(usize, u8)], opponent: &[(usize, u8)]) -> Position {
         let mut b = Board::default();
         for &(p, n) in on_roll {
             b.on_roll[p - 1] = n;
