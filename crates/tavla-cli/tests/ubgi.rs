@@ -489,3 +489,125 @@ fn beavers_and_resignations_over_ubgi() {
     std::fs::remove_file(&asked).unwrap();
     assert_eq!(lines, "go resign\n", "asked once only");
 }
+
+/// The lines of a session that do not depend on timing: no `time_ms` lines, no progress
+/// lines of a running rollout (those `info multipv` lines that carry no `diff`), and
+/// `besteval` without its equity (a relay works it out again from the probabilities, written
+/// to four decimals).
+fn steady_lines(out: &str) -> Vec<String> {
+    out.lines()
+        .filter(|l| !l.contains("time_ms") && !l.starts_with("id name "))
+        .filter(|l| {
+            !(l.starts_with("info multipv ") && l.contains(" ci ") && !l.contains(" diff "))
+        })
+        .map(|l| match l.strip_prefix("besteval equity ") {
+            Some(rest) => format!("besteval {}", rest.split_once(' ').unwrap().1),
+            None => l.to_string(),
+        })
+        .collect()
+}
+
+#[test]
+fn a_relayed_engine_answers_as_the_engine_itself() {
+    // `tavla ubgi --player ubgi:COMMAND` relays every question to the engine behind it: its
+    // depth, its best plays, its evaluations with the cube, its rollouts of a position and of
+    // its best plays, each with the same answer as the engine asked directly.
+    let script = "ubgi\nset engine.threads 1\nset engine.multipv 3\n\
+        position xgid XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10\ngo chequer\ngo eval\n\
+        set engine.ply 2\nget engine.ply\ngo chequer\n\
+        position xgid XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10\ngo eval\n\
+        set engine.ply 1\ngo rollout trials 36 seed 5\n\
+        position xgid XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10\n\
+        go rollout trials 36 seed 5\n";
+    let direct = session(&["ubgi", "--player", "neural:ply=0"], script);
+    let relay = format!("ubgi:{TAVLA} ubgi --player neural:ply=0");
+    let relayed = session(&["ubgi", "--player", &relay], script);
+    assert!(
+        relayed.starts_with("id name tavla ubgi:tavla neural:ply=0\n"),
+        "{relayed}"
+    );
+    assert_eq!(steady_lines(&relayed), steady_lines(&direct), "{relayed}");
+    // Each kind of answer was given, not refused.
+    for needle in [
+        "info multipv 3 score",
+        "value engine.ply 2",
+        " ply 2 ",
+        " nodouble ",
+        "bestrollout games 36 ",
+        " diff -",
+    ] {
+        assert!(relayed.contains(needle), "{needle}: {relayed}");
+    }
+    assert!(!relayed.contains("error"), "{relayed}");
+    // The probabilities are the engine's; the equity is worked out from them again.
+    let eq = |out: &str| -> f64 {
+        let line = out.lines().find(|l| l.starts_with("besteval ")).unwrap();
+        value_of(line, "equity").parse().unwrap()
+    };
+    assert!((eq(&relayed) - eq(&direct)).abs() <= 0.00015);
+}
+
+#[test]
+fn a_relayed_rollout_is_stopped_through_the_relay() {
+    // `stop` to the relay stops the engine behind it, which answers with the games it
+    // finished; the relay answers with them.
+    let relay = format!("ubgi:{TAVLA} ubgi --player neural:ply=0");
+    let out = session(
+        &["ubgi", "--player", &relay],
+        "set engine.threads 1\nposition gnubgid 4HPwATDgc/ABMA\ngo rollout trials 100000000\n\
+         isready\nstop\nset engine.info false\ngo eval\n",
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "readyok", "{out}");
+    let best = lines
+        .iter()
+        .position(|l| l.starts_with("bestrollout games "))
+        .unwrap_or_else(|| panic!("{out}"));
+    let games: u64 = value_of(lines[best], "games").parse().unwrap();
+    assert!(games < 100_000_000, "{out}");
+    assert!(lines[best + 1].starts_with("besteval "), "{out}");
+}
+
+#[test]
+fn a_rollout_stops_when_its_controller_is_gone() {
+    // The controller reads the first progress line and closes its end of the engine's
+    // output, keeping the engine's input open: the next progress line cannot be written and
+    // the engine stops the rollout of a hundred million games and exits.
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(TAVLA)
+        .args(["ubgi", "--player", "neural:ply=0"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input
+        .write_all(
+            b"set engine.threads 1\nposition gnubgid 4HPwATDgc/ABMA\ngo rollout trials 100000000\n",
+        )
+        .unwrap();
+    input.flush().unwrap();
+    let mut output = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    output.read_line(&mut line).unwrap();
+    assert!(line.starts_with("info games "), "{line}");
+    drop(output);
+    // Without the check it would roll on for hours; give it a minute to notice.
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if started.elapsed().as_secs() > 60 {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    drop(input);
+    assert!(
+        status.is_some(),
+        "the engine rolled on with no one to read it"
+    );
+}

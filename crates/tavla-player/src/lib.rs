@@ -280,6 +280,24 @@ impl RolloutControl {
         }
     }
 
+    /// Sets the progress from a report made elsewhere (a rollout run by another program, whose
+    /// games this process does not see one by one): `games` finished for each of `plays`
+    /// plays rolled out, and play `play`'s running estimate, `games` games of mean `mean`
+    /// with standard error `stderr`, as [`RolloutControl::running`] gives it back.
+    pub fn set_estimate(&self, plays: usize, play: usize, games: u64, mean: f64, stderr: f64) {
+        self.progress
+            .store(games * plays.max(1) as u64, Ordering::Relaxed);
+        if let Ok(mut running) = self.running.lock() {
+            if running.len() <= play {
+                running.resize(play + 1, (0, 0.0, 0.0));
+            }
+            // The sums whose mean and standard error these are.
+            let n = games as f64;
+            let var = stderr * stderr * n;
+            running[play] = (games, mean * n, var * (n - 1.0).max(0.0) + n * mean * mean);
+        }
+    }
+
     /// Each play's running estimate so far, in the order of the plays: the games finished for
     /// it (in whatever order the threads finished them, so not yet the first ones of the
     /// rollout), their mean equity and its standard error.

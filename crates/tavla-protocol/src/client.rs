@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use tavla_core::{Cube, Dice, GameState, PlayList, Position, Resign, Roll};
 use tavla_notation::{PlayText, Xgid};
-use tavla_player::Player;
+use tavla_player::{PlayValue, Player, RolloutControl, RolloutRequest, RolloutValue};
 
 use crate::response::ErrorCode;
 
@@ -376,6 +376,114 @@ pub struct UbgiPlayer {
     /// extension): until it answers one of them with an `error` line, as an engine that does
     /// not know the extension does.
     resign: bool,
+    /// The engine's depth (gnubg's numbering), when it declares `engine.ply`.
+    ply: Option<u8>,
+    /// The engine's `engine.multipv` as last set, when it declares the key.
+    multipv: Option<usize>,
+    /// The engine's `engine.threads` as last set (`None` until set), when it declares the key.
+    threads: Option<Option<usize>>,
+    /// Whether to ask `go eval` and `go rollout` (tavla's extensions): until the engine
+    /// answers one with an `error` line that says it does not know it.
+    evals: bool,
+    rollouts: bool,
+    /// The last `go eval` answer and the state it was for (`evaluate` and `cube_equities` of
+    /// one state ask once).
+    last_eval: Option<(GameState, String)>,
+}
+
+/// The default of key `key` among the engine's `key` lines (`<key> <type> <range> <default>
+/// ...`), when it declares it.
+fn key_default<'a>(info: &'a EngineInfo, key: &str) -> Option<&'a str> {
+    info.keys.iter().find_map(|line| {
+        let mut words = line.split_whitespace();
+        (words.next() == Some(key)).then(|| words.nth(2)).flatten()
+    })
+}
+
+/// The `<name> <value>` pairs of an answer line after its keyword(s), up to `pv` (whose value
+/// is the rest of the line, a play); the pairs and the play.
+fn answer_pairs(line: &str) -> (Vec<(&str, &str)>, Option<&str>) {
+    let mut pairs = Vec::new();
+    let mut rest = line;
+    loop {
+        let trimmed = rest.trim_start();
+        let Some((name, after)) = trimmed.split_once(char::is_whitespace) else {
+            return (pairs, None);
+        };
+        if name == "pv" {
+            return (pairs, Some(after.trim()));
+        }
+        let after = after.trim_start();
+        let (value, tail) = after.split_once(char::is_whitespace).unwrap_or((after, ""));
+        pairs.push((name, value));
+        rest = tail;
+        if rest.trim().is_empty() {
+            return (pairs, None);
+        }
+    }
+}
+
+/// The number named `name` among `pairs`.
+fn number(pairs: &[(&str, &str)], name: &str) -> Result<f64, String> {
+    let value = pairs
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, v)| *v)
+        .ok_or_else(|| format!("no `{name}`"))?;
+    value
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .ok_or_else(|| format!("`{name} {value}` is not a number"))
+}
+
+/// The five outcome probabilities (`win wg wbg lg lbg`) among `pairs`.
+fn probabilities(pairs: &[(&str, &str)]) -> Result<[f32; 5], String> {
+    let mut p = [0.0f32; 5];
+    for (slot, name) in p.iter_mut().zip(["win", "wg", "wbg", "lg", "lbg"]) {
+        *slot = number(pairs, name)? as f32;
+    }
+    Ok(p)
+}
+
+/// The position `position` leaves after the play written `text` for `roll` (seen from the
+/// mover, as a [`PlayList`] holds it); why not, when it cannot be made.
+fn play_after(position: &Position, roll: Roll, text: &str) -> Result<Position, String> {
+    let text = text.parse::<PlayText>().map_err(|e| e.to_string())?;
+    if text.is_pass() {
+        return Ok(*position);
+    }
+    let play = text.resolve(position, roll).map_err(|e| e.to_string())?;
+    position
+        .apply_moves(&play)
+        .ok_or_else(|| "the play does not apply".to_string())
+}
+
+/// The index among `plays` (the legal plays of `state.position` for `roll`) of the play
+/// written `text` (any spelling; `pass` where none can be played); why not, when none.
+fn play_index(
+    state: &GameState,
+    roll: Roll,
+    plays: &PlayList,
+    text: &str,
+) -> Result<usize, String> {
+    if text
+        .parse::<PlayText>()
+        .map_err(|e| e.to_string())?
+        .is_pass()
+    {
+        return if plays.is_pass() {
+            Ok(0)
+        } else {
+            Err(format!("pass, but {} plays are legal", plays.len()))
+        };
+    }
+    let target = play_after(&state.position, roll, text)?;
+    plays
+        .positions()
+        .iter()
+        .position(|p| *p == target)
+        .ok_or_else(|| format!("not among the {} legal plays", plays.len()))
 }
 
 impl UbgiPlayer {
@@ -465,7 +573,6 @@ impl UbgiPlayer {
         link.expect("isready", &["readyok"])?;
         Ok(UbgiPlayer {
             link,
-            info,
             error: None,
             failures: 0,
             alive: true,
@@ -473,6 +580,15 @@ impl UbgiPlayer {
             cube: true,
             beaver: false,
             resign: true,
+            ply: key_default(&info, "engine.ply")
+                .and_then(|d| d.parse::<u8>().ok())
+                .and_then(|d| d.checked_sub(1)),
+            multipv: key_default(&info, "engine.multipv").map(|_| 1),
+            threads: key_default(&info, "engine.threads").map(|_| None),
+            evals: true,
+            rollouts: true,
+            last_eval: None,
+            info,
         })
     }
 
@@ -495,6 +611,7 @@ impl UbgiPlayer {
         if !self.alive {
             return Err(UbgiError::Disconnected);
         }
+        self.last_eval = None;
         let request = format!("set {key} {value}");
         let result = self.link.send(&request).and_then(|()| {
             self.link.send("isready")?;
@@ -545,6 +662,7 @@ impl UbgiPlayer {
     /// Records a failure; a fatal one ends the connection, another resynchronises.
     fn fail(&mut self, e: UbgiError) {
         self.failures += 1;
+        self.last_eval = None;
         let fatal = e.is_fatal();
         if self.error.is_none() {
             self.error = Some(e);
@@ -614,35 +732,314 @@ impl UbgiPlayer {
                 .or_else(|| plays.positions().iter().position(|p| *p == after))
                 .ok_or_else(|| illegal("no legal play leads to that position".into()));
         }
-        let text = payload
-            .parse::<PlayText>()
-            .map_err(|e| UbgiError::BadReply {
+        // Unreadable text is a malformed answer; readable text that is no legal play, illegal.
+        if let Err(e) = payload.parse::<PlayText>() {
+            return Err(UbgiError::BadReply {
                 request: request.clone(),
                 reply: reply.clone(),
                 reason: e.to_string(),
-            })?;
-        if text.is_pass() {
-            return if plays.is_pass() {
-                Ok(0)
-            } else {
-                Err(illegal(format!(
-                    "pass, but {} plays are legal",
-                    plays.len()
-                )))
-            };
+            });
         }
-        let play = text
-            .resolve(&state.position, roll)
-            .map_err(|e| illegal(e.to_string()))?;
-        let target = state
-            .position
-            .apply_moves(&play)
-            .ok_or_else(|| illegal("the play does not apply".into()))?;
-        plays
-            .positions()
-            .iter()
-            .position(|p| *p == target)
-            .ok_or_else(|| illegal(format!("not among the {} legal plays", plays.len())))
+        play_index(state, roll, plays, payload).map_err(illegal)
+    }
+
+    /// Sets `engine.multipv` to `n` (at most 64) where it is not already.
+    fn ensure_multipv(&mut self, n: usize) -> Result<(), UbgiError> {
+        let n = n.clamp(1, 64);
+        if self.multipv != Some(n) {
+            self.set_option("engine.multipv", &n.to_string())?;
+            self.multipv = Some(n);
+        }
+        Ok(())
+    }
+
+    /// Sets `engine.threads` to `n` where it is not already (and the engine declares it).
+    fn ensure_threads(&mut self, n: usize) -> Result<(), UbgiError> {
+        if matches!(self.threads, Some(t) if t != Some(n)) {
+            self.set_option("engine.threads", &n.to_string())?;
+            self.threads = Some(Some(n));
+        }
+        Ok(())
+    }
+
+    /// The engine's best `top` plays with their values, read from its `info multipv` lines.
+    fn ask_ranking(
+        &mut self,
+        state: &GameState,
+        roll: Roll,
+        plays: &PlayList,
+        top: usize,
+    ) -> Result<Vec<PlayValue>, UbgiError> {
+        // With `engine.multipv` 1 an engine lists no plays: ask for two at least.
+        self.ensure_multipv(top.max(2))?;
+        let position = self.position_line(state);
+        let dice = format!("dice {} {}", roll.high(), roll.low());
+        let request = self.send_all(&[&position, &dice, "go chequer"])?;
+        let deadline = Instant::now() + self.link.timeout;
+        let mut ranked = Vec::new();
+        loop {
+            let line = self.link.next_line(&request, deadline)?;
+            let bad = |reason: String| UbgiError::BadReply {
+                request: request.clone(),
+                reply: line.clone(),
+                reason,
+            };
+            let mut words = line.split_whitespace();
+            match (words.next(), words.next()) {
+                (Some("bestmove" | "bestmoveid"), _) => break,
+                (Some("error"), _) => return Err(engine_error(&request, &line)),
+                (Some("info"), Some("multipv")) => {
+                    let (pairs, pv) = answer_pairs(&line["info".len()..]);
+                    let pv = pv.ok_or_else(|| bad("no `pv`".into()))?;
+                    let index = play_index(state, roll, plays, pv).map_err(|reason| {
+                        UbgiError::IllegalPlay {
+                            request: request.clone(),
+                            reply: line.clone(),
+                            reason,
+                        }
+                    })?;
+                    let ply = number(&pairs, "ply").map_err(&bad)?;
+                    ranked.push(PlayValue {
+                        index,
+                        value: number(&pairs, "score").map_err(&bad)? as f32,
+                        probs: probabilities(&pairs).map_err(&bad)?,
+                        // UBGI's depth counts the root.
+                        ply: (ply as u8).saturating_sub(1),
+                    });
+                }
+                _ => {}
+            }
+        }
+        if ranked.is_empty() {
+            return Err(UbgiError::Unsupported {
+                what: "info multipv lines (engine.multipv)",
+            });
+        }
+        ranked.truncate(top);
+        Ok(ranked)
+    }
+
+    /// The engine's `go eval` answer for `state` (before the roll): the pairs after
+    /// `besteval`. One state's answer is kept, so that its probabilities and its cube
+    /// equities are asked once.
+    fn ask_eval(&mut self, state: &GameState) -> Option<String> {
+        let state = GameState {
+            dice: Dice::NotRolled,
+            ..*state
+        };
+        if let Some((s, answer)) = &self.last_eval {
+            if *s == state {
+                return Some(answer.clone());
+            }
+        }
+        if !self.alive || !self.evals {
+            return None;
+        }
+        let position = self.position_line(&state);
+        let reply = self
+            .send_all(&[&position, "go eval"])
+            .and_then(|request| self.link.expect(&request, &["besteval"]));
+        match reply {
+            Ok(line) => {
+                let answer = line["besteval".len()..].trim().to_string();
+                self.last_eval = Some((state, answer.clone()));
+                Some(answer)
+            }
+            Err(e) => {
+                self.refused(e, |p| p.evals = false);
+                None
+            }
+        }
+    }
+
+    /// After an `error` answer to one of tavla's extensions: an engine that does not know it
+    /// (`bad_command`, `unsupported`, or no code) is not asked again (`forget`); the engine is
+    /// resynchronised. Any other failure is recorded as a failure.
+    fn refused(&mut self, e: UbgiError, forget: impl FnOnce(&mut UbgiPlayer)) {
+        match e {
+            UbgiError::Engine { code, .. } => {
+                if matches!(
+                    code,
+                    None | Some(ErrorCode::BadCommand | ErrorCode::Unsupported)
+                ) {
+                    forget(self);
+                }
+                if let Err(e) = self.link.sync() {
+                    self.fail(e);
+                }
+            }
+            e => self.fail(e),
+        }
+    }
+
+    /// `go rollout` for `state` (before its roll, or with the roll of `afters`), watched
+    /// through `control`: progress read from the engine's `info games` lines, `stop` sent
+    /// when the control says so. The engine is silent only as long as the timeout allows
+    /// between two lines (it reports every second).
+    fn ask_rollout(
+        &mut self,
+        state: &GameState,
+        afters: &[Position],
+        request: &RolloutRequest,
+        control: &RolloutControl,
+    ) -> Result<Vec<RolloutValue>, UbgiError> {
+        let roll = match (afters.is_empty(), state.dice) {
+            (true, _) => None,
+            (false, Dice::Rolled(roll)) => Some(roll),
+            (false, _) => {
+                return Err(UbgiError::Unsupported {
+                    what: "rolling out plays without their roll",
+                })
+            }
+        };
+        if afters.len() > 64 {
+            return Err(UbgiError::Unsupported {
+                what: "rolling out more than 64 plays at once",
+            });
+        }
+        if roll.is_some() {
+            if self.multipv.is_none() {
+                return Err(UbgiError::Unsupported {
+                    what: "rolling out plays without engine.multipv",
+                });
+            }
+            self.ensure_multipv(afters.len())?;
+        }
+        self.ensure_threads(request.threads)?;
+        let state = GameState {
+            dice: roll.map_or(Dice::NotRolled, Dice::Rolled),
+            ..*state
+        };
+        let position = self.position_line(&state);
+        let go = format!(
+            "go rollout trials {} seed {} depth {} truncate {}",
+            request.games,
+            request.seed,
+            u32::from(request.ply) + 1,
+            request.truncate
+        );
+        let request_text = match roll {
+            Some(roll) => {
+                let dice = format!("dice {} {}", roll.high(), roll.low());
+                self.send_all(&[&position, &dice, &go])?
+            }
+            None => self.send_all(&[&position, &go])?,
+        };
+        let result = self.read_rollout(&request_text, &state, roll, afters, control);
+        if let Err(e) = &result {
+            if !e.is_fatal() && !matches!(e, UbgiError::Engine { .. }) {
+                // Stop the rollout and skip the rest of its answer, so that no stale line is
+                // read as the answer to a later request.
+                self.link.send("stop")?;
+                self.link
+                    .expect(&request_text, &["bestmove", "bestrollout"])?;
+            }
+        }
+        result
+    }
+
+    /// Reads `go rollout`'s progress and answer (see [`UbgiPlayer::ask_rollout`]).
+    fn read_rollout(
+        &mut self,
+        request_text: &str,
+        state: &GameState,
+        roll: Option<Roll>,
+        afters: &[Position],
+        control: &RolloutControl,
+    ) -> Result<Vec<RolloutValue>, UbgiError> {
+        let request_text = request_text.to_string();
+        let plays = afters.len().max(1);
+        let mut values: Vec<Option<RolloutValue>> = vec![None; plays];
+        let mut stopped = false;
+        let mut deadline = Instant::now() + self.link.timeout;
+        loop {
+            if !stopped && control.should_stop() {
+                self.link.send("stop")?;
+                stopped = true;
+            }
+            let slice = (Instant::now() + Duration::from_millis(100)).min(deadline);
+            let line = match self.link.next_line(&request_text, slice) {
+                Ok(line) => line,
+                Err(UbgiError::Timeout { .. }) if Instant::now() < deadline => continue,
+                Err(e) => return Err(e),
+            };
+            deadline = Instant::now() + self.link.timeout;
+            let bad = |reason: String| UbgiError::BadReply {
+                request: request_text.clone(),
+                reply: line.clone(),
+                reason,
+            };
+            let mut words = line.split_whitespace();
+            match (words.next(), words.next()) {
+                (Some("error"), _) => return Err(engine_error(&request_text, &line)),
+                (Some("bestrollout"), _) if roll.is_none() => {
+                    let (pairs, _) = answer_pairs(&line["bestrollout".len()..]);
+                    let games = number(&pairs, "games").map_err(&bad)? as u32;
+                    if games == 0 {
+                        return Ok(Vec::new());
+                    }
+                    return Ok(vec![RolloutValue {
+                        games,
+                        probs: probabilities(&pairs).map_err(&bad)?,
+                        equity: number(&pairs, "equity").map_err(&bad)?,
+                        equity_stderr: number(&pairs, "ci").map_err(&bad)? / 1.96,
+                        difference: 0.0,
+                        difference_stderr: 0.0,
+                    }]);
+                }
+                (Some("bestmove"), _) if roll.is_some() => break,
+                (Some("info"), Some("games")) => {
+                    let (pairs, _) = answer_pairs(&line["info".len()..]);
+                    let games = number(&pairs, "games").map_err(&bad)? as u64;
+                    if let (Ok(mean), Ok(ci)) = (number(&pairs, "equity"), number(&pairs, "ci")) {
+                        control.set_estimate(plays, 0, games, mean, ci / 1.96);
+                    } else {
+                        control
+                            .counter()
+                            .store(games * plays as u64, std::sync::atomic::Ordering::Relaxed);
+                    }
+                }
+                (Some("info"), Some("multipv")) if roll.is_some() => {
+                    let (pairs, pv) = answer_pairs(&line["info".len()..]);
+                    let pv = pv.ok_or_else(|| bad("no `pv`".into()))?;
+                    let after = roll
+                        .ok_or_else(|| "no roll".to_string())
+                        .and_then(|roll| play_after(&state.position, roll, pv))
+                        .map_err(&bad)?;
+                    let Some(k) = afters.iter().position(|a| *a == after) else {
+                        return Err(UbgiError::Unsupported {
+                            what: "rolling out plays other than its own best ones",
+                        });
+                    };
+                    let games = number(&pairs, "games").map_err(&bad)?;
+                    let equity = number(&pairs, "score").map_err(&bad)?;
+                    let stderr = number(&pairs, "ci").map_err(&bad)? / 1.96;
+                    if pairs.iter().any(|(n, _)| *n == "diff") {
+                        values[k] = Some(RolloutValue {
+                            games: games as u32,
+                            probs: probabilities(&pairs).map_err(&bad)?,
+                            equity,
+                            equity_stderr: stderr,
+                            difference: number(&pairs, "diff").map_err(&bad)?,
+                            difference_stderr: number(&pairs, "diffci").map_err(&bad)? / 1.96,
+                        });
+                    } else {
+                        control.set_estimate(plays, k, games as u64, equity, stderr);
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Stopped before any game: no values. Otherwise one for each play.
+        if values.iter().all(Option::is_none) {
+            return Ok(Vec::new());
+        }
+        values
+            .into_iter()
+            .collect::<Option<Vec<_>>>()
+            .ok_or(UbgiError::Unsupported {
+                what: "rolling out plays other than its own best ones",
+            })
     }
 
     /// `position xgid` + `go` (`go cube`, `go resign`, ...); returns the word after `answer`
@@ -772,6 +1169,7 @@ impl Player for UbgiPlayer {
     }
 
     fn new_game(&mut self) {
+        self.last_eval = None;
         if !self.alive {
             return;
         }
@@ -841,6 +1239,112 @@ impl Player for UbgiPlayer {
         match self.resign_question(state, &go, "bestaccept", &["accept", "reject"]) {
             Some(word) => word == "accept",
             None => offered >= Resign::worst_for(&state.position),
+        }
+    }
+
+    /// The engine's depth: `engine.ply`'s default less one (UBGI counts the root), or as
+    /// last set; `None` for an engine that does not declare the key.
+    fn ply(&self) -> Option<u8> {
+        self.ply
+    }
+
+    /// `set engine.ply <ply + 1>`; `false` when the engine does not declare the key or refuses
+    /// the value.
+    fn set_ply(&mut self, ply: u8) -> bool {
+        if self.ply.is_none() || !self.alive {
+            return false;
+        }
+        match self.set_option("engine.ply", &(u32::from(ply) + 1).to_string()) {
+            Ok(()) => {
+                self.ply = Some(ply);
+                self.last_eval = None;
+                true
+            }
+            Err(e) => {
+                if e.is_fatal() {
+                    self.fail(e);
+                }
+                false
+            }
+        }
+    }
+
+    /// The engine's `info multipv` lines for `go chequer` with `engine.multipv` at `top` (at
+    /// least 2, since an engine lists no plays at 1); `None` for an engine that does not
+    /// declare the key, or when it fails.
+    fn rank_plays(
+        &mut self,
+        state: &GameState,
+        roll: Roll,
+        plays: &PlayList,
+        top: usize,
+    ) -> Option<Vec<PlayValue>> {
+        if !self.alive || self.multipv.is_none() || plays.len() < 2 || top == 0 {
+            return None;
+        }
+        match self.ask_ranking(state, roll, plays, top) {
+            Ok(ranked) => Some(ranked),
+            Err(e) => {
+                self.refused(e, |p| p.multipv = None);
+                None
+            }
+        }
+    }
+
+    /// The engine's `go eval` probabilities (tavla's extension); `None` for an engine that
+    /// does not know it, or when it fails.
+    fn evaluate(&mut self, state: &GameState) -> Option<[f32; 5]> {
+        let answer = self.ask_eval(state)?;
+        let (pairs, _) = answer_pairs(&answer);
+        match probabilities(&pairs) {
+            Ok(p) => Some(p),
+            Err(reason) => {
+                self.fail(UbgiError::BadReply {
+                    request: "go eval".into(),
+                    reply: format!("besteval {answer}"),
+                    reason,
+                });
+                None
+            }
+        }
+    }
+
+    /// The cube equities of the engine's `go eval` answer (`nodouble`, `doubletake`,
+    /// `doublepass`); `None` where it gives none (no cube in play) or cannot be asked.
+    fn cube_equities(&mut self, state: &GameState) -> Option<[f32; 3]> {
+        if !self.xgid {
+            return None;
+        }
+        let answer = self.ask_eval(state)?;
+        let (pairs, _) = answer_pairs(&answer);
+        let mut e = [0.0f32; 3];
+        for (slot, name) in e.iter_mut().zip(["nodouble", "doubletake", "doublepass"]) {
+            *slot = number(&pairs, name).ok()? as f32;
+        }
+        Some(e)
+    }
+
+    /// `go rollout` (tavla's extension) with the request's trials, seed, depth and truncation,
+    /// and `engine.threads`. For the plays of a roll the engine rolls out its own best
+    /// `afters.len()` plays (`engine.multipv`), so `afters` must be those, as a UBGI engine
+    /// relaying this player gets them from [`Player::rank_plays`]; other plays get `None`.
+    /// Values are as precise as the answer's four decimals.
+    fn rollout(
+        &mut self,
+        state: &GameState,
+        afters: &[Position],
+        request: &RolloutRequest,
+        control: &RolloutControl,
+    ) -> Option<Vec<RolloutValue>> {
+        if !self.alive || !self.rollouts {
+            return None;
+        }
+        match self.ask_rollout(state, afters, request, control) {
+            Ok(values) => Some(values),
+            Err(e) => {
+                self.refused(e, |p| p.rollouts = false);
+                None
+            }
         }
     }
 

@@ -521,3 +521,73 @@ fn a_stubborn_engine_is_killed_on_drop() {
     drop(p);
     assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
 }
+
+#[test]
+fn relayed_questions_that_go_wrong() {
+    // An engine that lists plays and rolls out, but rolls out a play it was not asked for,
+    // answers `go eval` malformed once and then as an engine without it.
+    let log = scratch("relayed");
+    let engine = fake(
+        &log,
+        r#"    "go chequer") echo "info multipv 1 score +0.2 ply 1 win 0.55 wg 0.15 wbg 0.01 lg 0.1 lbg 0.005 pv 8/5 6/5"; echo "info multipv 2 score +0.1 ply 1 win 0.5 wg 0.1 wbg 0 lg 0.1 lbg 0 pv 24/23 13/10"; echo "bestmove 8/5 6/5";;
+    "go rollout"*) echo "info multipv 1 score +0.1 ci 0.01 diff +0 diffci 0 games 5 win 0.5 wg 0.1 wbg 0 lg 0.1 lbg 0 pv 13/10 6/5";;
+    stop) echo "bestmove 13/10 6/5";;
+    "go eval") n=$((n+1)); if [ $n = 1 ]; then echo "besteval equity +0.1 win 0.5"; else echo "error unsupported go eval"; fi;;"#,
+    );
+    let engine = engine.replace(
+        r#"echo "key engine.ply int 1..2 1";"#,
+        r#"echo "key engine.ply int 1..2 1"; echo "key engine.multipv int 1..64 1";"#,
+    );
+    let mut p = UbgiPlayer::spawn(&engine).unwrap();
+    assert_eq!(p.ply(), Some(0));
+    let roll = Roll::from_values(3, 1);
+    let plays = start_plays(roll);
+    let state = GameState {
+        dice: Dice::Rolled(roll),
+        ..GameState::money(Position::START)
+    };
+    // The plays as listed, the mover's values.
+    let ranked = p.rank_plays(&state, roll, &plays, 2);
+    let ranked = ranked.unwrap_or_else(|| panic!("{:?}", p.take_error()));
+    assert_eq!(ranked.len(), 2);
+    assert_eq!(ranked[0].index, index_of(&plays, "8/5 6/5"));
+    assert_eq!(ranked[1].index, index_of(&plays, "24/23 13/10"));
+    assert!((ranked[0].value - 0.2).abs() < 1e-6 && ranked[0].ply == 0);
+    assert_eq!(p.failures(), 0);
+    // A rollout of 8/5 6/5 answered for 13/10 6/5: refused, the rollout stopped and its
+    // answer skipped, so the engine still answers in step.
+    let after = plays.positions()[index_of(&plays, "8/5 6/5")];
+    let request = tavla_player::RolloutRequest {
+        games: 5,
+        seed: 1,
+        truncate: 0,
+        ply: 0,
+        threads: 1,
+    };
+    let control = tavla_player::RolloutControl::new(None);
+    assert!(p.rollout(&state, &[after], &request, &control).is_none());
+    assert!(matches!(
+        p.take_error(),
+        Some(UbgiError::Unsupported { .. })
+    ));
+    assert!(p.is_alive());
+    // A malformed evaluation is a failure; an engine that then says it has none is not asked
+    // again.
+    let before = GameState::money(Position::START);
+    assert!(p.evaluate(&before).is_none());
+    assert!(matches!(p.take_error(), Some(UbgiError::BadReply { .. })));
+    assert!(p
+        .evaluate(&GameState::money(plays.positions()[0].flip()))
+        .is_none());
+    assert!(p.evaluate(&before).is_none());
+    assert!(p.take_error().is_none());
+    // Still in step: a play is asked and answered.
+    assert_eq!(
+        p.choose_play(&state, roll, &plays),
+        index_of(&plays, "8/5 6/5")
+    );
+    drop(p);
+    let log = lines(&log);
+    assert_eq!(log.iter().filter(|l| *l == "go eval").count(), 2, "{log:?}");
+    assert!(log.contains(&"stop".to_string()), "{log:?}");
+}
