@@ -342,9 +342,27 @@ impl OneSidedDb {
     ) -> Result<OneSidedDb, ShapeError> {
         let hash = db_hash("one-sided", points, checkers)?;
         let n = hash.count() as usize;
-        let mut mean = vec![0.0f64; n];
-        let mut sd = vec![0.0f64; n];
-        let mut first_mean = vec![0.0f64; n];
+        let too_large = ShapeError::TooLarge {
+            what: "one-sided",
+            points,
+            checkers,
+        };
+        // The build's tables take about 400 bytes a position (three means, two distribution
+        // tables, two tables of partial plays): a shape whose tables this machine cannot hold
+        // is refused before anything is built, rather than aborting the process part way.
+        let bytes = n.checked_mul(400).ok_or_else(|| too_large.clone())?;
+        Vec::<u8>::new()
+            .try_reserve_exact(bytes)
+            .map_err(|_| too_large.clone())?;
+        let zeros = || -> Result<Vec<f64>, ShapeError> {
+            let mut v = Vec::new();
+            v.try_reserve_exact(n).map_err(|_| too_large.clone())?;
+            v.resize(n, 0.0);
+            Ok(v)
+        };
+        let mut mean = zeros()?;
+        let mut sd = zeros()?;
+        let mut first_mean = zeros()?;
         let mut rolls = Dists::with_capacity(n);
         let mut first_off = Dists::with_capacity(n);
         // At most ceil(pips / 2) rolls: every die moves a checker at least one pip.

@@ -457,12 +457,14 @@ fn lookup_batch(db: &OneSidedDb, file: &Path) -> Result<()> {
 
 /// Reads `ME/OPPONENT` counts or a gnubg Position ID into the two sides' home boards.
 fn parse_race(text: &str) -> Result<(OneSided, OneSided)> {
-    if let Some((me, opp)) = text.split_once('/') {
+    // A Position ID may hold a '/' (a Base64 character): it is read as one first.
+    let id = tavla_core::Position::from_position_id(text);
+    if let (Err(_), Some((me, opp))) = (&id, text.split_once('/')) {
         let me: OneSided = me.parse().context("player on roll (before the '/')")?;
         let opp: OneSided = opp.parse().context("opponent (after the '/')")?;
         return Ok((me, opp));
     }
-    let pos = tavla_core::Position::from_position_id(text).with_context(|| {
+    let pos = id.with_context(|| {
         format!("{text:?} is neither ME/OPPONENT checker counts nor a Position ID")
     })?;
     let board = pos.to_board();

@@ -60,6 +60,7 @@ impl From<NotationArg> for Notation {
 #[derive(Args)]
 pub struct ShowArgs {
     /// The position, in any notation.
+    #[arg(allow_hyphen_values = true)]
     position: String,
     /// Also write the board as an SVG diagram to FILE (from the side on roll, with the dice,
     /// the cube, the pip counts and a caption); `-` writes only the diagram, to stdout.
@@ -71,6 +72,7 @@ pub struct ShowArgs {
 #[derive(Args)]
 pub struct ConvertArgs {
     /// The position, in any notation.
+    #[arg(allow_hyphen_values = true)]
     position: String,
     /// The notation to write.
     #[arg(long, value_enum)]
@@ -81,7 +83,11 @@ pub struct ConvertArgs {
 #[derive(Args)]
 pub struct MovesArgs {
     /// The position, in any notation (not with --batch).
-    #[arg(required_unless_present = "batch", conflicts_with = "batch")]
+    #[arg(
+        required_unless_present = "batch",
+        conflicts_with = "batch",
+        allow_hyphen_values = true
+    )]
     position: Option<String>,
     /// The dice (`31`, `3-1` or `3 1`); else the position's own dice.
     dice: Vec<String>,
@@ -100,6 +106,7 @@ pub struct MovesArgs {
 #[derive(Args)]
 pub struct PerftArgs {
     /// The position, in any notation.
+    #[arg(allow_hyphen_values = true)]
     position: String,
     /// Depth in plies.
     depth: u32,

@@ -157,13 +157,27 @@ fn main() -> ExitCode {
 }
 
 /// Whether `err` is the user's to mend (exit code 2): input refused as such ([`InputError`]),
-/// a weights file that is not one or does not match this build, or a path named on the
+/// a weights file that is not one or does not match this build, a bearoff position or
+/// database that does not fit, or a path named on the
 /// command line that does not exist or may not be read.
 fn is_bad_input(err: &anyhow::Error) -> bool {
     err.chain().any(|e| {
         e.is::<InputError>()
             || e.downcast_ref::<tavla_nn::WeightsError>()
                 .is_some_and(|w| !matches!(w, tavla_nn::WeightsError::Io { .. }))
+            // A bearoff position outside a database or over, an impossible shape, a file
+            // that is not a database or not the one asked for.
+            || e.is::<tavla_bearoff::ProbeError>()
+            || e.is::<tavla_bearoff::ShapeError>()
+            || e.is::<tavla_bearoff::FormatError>()
+            || e.downcast_ref::<tavla_bearoff::DbError>().is_some_and(|d| {
+                matches!(
+                    d,
+                    tavla_bearoff::DbError::Format { .. }
+                        | tavla_bearoff::DbError::ShapeMismatch { .. }
+                        | tavla_bearoff::DbError::Shape(_)
+                )
+            })
             || e.downcast_ref::<io::Error>().is_some_and(|e| {
                 matches!(
                     e.kind(),

@@ -30,7 +30,7 @@ pub struct MetArgs {
     pub crawford: bool,
     /// One score, from a match position in any notation (XGID, gnubg ID, ...): its score,
     /// Crawford game and cube, the side on roll first.
-    #[arg(long, value_name = "POSITION")]
+    #[arg(long, value_name = "POSITION", allow_hyphen_values = true)]
     pub position: Option<String>,
     /// With --away or --position: the cube's value before the double (by default 1, or the
     /// position's), a power of two up to 16384.
@@ -117,9 +117,20 @@ pub fn met(args: &MetArgs, out: &mut dyn Write) -> Result<()> {
             return table(args, out);
         }
     };
+    // The cube is --cube's, or else the position's.
+    let source = match (&args.cube, &args.position) {
+        (None, Some(_)) => "--position's cube",
+        _ => "--cube",
+    };
     if cube == 0 || !cube.is_power_of_two() || cube > MAX_CUBE {
         return Err(InputError(format!(
-            "--cube must be a power of two from 1 to {MAX_CUBE}, got {cube}"
+            "{source} must be a power of two from 1 to {MAX_CUBE}, got {cube}"
+        ))
+        .into());
+    }
+    if score.crawford && cube > 1 {
+        return Err(InputError(format!(
+            "{source} is {cube} in the Crawford game, where the cube stays at 1"
         ))
         .into());
     }

@@ -608,6 +608,7 @@ impl EngineArgs {
 #[derive(Debug, Clone, Args)]
 pub struct HintArgs {
     /// The position, in any notation `tavla` reads (BPN, XGID, gnubg ID, FIBS board, Position ID).
+    #[arg(allow_hyphen_values = true)]
     pub position: String,
     /// The dice (`31`, `3-1`); required unless the position includes them.
     pub dice: Option<String>,
@@ -758,6 +759,7 @@ pub(crate) fn roll_of(dice: Option<&str>, state: &GameState, missing: &str) -> R
 pub struct EvalArgs {
     /// The position, in any notation `tavla` reads (an XGID or a gnubg ID also gives the cube,
     /// the score and the Jacoby rule).
+    #[arg(allow_hyphen_values = true)]
     pub position: String,
     #[command(flatten)]
     pub engine: EngineArgs,
@@ -921,6 +923,7 @@ pub fn write_cube_rows(out: &mut dyn Write, a: &CubeAnalysis, redouble: bool) ->
 #[derive(Debug, Clone, Args)]
 pub struct RolloutArgs {
     /// The position, in any notation `tavla` reads; the side on roll is to roll.
+    #[arg(allow_hyphen_values = true)]
     pub position: String,
     /// Games to play (a multiple of 36 keeps the first rolls balanced).
     #[arg(long, default_value_t = 1296)]

@@ -116,7 +116,12 @@ pub struct PlayArgs {
     /// (on roll, or to answer its double) unless --side says otherwise. The cube is in play in a match, with --cube, or when POS has it
     /// turned or offered or the Jacoby rule or beavers. Each board drawn shows its XGID, to
     /// play on from later.
-    #[arg(long, value_name = "POS", conflicts_with = "match_length")]
+    #[arg(
+        long,
+        value_name = "POS",
+        conflicts_with = "match_length",
+        allow_hyphen_values = true
+    )]
     position: Option<String>,
     /// When the game (or match) ends, or is abandoned, the engine's analysis of it at 2-ply,
     /// as `tavla analyse` gives it: each side's doubtful, bad and very bad decisions with the

@@ -44,6 +44,9 @@ pub enum PositionProblem {
         /// The point in the numbering of the side on roll (1..=24).
         point: u8,
     },
+    /// Both sides have a checker on the bar against a closed board (all six home points
+    /// made): neither can ever move, and no game reaches it (gnubg refuses it too).
+    BothClosedOut,
 }
 
 impl fmt::Display for PositionProblem {
@@ -61,6 +64,10 @@ impl fmt::Display for PositionProblem {
             PositionProblem::SharedPoint { point } => write!(
                 f,
                 "point {point} (side on roll's numbering) holds checkers of both sides"
+            ),
+            PositionProblem::BothClosedOut => write!(
+                f,
+                "both sides are on the bar against a closed board, so neither can ever move"
             ),
         }
     }

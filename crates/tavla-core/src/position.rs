@@ -238,6 +238,11 @@ impl TryFrom<Board> for Position {
                 problems.push(PositionProblem::SharedPoint { point: p });
             }
         }
+        // The side on roll enters on the opponent's home board, the opponent on its.
+        let closed = |home: &[u8; 25]| home[..6].iter().all(|&n| n >= 2);
+        if b.on_roll[24] > 0 && b.opponent[24] > 0 && closed(&b.on_roll) && closed(&b.opponent) {
+            problems.push(PositionProblem::BothClosedOut);
+        }
         if !problems.is_empty() {
             return Err(PositionError { problems });
         }
@@ -351,6 +356,27 @@ mod tests {
             ]
         );
         assert!(err.to_string().contains("point 6"));
+    }
+
+    #[test]
+    fn both_sides_closed_out_is_refused() {
+        // Each side on the bar against the other's closed board: no one can ever move (a game
+        // that never ends, which gnubg refuses as well).
+        let mut b = Board::default();
+        for p in 0..6 {
+            b.on_roll[p] = 2;
+            b.opponent[p] = 2;
+        }
+        b.on_roll[24] = 1;
+        b.opponent[24] = 1;
+        let err = Position::try_from(b).unwrap_err();
+        assert_eq!(err.problems, vec![PositionProblem::BothClosedOut]);
+        // One side free, or one board open: a game goes on.
+        b.opponent[24] = 0;
+        assert!(Position::try_from(b).is_ok());
+        b.opponent[24] = 1;
+        b.on_roll[5] = 1;
+        assert!(Position::try_from(b).is_ok());
     }
 
     #[test]
