@@ -569,9 +569,7 @@ pub fn analyse_records(
 /// The search of `args`'s networks, bearoff databases and pruning.
 fn judging_search(args: &AnalyseArgs) -> Result<Search> {
     let weights = match &args.weights {
-        Some(f) => Arc::new(
-            Weights::load(f).map_err(|e| InputError(format!("--weights {}: {e}", f.display())))?,
-        ),
+        Some(f) => Arc::new(Weights::load(f).map_err(|e| InputError(format!("--weights: {e}")))?),
         None => Weights::shared_default(),
     };
     let mut search = Search::new(weights).with_bearoff(shared_bearoff()?);

@@ -202,6 +202,19 @@ pub fn arena(args: &ArenaArgs, out: &mut impl Write) -> Result<()> {
         None if args.cube => Stakes::Cube,
         None => Stakes::Cubeless,
     };
+    // Where the games go is checked before they are played, which may take hours.
+    match (&args.mat, stakes) {
+        (Some(dir), Stakes::Match(_)) => {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                InputError(format!(
+                    "--mat {}: cannot make the folder: {e}",
+                    dir.display()
+                ))
+            })?;
+        }
+        (Some(path), _) => crate::input::output_file("--mat", path)?,
+        (None, _) => {}
+    }
     let config = ArenaConfig {
         games: args.games,
         seed: args.seed,
@@ -237,10 +250,17 @@ pub fn arena(args: &ArenaArgs, out: &mut impl Write) -> Result<()> {
         args.mat.is_some(),
     )
     .context("arena failed")?;
+    let seconds = start.elapsed().as_secs_f64();
+    progress.finish_and_clear();
+    // The results first: a record that cannot be written then loses no more than itself.
+    if args.json {
+        serde_json::to_writer(&mut *out, &result)?;
+        writeln!(out)?;
+    } else {
+        write_table(out, &result, seconds)?;
+    }
     match (&args.mat, stakes) {
         (Some(dir), Stakes::Match(length)) => {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("cannot create the directory {}", dir.display()))?;
             for (k, m) in (1..).zip(matches(&result, length, &games)) {
                 let path = dir.join(format!("match-{k:05}.mat"));
                 let text = m.to_mat().context("cannot write a match as .mat")?;
@@ -256,14 +276,6 @@ pub fn arena(args: &ArenaArgs, out: &mut impl Write) -> Result<()> {
                 .with_context(|| format!("cannot write the games to {}", path.display()))?;
         }
         (None, _) => {}
-    }
-    let seconds = start.elapsed().as_secs_f64();
-    progress.finish_and_clear();
-    if args.json {
-        serde_json::to_writer(&mut *out, &result)?;
-        writeln!(out)?;
-    } else {
-        write_table(out, &result, seconds)?;
     }
     Ok(())
 }

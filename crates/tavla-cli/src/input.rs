@@ -25,6 +25,29 @@ pub fn threads(n: usize) -> usize {
     }
 }
 
+/// Checks, before long work whose results it will hold, that the file `path` given as `flag`
+/// can be made: its folder exists and it is not itself a folder.
+pub fn output_file(flag: &str, path: &std::path::Path) -> Result<(), InputError> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    if !dir.is_dir() {
+        return Err(InputError(format!(
+            "{flag} {}: there is no folder {}",
+            path.display(),
+            dir.display()
+        )));
+    }
+    if path.is_dir() {
+        return Err(InputError(format!(
+            "{flag} {}: that is a folder",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
 /// Reads a position in any notation.
 pub fn position(text: &str) -> Result<GameState, InputError> {
     parse(text).map_err(|e| InputError(format!("invalid position: {e}")))

@@ -40,10 +40,9 @@ impl NeuralLuck {
     /// built.
     pub fn new(weights: Option<&Path>) -> Result<NeuralLuck> {
         let weights = match weights {
-            Some(f) => Arc::new(
-                Weights::load(f)
-                    .map_err(|e| InputError(format!("--luck-weights {}: {e}", f.display())))?,
-            ),
+            Some(f) => {
+                Arc::new(Weights::load(f).map_err(|e| InputError(format!("--luck-weights: {e}")))?)
+            }
             None => Weights::shared_default(),
         };
         let bearoff = shared_bearoff()?;

@@ -256,21 +256,7 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
     }
     if let Some(path) = &args.save {
         // The folder must be there before the game is played, or the game would be lost.
-        let dir = path
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(std::path::Path::new("."));
-        if !dir.is_dir() {
-            return Err(InputError(format!(
-                "--save {}: there is no folder {}",
-                path.display(),
-                dir.display()
-            ))
-            .into());
-        }
-        if path.is_dir() {
-            return Err(InputError(format!("--save {}: that is a folder", path.display())).into());
-        }
+        crate::input::output_file("--save", path)?;
     }
     let length = start.map_or(args.match_length.unwrap_or(0), |s| s.match_length);
     if length > 0 && (args.jacoby || args.beavers) {

@@ -59,7 +59,7 @@ pub use evaluator::Evaluator;
 pub use net::{Network, MAX_HIDDEN, MAX_SECOND, NUM_OUTPUTS};
 pub use probs::Probabilities;
 pub use search::{NeuralPlayer, RankedPlay, Search};
-pub use weights::{Weights, WeightsError, DEFAULT_WEIGHTS, FORMAT_VERSION, MAGIC};
+pub use weights::{Weights, WeightsError, DEFAULT_WEIGHTS, FORMAT_VERSION, MAGIC, MAX_FILE_BYTES};
 
 /// The set bits of `set`, lowest first: the points of a set of points, the changed inputs of
 /// a span.

@@ -110,7 +110,24 @@ pub enum WeightsError {
         /// How many.
         count: usize,
     },
+    /// A file larger than any weights file ([`MAX_FILE_BYTES`]).
+    TooLarge {
+        /// The bytes read before giving up.
+        read: usize,
+    },
+    /// A file that could be read but does not hold usable weights: what is wrong with it.
+    File {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong (never [`WeightsError::Io`] or another `File`).
+        problem: Box<WeightsError>,
+    },
 }
+
+/// The largest weights file read: far above any network this build can hold (three networks
+/// of [`MAX_HIDDEN`] units and a second layer), so that a wrong path (a device, a huge file)
+/// is refused rather than read into memory whole.
+pub const MAX_FILE_BYTES: usize = 256 << 20;
 
 impl fmt::Display for WeightsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -149,6 +166,13 @@ impl fmt::Display for WeightsError {
             ),
             WeightsError::TrailingBytes { count } => {
                 write!(f, "{count} unexpected bytes after the weights checksum")
+            }
+            WeightsError::TooLarge { read } => write!(
+                f,
+                "more than {read} bytes, larger than any weights file: not a tavla weights file"
+            ),
+            WeightsError::File { path, problem } => {
+                write!(f, "weights file {}: {problem}", path.display())
             }
         }
     }
@@ -315,13 +339,33 @@ impl Weights {
     /// Reads weights from a file.
     ///
     /// # Errors
-    /// [`WeightsError::Io`] when the file cannot be read, else as [`Weights::from_bytes`].
+    /// [`WeightsError::Io`] when the file cannot be read; [`WeightsError::File`] naming the
+    /// file, with [`Weights::from_bytes`]'s error or [`WeightsError::TooLarge`], when it does
+    /// not hold usable weights.
     pub fn load(path: &Path) -> Result<Weights, WeightsError> {
-        let bytes = std::fs::read(path).map_err(|source| WeightsError::Io {
+        use std::io::Read;
+        let io = |source| WeightsError::Io {
             path: path.to_path_buf(),
             source,
-        })?;
-        Weights::from_bytes(&bytes)
+        };
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(MAX_FILE_BYTES as u64 + 1).read_to_end(&mut bytes))
+            .map_err(io)?;
+        let problem = if bytes.len() > MAX_FILE_BYTES {
+            WeightsError::TooLarge {
+                read: MAX_FILE_BYTES,
+            }
+        } else {
+            match Weights::from_bytes(&bytes) {
+                Ok(w) => return Ok(w),
+                Err(e) => e,
+            }
+        };
+        Err(WeightsError::File {
+            path: path.to_path_buf(),
+            problem: Box::new(problem),
+        })
     }
 
     /// The weights in `path`, or the embedded default when no file is given.
