@@ -229,12 +229,28 @@ pub(crate) fn parse(bytes: &[u8], expected: Kind) -> Result<(Header, &[u8]), For
     Ok((h, payload))
 }
 
-/// Reads a whole file.
+/// Reads a database file: its header, then no more than the payload the header announces
+/// (and one byte, so that a longer file is seen to be one), so that a file that is not a
+/// database (a device, a huge file) is not read whole.
 pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>, DbError> {
-    std::fs::read(path).map_err(|source| DbError::Io {
+    use std::io::Read;
+    let io = |source| DbError::Io {
         path: path.to_path_buf(),
         source,
-    })
+    };
+    let mut f = std::fs::File::open(path).map_err(io)?;
+    let mut bytes = Vec::with_capacity(HEADER_LEN);
+    (&mut f)
+        .take(HEADER_LEN as u64)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    // A header that cannot be read is reported by the parse of these bytes alone.
+    if let Ok(h) = parse_header(&bytes) {
+        f.take(h.payload_len.saturating_add(1))
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
+    }
+    Ok(bytes)
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so

@@ -600,6 +600,31 @@ impl OneSidedDb {
                     what: "mean rolls is not a finite non-negative number",
                 });
             }
+            if !sd[i].is_finite()
+                || sd[i] < 0.0
+                || !first_mean[i].is_finite()
+                || first_mean[i] < 0.0
+            {
+                return Err(FormatError::Corrupt {
+                    index: i as u64,
+                    what: "a standard deviation or mean is not a finite non-negative number",
+                });
+            }
+        }
+        // Every probability of the two distributions in 0..=1 (NaN fails too), named by the
+        // position whose distribution holds it.
+        for (lens, data) in [(r_len, &r_data), (f_len, &f_data)] {
+            let mut at = 0;
+            for (i, &len) in lens.iter().enumerate() {
+                let end = at + usize::from(len);
+                if !data[at..end].iter().all(|p| (0.0..=1.0).contains(p)) {
+                    return Err(FormatError::Corrupt {
+                        index: i as u64,
+                        what: "a probability of a roll distribution is outside 0..=1",
+                    });
+                }
+                at = end;
+            }
         }
         Ok(OneSidedDb {
             hash,
@@ -635,6 +660,21 @@ impl OneSidedDb {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_whose_numbers_are_impossible_is_refused() {
+        // Written with a valid checksum, so only the contents can show it.
+        let db = OneSidedDb::build(3, 3).unwrap();
+        let mut bad = db.clone();
+        bad.rolls.data[5] = 1.5;
+        let err = OneSidedDb::from_bytes(&bad.to_bytes()).unwrap_err();
+        assert!(err.to_string().contains("outside 0..=1"), "{err}");
+        let mut bad = db.clone();
+        bad.sd[7] = -1.0;
+        let err = OneSidedDb::from_bytes(&bad.to_bytes()).unwrap_err();
+        assert!(err.to_string().contains("position 7"), "{err}");
+        assert!(OneSidedDb::from_bytes(&db.to_bytes()).is_ok());
+    }
 
     #[test]
     fn tiny_positions_by_hand() {

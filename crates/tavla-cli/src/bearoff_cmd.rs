@@ -292,7 +292,7 @@ fn chain(e: &dyn std::error::Error) -> String {
 }
 
 /// Reports how a cached database was obtained, on stderr.
-fn note(what: &str, outcome: &CacheOutcome) {
+pub(crate) fn note(what: &str, outcome: &CacheOutcome) {
     match outcome {
         CacheOutcome::Loaded => {}
         CacheOutcome::Built => eprintln!("note: built the {what} database (cached for next time)"),

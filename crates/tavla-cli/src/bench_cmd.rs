@@ -34,8 +34,15 @@ pub fn bench(args: &BenchArgs, out: &mut impl Write) -> Result<()> {
     if let Some(p) = args.ply.filter(|&p| p > MAX_PLY) {
         return Err(InputError(format!("--ply must be in 0..={MAX_PLY}, got {p}")).into());
     }
-    if args.positions == Some(0) {
-        return Err(InputError("--positions must be at least 1".into()).into());
+    match args.positions {
+        Some(0) => return Err(InputError("--positions must be at least 1".into()).into()),
+        Some(n) if n > 200 => {
+            return Err(InputError(format!(
+                "--positions must be at most 200 (the embedded positions), got {n}"
+            ))
+            .into())
+        }
+        _ => {}
     }
     let weights = Arc::new(Weights::load_or_default(args.weights.as_deref())?);
     let prune = args.prune.load()?;

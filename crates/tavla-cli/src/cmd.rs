@@ -1,7 +1,7 @@
 //! The subcommands that read and write positions and plays.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
@@ -207,12 +207,39 @@ pub fn moves(args: &MovesArgs, out: &mut impl Write) -> Result<()> {
                 File::open(path).with_context(|| format!("cannot open {path}"))?,
             ))
         };
-        for (i, line) in reader.lines().enumerate() {
-            let line = line.with_context(|| format!("reading {path} line {}", i + 1))?;
+        // Lines are read to a bound, so that a file without line ends (a device) is refused
+        // rather than read into memory whole.
+        const MAX_LINE: u64 = 64 * 1024;
+        let mut reader = reader;
+        let mut buf = Vec::new();
+        for i in 0.. {
+            buf.clear();
+            let read = (&mut reader)
+                .take(MAX_LINE + 1)
+                .read_until(b'\n', &mut buf)
+                .with_context(|| format!("reading {path} line {}", i + 1))?;
+            if read == 0 {
+                break;
+            }
+            if buf.len() as u64 > MAX_LINE {
+                return Err(InputError(format!(
+                    "{path} line {}: longer than {MAX_LINE} bytes: not a line `POSITION DICE`",
+                    i + 1
+                ))
+                .into());
+            }
+            let Ok(line) = std::str::from_utf8(&buf) else {
+                writeln!(
+                    out,
+                    "{}",
+                    json!({ "error": format!("line {}: not UTF-8 text", i + 1) })
+                )?;
+                continue;
+            };
             if line.trim().is_empty() {
                 continue;
             }
-            let value = match batch_case(&line) {
+            let value = match batch_case(line) {
                 Ok((state, roll)) => {
                     json!({ "moves": play_objects(&state, roll, rules, &mut list) })
                 }
@@ -254,6 +281,13 @@ fn batch_case(line: &str) -> Result<(GameState, Roll), InputError> {
             && w.chars().any(|c| c.is_ascii_digit())
             && w.chars().all(|c| c.is_ascii_digit() || c == '-')
     };
+    if let [.., a, b, c] = words.as_slice() {
+        if words.len() > 3 && is_die(a) && is_die(b) && is_die(c) {
+            return Err(InputError(format!(
+                "three dice `{a} {b} {c}` at the end of the line: give two"
+            )));
+        }
+    }
     let (pos_words, dice_words): (&[&str], &[&str]) = match words.as_slice() {
         [rest @ .., a, b] if !rest.is_empty() && is_die(a) && is_die(b) => {
             (rest, &words[words.len() - 2..])

@@ -7,9 +7,11 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
 use tavla_core::Rules;
 use tavla_match::judge::{
-    judge as judge_set, paired_difference, JudgedPlay, JudgedPosition, JudgedSet, Judgement,
+    judge_with_progress as judge_set, paired_difference, JudgedPlay, JudgedPosition, JudgedSet,
+    Judgement,
 };
 
 use crate::input::InputError;
@@ -157,8 +159,21 @@ pub fn judge(args: &JudgeArgs, out: &mut impl Write) -> Result<()> {
     let mut results: Vec<(Judgement, f64)> = Vec::new();
     for spec in &specs {
         let start = Instant::now();
-        let mut j = judge_set(&set, args.threads, || spec.create(0, Rules::Standard))
-            .with_context(|| format!("judging {}", spec.name()))?;
+        let progress = ProgressBar::new(set.positions.len() as u64).with_style(
+            ProgressStyle::with_template(
+                "{elapsed_precise} {msg} {wide_bar} {pos}/{len} positions ({eta} left)",
+            )
+            .expect("a valid template"),
+        );
+        progress.set_message(spec.name());
+        let judged = judge_set(
+            &set,
+            args.threads,
+            || spec.create(0, Rules::Standard),
+            &progress,
+        );
+        progress.finish_and_clear();
+        let mut j = judged.with_context(|| format!("judging {}", spec.name()))?;
         j.player = spec.name();
         results.push((j, start.elapsed().as_secs_f64()));
     }

@@ -21,6 +21,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use anyhow::{Context, Result};
+use tavla_bearoff::cache::CacheOutcome;
 use tavla_core::Rules;
 use tavla_eval::heuristic::{HeuristicConfig, HeuristicEval};
 use tavla_nn::bearoff::BearoffRace;
@@ -372,8 +373,19 @@ pub fn shared_bearoff() -> Result<Arc<BearoffRace>> {
     if let Some(db) = DATABASES.get() {
         return Ok(db.clone());
     }
-    let db = Arc::new(BearoffRace::default_databases().context("loading the bearoff databases")?);
-    Ok(DATABASES.get_or_init(|| db).clone())
+    let (db, outcomes) =
+        BearoffRace::default_databases_reported().context("loading the bearoff databases")?;
+    // A cache that does not serve (unwritable, or holding an unusable file) costs every run
+    // a rebuild: said once, on stderr. A first build is not worth a word.
+    for (what, outcome) in ["two-sided bearoff", "one-sided bearoff"]
+        .iter()
+        .zip(&outcomes)
+    {
+        if let Some(outcome @ (CacheOutcome::Rebuilt(_) | CacheOutcome::NotSaved(_))) = outcome {
+            crate::bearoff_cmd::note(what, outcome);
+        }
+    }
+    Ok(DATABASES.get_or_init(|| Arc::new(db)).clone())
 }
 
 /// Reads `K:M/K:M/K:M`: for each ply transition, the plays kept at most and the equity margin.

@@ -51,6 +51,34 @@ fn batch_writes_one_line_per_input_line_with_errors_in_place() {
     assert!(lines[1]["error"].as_str().unwrap().contains("line 2"));
     assert_eq!(lines[2]["moves"].as_array().unwrap().len(), 11);
     assert!(lines[3]["error"].is_string());
+    // Three dice are named as such, not read as part of the position.
+    let out = tavla_stdin(&["moves", "--batch", "-"], &format!("{START} 3 1 2\n"));
+    assert!(stdout(&out).contains("three dice `3 1 2`"));
+}
+
+#[test]
+fn an_xgid_without_its_prefix_is_a_position_not_an_option() {
+    // Without `XGID=` an XGID starts with `-` (an empty bar).
+    let xgid = "-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10";
+    assert!(stdout(&tavla(&["show", xgid])).contains(START));
+    assert_eq!(
+        stdout(&tavla(&["convert", xgid, "--to", "gnubg"])).trim(),
+        format!("{START}:cAkAAAAAAAAE")
+    );
+    assert_eq!(stdout(&tavla(&["perft", xgid, "1"])).trim(), "perft 1 447");
+}
+
+#[test]
+fn bearoff_best_reads_a_position_id_holding_a_slash() {
+    // `/` is a Base64 character: the ID is read as one, the same race as its counts.
+    let by_id = stdout(&tavla(&["bearoff", "best", "8AIAQH/rAQAAAA", "21"]));
+    let by_counts = stdout(&tavla(&[
+        "bearoff",
+        "best",
+        "1,7,2,1,4,0/0,0,0,0,4,1",
+        "21",
+    ]));
+    assert_eq!(by_id, by_counts);
 }
 
 #[test]
@@ -120,6 +148,32 @@ fn bad_input_exits_2_with_one_line() {
             "/nonexistent/w.tnn",
         ],
         vec!["bearoff", "lookup", "--db", "/nonexistent/db", "0"],
+        // Both sides on the bar against closed boards: no game reaches it, none would end.
+        vec![
+            "rollout",
+            "XGID=aBBBBBB-----------bbbbbbbA:0:0:1:00:0:0:0:0:10",
+            "--games",
+            "1",
+        ],
+        vec!["bearoff", "best", "0,0,0,0,0,0,1/1", "21"],
+        vec!["bearoff", "best", "0/1", "21"],
+        vec!["bearoff", "build", "--points", "0", "-o", "/nonexistent/db"],
+        vec!["met", "--away", "1", "2", "--crawford", "--cube", "4"],
+        vec!["bench", "--positions", "500"],
+        // Where the games would go is checked before they are played.
+        vec![
+            "arena",
+            "--a",
+            "random",
+            "--b",
+            "random",
+            "--games",
+            "2",
+            "--mat",
+            "/nonexistent/g.mat",
+        ],
+        // A file with no line ends is not read whole.
+        vec!["moves", "--batch", "/dev/zero"],
     ] {
         let o = tavla(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");

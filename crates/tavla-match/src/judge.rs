@@ -36,6 +36,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
+use indicatif::ProgressBar;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use tavla_core::{GameState, PlayList, Position, Roll};
@@ -386,6 +387,24 @@ where
     F: Fn() -> Result<P, E> + Sync,
     E: Into<BoxError>,
 {
+    judge_with_progress(set, threads, make, &ProgressBar::hidden())
+}
+
+/// As [`judge`], advancing `progress` by one for each position judged.
+///
+/// # Errors
+/// As [`judge`].
+pub fn judge_with_progress<P, F, E>(
+    set: &JudgedSet,
+    threads: usize,
+    make: F,
+    progress: &ProgressBar,
+) -> Result<Judgement, JudgeError>
+where
+    P: Player,
+    F: Fn() -> Result<P, E> + Sync,
+    E: Into<BoxError>,
+{
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -427,6 +446,7 @@ where
                         .expect("the judged plays are the legal plays");
                     let (loss, deep) = jp.loss_of(&jp.plays[k]);
                     out.push((f64::from(loss), deep, k));
+                    progress.inc(1);
                 }
                 Ok((player.name(), out))
             })

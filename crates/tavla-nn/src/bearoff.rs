@@ -109,22 +109,38 @@ impl BearoffRace {
     /// # Errors
     /// When a database cannot be built.
     pub fn default_databases() -> Result<BearoffRace, DbError> {
+        Ok(BearoffRace::default_databases_reported()?.0)
+    }
+
+    /// As [`BearoffRace::default_databases`], with how each database was obtained (two-sided
+    /// first; `None` where there is no cache folder and it was built in memory), so that a
+    /// program can say when the cache did not serve.
+    ///
+    /// # Errors
+    /// As [`BearoffRace::default_databases`].
+    pub fn default_databases_reported(
+    ) -> Result<(BearoffRace, [Option<tavla_bearoff::cache::CacheOutcome>; 2]), DbError> {
         use tavla_bearoff::cache::{self, DEFAULT_ONE_SIDED, DEFAULT_TWO_SIDED};
-        let two = match cache::default_two_sided() {
-            Ok((db, _)) => db,
-            Err(DbError::NoCacheDir) => {
-                TwoSidedDb::build(DEFAULT_TWO_SIDED.0, DEFAULT_TWO_SIDED.1)?.0
-            }
+        let (two, two_outcome) = match cache::default_two_sided() {
+            Ok((db, outcome)) => (db, Some(outcome)),
+            Err(DbError::NoCacheDir) => (
+                TwoSidedDb::build(DEFAULT_TWO_SIDED.0, DEFAULT_TWO_SIDED.1)?.0,
+                None,
+            ),
             Err(e) => return Err(e),
         };
-        let one = match cache::default_one_sided() {
-            Ok((db, _)) => db,
-            Err(DbError::NoCacheDir) => {
-                OneSidedDb::build(DEFAULT_ONE_SIDED.0, DEFAULT_ONE_SIDED.1)?
-            }
+        let (one, one_outcome) = match cache::default_one_sided() {
+            Ok((db, outcome)) => (db, Some(outcome)),
+            Err(DbError::NoCacheDir) => (
+                OneSidedDb::build(DEFAULT_ONE_SIDED.0, DEFAULT_ONE_SIDED.1)?,
+                None,
+            ),
             Err(e) => return Err(e),
         };
-        Ok(BearoffRace::new(two).with_one_sided(one))
+        Ok((
+            BearoffRace::new(two).with_one_sided(one),
+            [two_outcome, one_outcome],
+        ))
     }
 
     /// The probabilities of `pos` for the side on roll, before it rolls, when a database
