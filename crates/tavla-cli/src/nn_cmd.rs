@@ -19,7 +19,7 @@ use tavla_nn::arena::{duel, DuelResult};
 use tavla_nn::cube::{CubeAnalysis, CubeHolder, PlayWorth};
 use tavla_nn::search::{Prune, RankedPlay, Search, DEFAULT_KEEP, MAX_KEEP, MAX_PLY};
 use tavla_nn::td::{TdConfig, TdTrainer};
-use tavla_nn::{NeuralPlayer, Probabilities, Weights};
+use tavla_nn::{NeuralPlayer, Probabilities, Weights, MAX_HIDDEN};
 use tavla_player::{Player, RandomPlayer, RolloutControl};
 
 use crate::input::InputError;
@@ -86,10 +86,27 @@ pub fn train_td(args: &TrainTdArgs) -> Result<()> {
             InputError("--checkpoint-every and --check-every must be positive".into()).into(),
         );
     }
+    for (name, h) in [
+        ("--contact-hidden", args.contact_hidden),
+        ("--race-hidden", args.race_hidden),
+    ] {
+        if !(1..=MAX_HIDDEN).contains(&h) {
+            return Err(InputError(format!("{name} must be in 1..={MAX_HIDDEN}, got {h}")).into());
+        }
+    }
     let dir = &args.dir;
     let mut trainer = if dir.join("state.json").exists() {
         let mut t = TdTrainer::load_checkpoint(dir)
             .with_context(|| format!("resuming from {}", dir.display()))?;
+        let curve = dir.join("curve.csv");
+        let dropped = trim_curve(&curve, t.games())?;
+        if dropped > 0 {
+            eprintln!(
+                "dropped {dropped} rows of {} beyond the checkpoint's game {} (played again)",
+                curve.display(),
+                t.games()
+            );
+        }
         if args.set_alpha {
             t.set_alpha(args.alpha);
         }
@@ -142,11 +159,9 @@ pub fn train_td(args: &TrainTdArgs) -> Result<()> {
         moves += u64::from(s.moves);
         let g = trainer.games();
         bar.set_position(g);
-        if g % args.checkpoint_every == 0 || g == args.games {
-            trainer
-                .save_checkpoint(dir)
-                .with_context(|| format!("writing the checkpoint in {}", dir.display()))?;
-        }
+        // The check before the checkpoint of the same game: a run stopped between the two
+        // has the row beyond its checkpoint, dropped and measured again on resuming, rather
+        // than a checkpoint whose check is never made.
         if g % args.check_every == 0 {
             let snap = dir.join("snapshots");
             std::fs::create_dir_all(&snap)
@@ -159,6 +174,11 @@ pub fn train_td(args: &TrainTdArgs) -> Result<()> {
             if args.quiet {
                 eprintln!("{g} games: {msg}");
             }
+        }
+        if g % args.checkpoint_every == 0 || g == args.games {
+            trainer
+                .save_checkpoint(dir)
+                .with_context(|| format!("writing the checkpoint in {}", dir.display()))?;
         }
     }
     bar.finish();
@@ -192,6 +212,39 @@ fn strength_check(trainer: &TdTrainer, dir: &Path, games: u32) -> Result<String>
         );
     }
     Ok(msg)
+}
+
+/// Drops the rows of the learning curve at `path` beyond `games` (and a last line cut short),
+/// which a run stopped after its last checkpoint wrote and plays again when resumed; returns
+/// how many. No file: nothing to drop.
+fn trim_curve(path: &Path, games: u64) -> Result<usize> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    };
+    let mut kept = String::with_capacity(text.len());
+    let mut dropped = 0;
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        let beyond = i > 0
+            && (!line.ends_with('\n')
+                || line
+                    .split(',')
+                    .next()
+                    .and_then(|g| g.trim().parse::<u64>().ok())
+                    .is_some_and(|g| g > games));
+        if beyond {
+            dropped += 1;
+        } else {
+            kept += line;
+        }
+    }
+    if dropped > 0 {
+        let tmp = path.with_extension("csv.tmp");
+        std::fs::write(&tmp, kept).with_context(|| format!("writing {}", tmp.display()))?;
+        std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(dropped)
 }
 
 fn append_curve(path: &Path, games: u64, opponent: &str, r: &DuelResult) -> Result<()> {
@@ -293,6 +346,16 @@ pub struct TrainCurveArgs {
 /// # Errors
 /// When the directory has no snapshots, or a file cannot be read or written.
 pub fn train_curve(args: &TrainCurveArgs) -> Result<()> {
+    // Every option checked before the output file is made (it replaces the last one).
+    if args.games == 0 {
+        return Err(InputError("--games must be positive".into()).into());
+    }
+    if args.opponents.is_empty() {
+        return Err(InputError("--opponents names no opponent".into()).into());
+    }
+    for name in &args.opponents {
+        opponent(name)?;
+    }
     let snap = args.dir.join("snapshots");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&snap)
         .with_context(|| format!("reading {}", snap.display()))?
@@ -421,6 +484,7 @@ pub fn plot_curve(args: &PlotCurveArgs) -> Result<()> {
     let name = args.csv.display().to_string();
     let text = std::fs::read_to_string(&args.csv).with_context(|| format!("reading {name}"))?;
     let series = read_curve(&text, &name)?;
+    crate::input::output_file("the PNG", &args.png)?;
     tavla_bearoff::plot::register_font(args.font.as_deref())?;
     let x_max = series
         .iter()
@@ -598,9 +662,7 @@ impl EngineArgs {
         if self.no_bearoff {
             return Ok(search);
         }
-        let race = tavla_nn::bearoff::BearoffRace::default_databases()
-            .context("loading the bearoff databases")?;
-        Ok(search.with_bearoff(Arc::new(race)))
+        Ok(search.with_bearoff(crate::players::shared_bearoff()?))
     }
 }
 

@@ -67,6 +67,7 @@ pub fn relabel(args: &RelabelArgs) -> Result<()> {
     if args.ply > MAX_PLY {
         return Err(InputError(format!("--ply must be in 0..={MAX_PLY}, got {}", args.ply)).into());
     }
+    crate::input::output_file("--out", &args.out)?;
     let lines = read_lines(args)?;
     let weights = Arc::new(Weights::load_or_default(args.weights.as_deref())?);
     let exact = bearoff_databases(args.bearoff)?;
@@ -86,28 +87,34 @@ pub fn relabel(args: &RelabelArgs) -> Result<()> {
         header += &format!(" prune {hash:016x} keep {}", p.keep);
     }
     header += &format!(" of {}", args.data.display());
-    let done = resume_point(args, &header, &lines)?;
+    let resumed = resume_point(args, &header, &lines)?;
     let mut file = OpenOptions::new()
         .create(true)
         .append(true)
         .open(&args.out)
         .with_context(|| format!("opening {}", args.out.display()))?;
-    if done == 0 {
-        writeln!(file, "{header}")?;
-    } else {
-        eprintln!(
-            "resuming {} after line {done} of the data",
-            args.out.display()
-        );
-    }
-    let threads = crate::input::threads(args.threads);
-    let mut searches: Vec<Search> = (0..threads)
-        .map(|_| labelling_search(weights.clone(), exact.as_ref(), prune.as_ref()))
-        .collect();
+    let done = match resumed {
+        None => {
+            writeln!(file, "{header}")
+                .with_context(|| format!("writing {}", args.out.display()))?;
+            0
+        }
+        Some(done) => {
+            eprintln!(
+                "resuming {} after line {done} of the data",
+                args.out.display()
+            );
+            done
+        }
+    };
     let todo = lines[done..]
         .iter()
         .filter(|l| matches!(l, Line::Position(_)))
         .count();
+    let threads = workers(crate::input::threads(args.threads), todo);
+    let mut searches: Vec<Search> = (0..threads)
+        .map(|_| labelling_search(weights.clone(), exact.as_ref(), prune.as_ref()))
+        .collect();
     let bar = ProgressBar::new(todo as u64).with_style(
         ProgressStyle::with_template(
             "{elapsed_precise} {wide_bar} {pos}/{len} positions ({per_sec}, {eta} left)",
@@ -168,6 +175,12 @@ pub fn relabel(args: &RelabelArgs) -> Result<()> {
     Ok(())
 }
 
+/// The searches worth making for `threads` asked and `todo` positions: no more than a batch
+/// has positions (each search holds about 4 MB of tables), nor than there are to label.
+fn workers(threads: usize, todo: usize) -> usize {
+    threads.min(todo).clamp(1, BATCH)
+}
+
 /// The data file's lines, each position checked (a bad one is named by its line).
 fn read_lines(args: &RelabelArgs) -> Result<Vec<Line>> {
     let name = args.data.display();
@@ -198,23 +211,27 @@ fn read_lines(args: &RelabelArgs) -> Result<Vec<Line>> {
     Ok(lines)
 }
 
-/// The data lines an existing output file already holds (0 when there is none), after
-/// checking that it was written with the same settings from the same data; a partly written
-/// last line is cut off.
-fn resume_point(args: &RelabelArgs, header: &str, lines: &[Line]) -> Result<usize> {
+/// The data lines an existing output file already holds, after checking that it was written
+/// with the same settings from the same data; a partly written last line is cut off. `None`
+/// when there is no file or it holds not even the whole header line (which is then to be
+/// written); `Some(0)` when it holds only the header (a run stopped in its first batch).
+fn resume_point(args: &RelabelArgs, header: &str, lines: &[Line]) -> Result<Option<usize>> {
     let out = args.out.display();
     let mut file = match OpenOptions::new().read(true).write(true).open(&args.out) {
         Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e).with_context(|| format!("opening {out}")),
     };
     let mut text = String::new();
     file.read_to_string(&mut text)
         .with_context(|| format!("reading {out}"))?;
-    if text.is_empty() {
-        return Ok(0);
-    }
     let whole = text.rfind('\n').map_or(0, |i| i + 1);
+    if whole == 0 && header.starts_with(text.as_str()) {
+        // Empty, or the header cut short: start afresh.
+        file.set_len(0)
+            .with_context(|| format!("truncating {out}"))?;
+        return Ok(None);
+    }
     let mut kept = text[..whole].lines();
     if kept.next() != Some(header) {
         return Err(InputError(format!(
@@ -244,7 +261,24 @@ fn resume_point(args: &RelabelArgs, header: &str, lines: &[Line]) -> Result<usiz
         }
         done = n + 1;
     }
-    file.set_len(whole as u64)?;
+    file.set_len(whole as u64)
+        .with_context(|| format!("truncating {out}"))?;
     file.seek(SeekFrom::End(0))?;
-    Ok(done)
+    Ok(Some(done))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workers_are_capped_by_the_work_and_a_batch() {
+        // Regression (review item 9): 512 threads on a file of 172 positions made 512
+        // searches of about 4 MB each.
+        assert_eq!(workers(512, 172), 172);
+        assert_eq!(workers(4096, 1_000_000), BATCH);
+        assert_eq!(workers(4, 1_000_000), 4);
+        // Nothing left to label (a complete file resumed): one search, never none.
+        assert_eq!(workers(8, 0), 1);
+    }
 }

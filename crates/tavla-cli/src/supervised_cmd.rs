@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::Args;
 use flate2::bufread::MultiGzDecoder;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -186,10 +186,11 @@ fn header(args: &LabelArgs, weights: &Weights, prune: Option<&Prune>) -> String 
 /// Reads an existing data file: its header and the games of its last complete chunk; cuts off a
 /// partly written chunk after it.
 fn resume_point(args: &LabelArgs, header: &str) -> Result<u64> {
+    let out = args.out.display();
     let file = match File::open(&args.out) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
-        Err(e) => return Err(e).with_context(|| format!("opening {}", args.out.display())),
+        Err(e) => return Err(e).with_context(|| format!("opening {out}")),
     };
     let mut reader = BufReader::new(file);
     let mut line = String::new();
@@ -199,7 +200,9 @@ fn resume_point(args: &LabelArgs, header: &str) -> Result<u64> {
     let mut first = true;
     loop {
         line.clear();
-        let n = reader.read_line(&mut line)?;
+        let n = reader
+            .read_line(&mut line)
+            .with_context(|| format!("reading {out}"))?;
         if n == 0 {
             break;
         }
@@ -207,26 +210,30 @@ fn resume_point(args: &LabelArgs, header: &str) -> Result<u64> {
         let text = line.trim_end();
         if first {
             if text != header {
-                bail!(
-                    "{} was written with other settings:\n  {text}\nnot\n  {header}\n\
-                     (choose another --out or the same settings)",
-                    args.out.display()
-                );
+                return Err(InputError(format!(
+                    "{out} was written with other settings:\n  {text}\nnot\n  {header}\n\
+                     (choose another --out or the same settings)"
+                ))
+                .into());
             }
             keep = offset;
             first = false;
         } else if let Some(n) = text.strip_prefix(CHUNK_MARK) {
             games = n
                 .parse()
-                .with_context(|| format!("bad chunk line {text:?} in {}", args.out.display()))?;
+                .map_err(|_| InputError(format!("bad chunk line {text:?} in {out}")))?;
             keep = offset;
         }
     }
     if first {
         return Ok(0);
     }
-    let f = OpenOptions::new().write(true).open(&args.out)?;
-    f.set_len(keep)?;
+    let f = OpenOptions::new()
+        .write(true)
+        .open(&args.out)
+        .with_context(|| format!("opening {out}"))?;
+    f.set_len(keep)
+        .with_context(|| format!("truncating {out}"))?;
     Ok(games)
 }
 
@@ -248,6 +255,7 @@ pub fn label(args: &LabelArgs) -> Result<()> {
     if args.chunk == 0 || args.top == 0 || args.siblings == 0 {
         return Err(InputError("--chunk, --top and --siblings must be positive".into()).into());
     }
+    crate::input::output_file("--out", &args.out)?;
     if args.truncate > 0 && args.rollout_games == 0 {
         return Err(
             InputError("--truncate applies to rollout labels: add --rollout-games".into()).into(),
@@ -510,8 +518,17 @@ pub(crate) fn open_data(path: &std::path::Path) -> Result<Box<dyn BufRead>> {
 
 /// Runs `tavla train fit`.
 pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
-    if !(args.alpha > 0.0 && args.alpha.is_finite()) {
-        return Err(InputError(format!("--alpha must be positive, got {}", args.alpha)).into());
+    for (name, x) in [("--alpha", args.alpha), ("--decay", args.decay)] {
+        if !(x > 0.0 && x.is_finite()) {
+            return Err(InputError(format!("{name} must be positive, got {x}")).into());
+        }
+    }
+    if !(args.rank_weight >= 0.0 && args.rank_weight.is_finite()) {
+        return Err(InputError(format!(
+            "--rank-weight must be 0 or positive, got {}",
+            args.rank_weight
+        ))
+        .into());
     }
     if args.holdout < 2 {
         return Err(InputError(format!(
@@ -520,30 +537,13 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
         ))
         .into());
     }
-    let mut samples: Vec<Sample> = Vec::new();
-    for path in &args.data {
-        supervised::read_samples(open_data(path)?, &mut samples)
-            .map_err(|e| InputError(format!("{}: {e}", path.display())))?;
-    }
-    if samples.len() < args.holdout {
-        return Err(InputError(format!(
-            "only {} samples in the data; too few to train",
-            samples.len()
-        ))
-        .into());
-    }
-    if let Some(only) = args.phase {
-        samples.retain(|s| phase(&s.position) == only);
-        writeln!(out, "fitting the {} network alone", only.name())?;
-    }
-    for h in [args.contact_hidden, args.crashed_hidden, args.race_hidden]
-        .into_iter()
-        .flatten()
-    {
-        if !(1..=MAX_HIDDEN).contains(&h) {
-            return Err(
-                InputError(format!("hidden units must be in 1..={MAX_HIDDEN}, got {h}")).into(),
-            );
+    for (name, h) in [
+        ("--contact-hidden", args.contact_hidden),
+        ("--crashed-hidden", args.crashed_hidden),
+        ("--race-hidden", args.race_hidden),
+    ] {
+        if let Some(h) = h.filter(|h| !(1..=MAX_HIDDEN).contains(h)) {
+            return Err(InputError(format!("{name} must be in 1..={MAX_HIDDEN}, got {h}")).into());
         }
     }
     if args.second_hidden > MAX_SECOND {
@@ -564,6 +564,36 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
             "--second-hidden applies to the contact and crashed networks, not --phase race".into(),
         )
         .into());
+    }
+    crate::input::output_file("--out", &args.out)?;
+    let mut samples: Vec<Sample> = Vec::new();
+    for path in &args.data {
+        supervised::read_samples(open_data(path)?, &mut samples)
+            .map_err(|e| InputError(format!("{}: {e}", path.display())))?;
+    }
+    // Counted after the phase filter: a phase the data lack would fit nothing.
+    let of_phase = match args.phase {
+        Some(only) => {
+            samples.retain(|s| phase(&s.position) == only);
+            format!(" of the {} phase", only.name())
+        }
+        None => String::new(),
+    };
+    if samples.is_empty() && args.phase.is_some() {
+        return Err(InputError(format!("no samples{of_phase} in the data; nothing to fit")).into());
+    }
+    if samples.len() < args.holdout {
+        return Err(InputError(format!(
+            "only {} samples{of_phase} in the data, fewer than --holdout {} (one in {} is held \
+             out for validation); too few to train",
+            samples.len(),
+            args.holdout,
+            args.holdout
+        ))
+        .into());
+    }
+    if let Some(only) = args.phase {
+        writeln!(out, "fitting the {} network alone", only.name())?;
     }
     let mut weights = if args.fresh {
         let contact = args.contact_hidden.unwrap_or(128);
@@ -619,14 +649,7 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
         }
         w
     };
-    if !(args.rank_weight >= 0.0 && args.rank_weight.is_finite()) {
-        return Err(InputError(format!(
-            "--rank-weight must be 0 or positive, got {}",
-            args.rank_weight
-        ))
-        .into());
-    }
-    let select = args.select.unwrap_or(if args.rank_weight > 0.0 {
+    let mut select = args.select.unwrap_or(if args.rank_weight > 0.0 {
         Select::Pairs
     } else {
         Select::Loss
@@ -655,6 +678,21 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
     };
     let rank_pairs = pairs_of(&rank_samples);
     let valid_rank_pairs = pairs_of(&valid_rank_samples);
+    let mut fell_back = false;
+    if select == Select::Pairs && valid_rank_pairs.is_empty() {
+        // The error over no pairs is 0 at the start and never beaten: the starting weights
+        // would be written whatever the epochs did.
+        if args.select == Some(Select::Pairs) {
+            return Err(InputError(format!(
+                "--select pairs: none of the {} pairs of sibling positions in the data is held \
+                 out for validation; choose --select loss or last, or a smaller --holdout",
+                rank_pairs.len()
+            ))
+            .into());
+        }
+        select = Select::Loss;
+        fell_back = true;
+    }
     let (train, valid) = supervised::split(samples, args.holdout, args.seed);
     // The criterion that picks the weights written (--select): the validation cross-entropy,
     // or the error of the validation sibling pairs' equity differences.
@@ -664,7 +702,10 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
         let list = |f: &dyn Fn(&supervised::Loss) -> String| {
             by_phase
                 .iter()
-                .map(|(name, l)| format!("{name} {}", f(l)))
+                .map(|(name, l)| match l.samples {
+                    0 => format!("{name} none"),
+                    _ => format!("{name} {}", f(l)),
+                })
                 .collect::<Vec<_>>()
                 .join(", ")
         };
@@ -701,6 +742,13 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
             rank_pairs.len(),
             valid_rank_pairs.len()
         )?;
+        if fell_back {
+            writeln!(
+                out,
+                "no pair is held out to select the weights by: those of the least validation \
+                 cross-entropy are written (--select loss)"
+            )?;
+        }
     }
     let mut best = report(&weights, "start".into(), out)?;
     weights.save(&args.out)?;

@@ -186,9 +186,14 @@ fn heuristic(args: &HeuristicArgs, out: &mut impl Write) -> Result<()> {
         .clone()
         .unwrap_or_else(|| default_checkpoint(&args.out));
 
+    // Read for a resumed run too, which must have started from it.
+    let start = match &args.start {
+        Some(file) => HeuristicConfig::load(file).map_err(|e| InputError(e.to_string()))?,
+        None => HeuristicConfig::article_untrained(),
+    };
     let mut trainer = if checkpoint.exists() {
         let saved = Trainer::load_checkpoint(&checkpoint)?;
-        let t = Trainer::resume(saved, settings, &checkpoint)?;
+        let t = Trainer::resume(saved, settings, &start, &checkpoint)?;
         writeln!(
             out,
             "resuming {} at step {}",
@@ -197,10 +202,6 @@ fn heuristic(args: &HeuristicArgs, out: &mut impl Write) -> Result<()> {
         )?;
         t
     } else {
-        let start = match &args.start {
-            Some(file) => HeuristicConfig::load(file).map_err(|e| InputError(e.to_string()))?,
-            None => HeuristicConfig::article_untrained(),
-        };
         Trainer::new(start, settings)?
     };
     out.flush()?;

@@ -1,4 +1,4 @@
-//! End-to-end tests of `tavla arena` and `tavla train heuristic`.
+//! End-to-end tests of `tavla arena` and `tavla train`.
 
 use serde_json::Value;
 
@@ -341,6 +341,16 @@ fn train_writes_config_and_checkpoint_and_resumes() {
         "{}",
         stderr(&o)
     );
+    // Nor from another start (review item 12: --start was ignored on resuming).
+    let mut other = args("6");
+    other.extend(["--start", UNTRAINED]);
+    let o = tavla(&other);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("was made with start = bf 1, not bf 0"),
+        "{}",
+        stderr(&o)
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -386,10 +396,21 @@ fn label_resumes_to_the_same_data_and_fit_writes_weights() {
     let positions = whole.lines().filter(|l| !l.starts_with('#')).count();
     assert!(positions > 10, "{positions} positions");
 
-    // Other settings do not resume silently.
+    // Other settings do not resume silently: the user's to mend, exit code 2 (review item 14).
     let o = tavla(&args("6", "4"));
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("was written with other settings"));
+    // A folder as --out is named as such, before any game is played.
+    let dir_s = dir.to_str().unwrap();
+    let mut to_dir = args("2", "3");
+    to_dir[3] = dir_s;
+    let o = tavla(&to_dir);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!("--out {dir_s}: that is a folder")),
+        "{}",
+        stderr(&o)
+    );
 
     let weights = dir.join("w.tnn");
     let w_s = weights.to_str().unwrap();
@@ -646,6 +667,9 @@ fn label_by_truncated_rollouts_and_refuse_bad_options() {
         "crashed",
         "--copy-from",
         "contact",
+        // The few crashed positions of the data: one in two held out.
+        "--holdout",
+        "2",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
@@ -881,7 +905,7 @@ fn arena_luck_adjusts_the_result_and_narrows_its_interval() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("--luck-weights /nonexistent.tnn"),
+        stderr(&o).contains("--luck-weights: cannot access weights file /nonexistent.tnn"),
         "{}",
         stderr(&o)
     );
@@ -951,6 +975,15 @@ fn relabel_gives_the_labels_of_a_search_of_the_same_positions_and_resumes() {
     let o = relabel("1");
     assert!(stderr(&o).contains("resuming"), "{}", stderr(&o));
     assert_eq!(std::fs::read_to_string(&again).unwrap(), text);
+    // Stopped in its first batch, with only the header written (or a part of it), it resumes
+    // from the first line and writes no second header (review item 1).
+    let header = text.lines().next().unwrap();
+    for kept in [format!("{header}\n"), header[..10].to_string()] {
+        std::fs::write(&again, kept).unwrap();
+        let o = relabel("1");
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(std::fs::read_to_string(&again).unwrap(), text);
+    }
     // Other settings are refused, and so is a bad position, by its line.
     let o = tavla(&[
         "train", "relabel", "--data", &zero, "--out", &again, "--ply", "0",
@@ -966,5 +999,203 @@ fn relabel_gives_the_labels_of_a_search_of_the_same_positions_and_resumes() {
     let o = tavla(&["train", "relabel", "--data", &bad, "--out", &path("b.txt")]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("line 3"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn fit_refuses_what_it_cannot_fit_and_selects_without_held_out_pairs() {
+    let dir = temp_dir("fit-checks");
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let data = path("l.txt");
+    let o = tavla(&[
+        "train",
+        "label",
+        "--out",
+        &data,
+        "--games",
+        "10",
+        "--ply",
+        "0",
+        "--threads",
+        "1",
+        "--chunk",
+        "5",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let fit = |out: &str, more: &[&str]| {
+        let mut args = vec!["train", "fit", "--data", &data, "--out", out];
+        args.extend_from_slice(more);
+        tavla(&args)
+    };
+    let fresh = ["--fresh", "--contact-hidden", "8"];
+    // Review item 6: pair steps, but no sibling pair held out. The error over no pairs is 0 and
+    // was never beaten, so the untrained start was written; now the cross-entropy selects.
+    let (trained, start) = (path("trained.tnn"), path("start.tnn"));
+    let o = fit(
+        &trained,
+        &[&fresh[..], &["--epochs", "3", "--rank-weight", "1"]].concat(),
+    );
+    let said = stdout(&o);
+    assert!(
+        said.contains("pairs of sibling positions train, 0 validate"),
+        "{said}"
+    );
+    assert!(
+        said.contains("no pair is held out to select the weights by")
+            && said.contains("best validation cross-entropy"),
+        "{said}"
+    );
+    stdout(&fit(&start, &[&fresh[..], &["--epochs", "0"]].concat()));
+    assert_ne!(
+        std::fs::read(&trained).unwrap(),
+        std::fs::read(&start).unwrap(),
+        "the trained weights are written, not the start"
+    );
+    // Asked for by name, the selection by pairs is refused.
+    let o = fit(
+        &trained,
+        &[&fresh[..], &["--rank-weight", "1", "--select", "pairs"]].concat(),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--select pairs: none of the"),
+        "{}",
+        stderr(&o)
+    );
+    // Review items 7, 11 and 2: a phase without samples, an oversized --holdout, a bad --decay
+    // and a bad size, each refused by its option.
+    let bad_out = path("bad.tnn");
+    // Contact positions only (the opening, 30 times).
+    let contact = path("contact.txt");
+    std::fs::write(&contact, "4HPwATDgc/ABMA 0.5 0.1 0 0.1 0\n".repeat(30)).unwrap();
+    let o = tavla(&[
+        "train", "fit", "--data", &contact, "--out", &bad_out, "--phase", "race",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no samples of the race phase in the data"),
+        "{}",
+        stderr(&o)
+    );
+    for (args, message) in [
+        (
+            &["--phase", "crashed", "--holdout", "1000"][..],
+            "samples of the crashed phase in the data, fewer than --holdout 1000",
+        ),
+        (&["--holdout", "100000"][..], "fewer than --holdout 100000"),
+        (&["--decay", "nan"][..], "--decay must be positive, got NaN"),
+        (&["--decay=-1"][..], "--decay must be positive, got -1"),
+        (
+            &["--race-hidden", "0"][..],
+            "--race-hidden must be in 1..=1024, got 0",
+        ),
+    ] {
+        let o = fit(&bad_out, args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(message), "{args:?}: {}", stderr(&o));
+        assert!(!dir.join("bad.tnn").exists(), "{args:?}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn td_curve_and_plot_curve_check_their_options_and_resume_cleanly() {
+    let dir = temp_dir("td");
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let td = |run: &str, games: &str| {
+        let o = tavla(&[
+            "train",
+            "td",
+            "--dir",
+            run,
+            "--games",
+            games,
+            "--contact-hidden",
+            "8",
+            "--race-hidden",
+            "8",
+            "--checkpoint-every",
+            "2",
+            "--check-every",
+            "1",
+            "--check-games",
+            "2",
+            "--quiet",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        o
+    };
+    // Review item 2: a size out of range was a panic in the networks' code.
+    let bad = path("bad");
+    for (option, value) in [
+        ("--contact-hidden", "0"),
+        ("--contact-hidden", "100000"),
+        ("--race-hidden", "0"),
+    ] {
+        let o = tavla(&[
+            "train", "td", "--dir", &bad, "--games", "2", option, value, "--quiet",
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{option} {value}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("{option} must be in 1..=1024, got {value}")),
+            "{}",
+            stderr(&o)
+        );
+    }
+    // Review item 5: a run stopped after its checkpoint at game 2 had written the checks of
+    // game 3 (and part of a row of game 4); resumed, it plays them again and wrote them twice.
+    let (straight, stopped) = (path("straight"), path("stopped"));
+    td(&straight, "4");
+    let curve = std::fs::read_to_string(dir.join("straight/curve.csv")).unwrap();
+    assert_eq!(curve.lines().count(), 1 + 5 * 2, "{curve}");
+    td(&stopped, "2");
+    let stopped_curve = dir.join("stopped/curve.csv");
+    let mut text = std::fs::read_to_string(&stopped_curve).unwrap();
+    text += "3,random,2,9.0000,0.0000,1.0000\n3,heuristic,2,9.0000,0.0000,1.0000\n4,ran";
+    std::fs::write(&stopped_curve, text).unwrap();
+    let o = td(&stopped, "4");
+    assert!(stderr(&o).contains("dropped 3 rows"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&stopped_curve).unwrap(), curve);
+
+    // Review items 4 and 10: a mistyped opponent or --games 0 leaves the last measurements.
+    let curve_eval = dir.join("straight/curve-eval.csv");
+    let measure = |more: &[&str]| {
+        let mut args = vec!["train", "curve", "--dir", &straight];
+        args.extend_from_slice(more);
+        tavla(&args)
+    };
+    stdout(&measure(&["--games", "2"]));
+    let measured = std::fs::read_to_string(&curve_eval).unwrap();
+    assert_eq!(measured.lines().count(), 1 + 4 * 2, "{measured}");
+    for (args, message) in [
+        (
+            &["--games", "2", "--opponents", "random,heurstic"][..],
+            "opponent \"heurstic\" is neither random, heuristic nor a weights file",
+        ),
+        (&["--games", "0"][..], "--games must be positive"),
+    ] {
+        let o = measure(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(message), "{}", stderr(&o));
+        assert_eq!(std::fs::read_to_string(&curve_eval).unwrap(), measured);
+    }
+    // Review item 14: a PNG in a missing folder is named before anything is drawn.
+    let png = dir.join("nodir/p.png");
+    let o = tavla(&[
+        "train",
+        "plot-curve",
+        &path("straight/curve.csv"),
+        png.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!(
+            "the PNG {}: there is no folder {}",
+            png.display(),
+            dir.join("nodir").display()
+        )),
+        "{}",
+        stderr(&o)
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

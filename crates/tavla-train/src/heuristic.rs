@@ -361,14 +361,16 @@ impl Trainer {
         })
     }
 
-    /// Resumes the run saved in `checkpoint` (read from `path`, which names it in errors).
+    /// Resumes the run saved in `checkpoint` (read from `path`, which names it in errors),
+    /// which must have started from `start`.
     ///
     /// # Errors
-    /// [`TrainError::Mismatch`] when the checkpoint was made with other settings,
-    /// [`TrainError::Checkpoint`] for an unknown format version.
+    /// [`TrainError::Mismatch`] when the checkpoint was made with other settings or from
+    /// another start, [`TrainError::Checkpoint`] for an unknown format version.
     pub fn resume(
         checkpoint: Checkpoint,
         settings: TrainSettings,
+        start: &HeuristicConfig,
         path: &Path,
     ) -> Result<Trainer, TrainError> {
         check_settings(&settings)?;
@@ -412,6 +414,27 @@ impl Trainer {
                 checkpoint.variant.clone(),
                 variant_name(settings.rules).into(),
             ));
+        }
+        if checkpoint.start != *start {
+            // The first constant that differs, or the race terms.
+            let (checkpoint, given) = Param::ALL
+                .iter()
+                .find(|p| p.get(&checkpoint.start) != p.get(start))
+                .map_or_else(
+                    || {
+                        (
+                            format!("race terms {:?}", checkpoint.start.race),
+                            format!("{:?}", start.race),
+                        )
+                    },
+                    |p| {
+                        (
+                            format!("{} {}", p.name(), p.get(&checkpoint.start)),
+                            format!("{} {}", p.name(), p.get(start)),
+                        )
+                    },
+                );
+            return Err(mismatch("start", checkpoint, given));
         }
         let grid = Param::ALL
             .get(checkpoint.param)
@@ -616,6 +639,7 @@ mod tests {
                 threads: 1,
                 ..settings()
             },
+            &HeuristicConfig::article_untrained(),
             &path,
         )
         .unwrap();
@@ -704,11 +728,12 @@ mod tests {
         t.save_checkpoint(&path).unwrap();
         let cp = Trainer::load_checkpoint(&path).unwrap();
         let err = Trainer::resume(
-            cp,
+            cp.clone(),
             TrainSettings {
                 seed: 4,
                 ..settings()
             },
+            &HeuristicConfig::article(),
             &path,
         )
         .unwrap_err();
@@ -716,6 +741,31 @@ mod tests {
             err.to_string().contains("was made with seed = 3, not 4"),
             "{err}"
         );
+        // Another start is refused too, naming the first constant that differs (review
+        // item 12: it was ignored, and the run went on from the checkpoint's start).
+        let err = Trainer::resume(
+            cp.clone(),
+            settings(),
+            &HeuristicConfig::article_untrained(),
+            &path,
+        )
+        .unwrap_err();
+        let (a, u) = (
+            HeuristicConfig::article(),
+            HeuristicConfig::article_untrained(),
+        );
+        let first = Param::ALL
+            .into_iter()
+            .find(|p| p.get(&a) != p.get(&u))
+            .unwrap();
+        let want = format!(
+            "was made with start = {n} {}, not {n} {}",
+            first.get(&a),
+            first.get(&u),
+            n = first.name()
+        );
+        assert!(err.to_string().contains(&want), "{err}");
+        assert!(Trainer::resume(cp, settings(), &HeuristicConfig::article(), &path).is_ok());
         fs::write(&path, "{\"format\": 1,").unwrap();
         let err = Trainer::load_checkpoint(&path).unwrap_err().to_string();
         assert!(err.contains("run.json") && err.contains("line"), "{err}");
