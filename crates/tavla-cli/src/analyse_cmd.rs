@@ -96,7 +96,7 @@ pub struct AnalyseArgs {
     #[command(flatten)]
     prune: PruneArgs,
     /// Worker threads; 0 for one per core.
-    #[arg(long, default_value_t = 0, value_name = "T")]
+    #[arg(long, default_value_t = 0, value_parser = crate::input::threads_arg, value_name = "T")]
     threads: usize,
     /// Print one JSON object instead of the report.
     #[arg(long)]

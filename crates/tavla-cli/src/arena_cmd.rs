@@ -58,7 +58,7 @@ pub struct ArenaArgs {
     #[arg(long, value_enum, default_value_t = VariantArg::Standard)]
     variant: VariantArg,
     /// Worker threads; 0 for one per core.
-    #[arg(long, default_value_t = 0, value_name = "T")]
+    #[arg(long, default_value_t = 0, value_parser = crate::input::threads_arg, value_name = "T")]
     threads: usize,
     /// Also report A's luck-adjusted points per game: each roll's luck (its value minus the
     /// mean over all rolls) taken out of the results, the rolls valued by the neural engine at

@@ -17,6 +17,20 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
+/// The most worker threads a `--threads` option takes: far more than any machine's cores, few
+/// enough that a slip of the keyboard does not start thousands of threads.
+pub const MAX_THREADS: usize = 1024;
+
+/// Reads a `--threads` value: 0 (one per core) to [`MAX_THREADS`].
+pub fn threads_arg(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n <= MAX_THREADS => Ok(n),
+        _ => Err(format!(
+            "expected a number of threads from 0 (one per core) to {MAX_THREADS}"
+        )),
+    }
+}
+
 /// The worker threads of a `--threads N` option: `N`, or one per core for 0.
 pub fn threads(n: usize) -> usize {
     match n {

@@ -35,7 +35,7 @@ pub struct JudgeArgs {
     #[arg(long, value_name = "N")]
     limit: Option<usize>,
     /// Worker threads; 0 for one per core.
-    #[arg(long, default_value_t = 0, value_name = "T")]
+    #[arg(long, default_value_t = 0, value_parser = crate::input::threads_arg, value_name = "T")]
     threads: usize,
     /// Also list each player's N costliest choices beside the judge's best play.
     #[arg(long, value_name = "N", default_value_t = 0)]

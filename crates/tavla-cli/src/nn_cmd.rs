@@ -994,7 +994,7 @@ pub struct RolloutArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Worker threads; 0, the default, for one per core.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = crate::input::threads_arg)]
     pub threads: usize,
     /// No luck adjustment.
     #[arg(long)]

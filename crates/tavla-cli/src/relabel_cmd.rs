@@ -42,7 +42,7 @@ pub struct RelabelArgs {
     #[arg(long)]
     pub bearoff: bool,
     /// Worker threads; 0 for one per core.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = crate::input::threads_arg)]
     pub threads: usize,
     /// Pruned inner move choices in the search.
     #[command(flatten)]

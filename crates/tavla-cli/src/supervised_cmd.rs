@@ -90,7 +90,7 @@ pub struct LabelArgs {
     #[arg(long)]
     pub bearoff: bool,
     /// Worker threads; 0 for one per core.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = crate::input::threads_arg)]
     pub threads: usize,
     /// Games per chunk (the data are written, and can be resumed, chunk by chunk).
     #[arg(long, default_value_t = 100)]

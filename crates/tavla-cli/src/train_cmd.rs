@@ -87,7 +87,7 @@ struct HeuristicArgs {
     #[arg(long, value_enum, default_value_t = VariantArg::Standard)]
     variant: VariantArg,
     /// Worker threads; 0 for one per core.
-    #[arg(long, default_value_t = 0, value_name = "T")]
+    #[arg(long, default_value_t = 0, value_parser = crate::input::threads_arg, value_name = "T")]
     threads: usize,
     /// The checkpoint (JSON), written after every step; default: the output file with the
     /// extension `.checkpoint.json`.

@@ -691,3 +691,29 @@ fn finished_and_impossible_positions_are_refused_and_a_blocked_roll_passes() {
     let o = tavla_stdin(&["moves", "--batch", "-"], "4HPwATDgc/ABMA 77\n");
     assert!(stdout(&o).contains("invalid dice"), "{}", stdout(&o));
 }
+
+#[test]
+fn thread_counts_are_bounded() {
+    // A slip of the keyboard does not start thousands of threads.
+    for args in [
+        vec![
+            "arena",
+            "--a",
+            "random",
+            "--b",
+            "random",
+            "--games",
+            "2",
+            "--threads",
+            "2000",
+        ],
+        vec!["rollout", START, "--games", "36", "--threads", "5000"],
+    ] {
+        let o = tavla(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&o).contains("from 0 (one per core) to 1024"),
+            "{args:?}"
+        );
+    }
+}
