@@ -42,7 +42,8 @@ impl From<VariantArg> for Rules {
 #[derive(Args)]
 pub struct ArenaArgs {
     /// Player A: random, heuristic[:FILE], heuristic-1ply[:FILE],
-    /// neural[:ply=N][,weights=FILE][,no-bearoff] or ubgi:COMMAND.
+    /// neural[:ply=N][,cube-ply=N][,cubeless-plays][,weights=FILE][,no-bearoff]
+    /// [,filters=K:M/K:M/K:M][,no-prune|,prune=FILE][,keep=K] or ubgi:COMMAND.
     #[arg(long = "a", value_name = "PLAYER")]
     a: String,
     /// Player B, in the same forms.

@@ -302,7 +302,18 @@ fn batch_case(line: &str) -> Result<(GameState, Roll), InputError> {
     Ok((state, roll))
 }
 
+/// The deepest perft asked for: each ply multiplies the count by a few hundred (202,782 at
+/// depth 2 from the start), so a larger number is a slip (a roll typed as the depth).
+const MAX_PERFT_DEPTH: u32 = 5;
+
 pub fn perft(args: &PerftArgs, out: &mut impl Write) -> Result<()> {
+    if args.depth > MAX_PERFT_DEPTH {
+        return Err(InputError(format!(
+            "depth {} is beyond {MAX_PERFT_DEPTH}: each ply multiplies the count by a few hundred",
+            args.depth
+        ))
+        .into());
+    }
     let state = input::position(&args.position)?;
     let rules = Rules::from(args.rules);
     let start = std::time::Instant::now();

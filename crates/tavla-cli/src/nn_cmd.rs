@@ -62,7 +62,7 @@ pub struct TrainTdArgs {
     /// every this many games.
     #[arg(long, default_value_t = 10_000)]
     pub check_every: u64,
-    /// Games per strength check (0-ply against the random player).
+    /// Games per strength check (0-ply against the random and the heuristic player).
     #[arg(long, default_value_t = 200)]
     pub check_games: u32,
     /// No progress bar (for logs).

@@ -73,7 +73,8 @@ impl From<SideArg> for Side {
 #[derive(Args)]
 pub struct PlayArgs {
     /// The engine to play against: random, heuristic[:FILE], heuristic-1ply[:FILE],
-    /// neural[:ply=N][,weights=FILE][,no-bearoff] or ubgi:COMMAND.
+    /// neural[:ply=N][,cube-ply=N][,cubeless-plays][,weights=FILE][,no-bearoff]
+    /// [,filters=K:M/K:M/K:M][,no-prune|,prune=FILE][,keep=K] or ubgi:COMMAND.
     #[arg(long, default_value = "neural", value_name = "PLAYER")]
     engine: String,
     /// Seed of the dice (default: from the clock, printed so the game can be replayed).

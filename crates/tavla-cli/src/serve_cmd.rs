@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
 use axum::body::Bytes;
-use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
+use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -629,10 +629,12 @@ fn pair(route: Route) -> axum::routing::MethodRouter<Arc<Engine>> {
         },
     )
     .post(
-        move |State(e): State<Arc<Engine>>, j: Result<Json<Fields>, JsonRejection>| async move {
-            match j {
-                Ok(Json(f)) => run(e, route, f).await,
-                Err(r) => bad(r.body_text()),
+        // The body is read as JSON whatever its `Content-Type` says, as `/v1/games` reads its
+        // own, so that `curl -d '{...}'` (which sends a form's type) works as it is.
+        move |State(e): State<Arc<Engine>>, body: Bytes| async move {
+            match json_body::<Fields>(&body) {
+                Ok(f) => run(e, route, f).await,
+                Err(err) => bad(format!("{err:#}")),
             }
         },
     )

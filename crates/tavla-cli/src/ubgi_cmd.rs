@@ -11,9 +11,10 @@ use crate::players::PlayerSpec;
 /// `tavla ubgi`.
 #[derive(Args)]
 pub struct UbgiArgs {
-    /// The player that makes the decisions: neural[:ply=N][,weights=FILE][,no-bearoff] (the
+    /// The player that makes the decisions: neural[:ply=N][,cube-ply=N][,cubeless-plays]
+    /// [,weights=FILE][,no-bearoff][,filters=K:M/K:M/K:M][,no-prune|,prune=FILE][,keep=K] (the
     /// default, at 0 ply), random, heuristic[:FILE], heuristic-1ply[:FILE] or ubgi:COMMAND (a
-    /// proxy for another engine).
+    /// relay for another engine: its plays, cube, evaluations and rollouts).
     #[arg(long, value_name = "PLAYER", default_value = "neural")]
     pub player: String,
 

@@ -160,6 +160,7 @@ fn bad_input_exits_2_with_one_line() {
         vec!["bearoff", "build", "--points", "0", "-o", "/nonexistent/db"],
         vec!["met", "--away", "1", "2", "--crawford", "--cube", "4"],
         vec!["bench", "--positions", "500"],
+        vec!["perft", START, "31"],
         // Where the games would go is checked before they are played.
         vec![
             "arena",

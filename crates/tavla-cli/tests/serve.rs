@@ -347,6 +347,20 @@ fn the_api_answers_as_the_commands_do() {
 #[test]
 fn bad_requests_get_400_and_the_reason() {
     let server = Server::start();
+    // A JSON body is read as such whatever its Content-Type (curl -d sends a form's).
+    let body = r#"{"position": "4HPwATDgc/ABMA", "ply": 0}"#;
+    let (status, plain) = server.request("POST", "/v1/eval", body, false);
+    assert_eq!(status, 200, "{plain}");
+    assert_eq!(server.request("POST", "/v1/eval", body, true).1, plain);
+    let (status, e) = server.request("POST", "/v1/eval", r#"{"bogus": 1}"#, false);
+    assert_eq!(status, 400);
+    assert!(
+        e["error"]
+            .as_str()
+            .unwrap()
+            .contains("unknown field `bogus`"),
+        "{e}"
+    );
     for (method, target, body, what) in [
         (
             "GET",
