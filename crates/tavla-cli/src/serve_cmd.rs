@@ -428,7 +428,9 @@ fn rollout_args(f: Fields) -> Result<RolloutArgs> {
     } else {
         1
     };
-    if u64::from(games) * plays as u64 > u64::from(MAX_ROLLOUT_GAMES) {
+    // `top` is the user's: a product too large for a u64 is over the limit too.
+    let total = u64::from(games).checked_mul(plays as u64);
+    if total.is_none_or(|t| t > u64::from(MAX_ROLLOUT_GAMES)) {
         return Err(InputError(format!(
             "games: at most {MAX_ROLLOUT_GAMES} a request (over all the plays \
              rolled out), got {games} for each of {plays}"

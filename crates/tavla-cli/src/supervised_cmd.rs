@@ -23,6 +23,13 @@ use tavla_nn::{Search, Weights, MAX_HIDDEN, MAX_SECOND};
 use crate::input::InputError;
 use crate::nn_cmd::PruneArgs;
 
+/// The most games in a chunk of `train label` (a chunk's labels are held together until it
+/// is written).
+const MAX_CHUNK: u64 = 1_000_000;
+
+/// The most rollout games for one position's label.
+const MAX_ROLLOUT_GAMES: u32 = 1_000_000;
+
 /// `tavla train label`.
 #[derive(Debug, Args)]
 pub struct LabelArgs {
@@ -254,6 +261,21 @@ pub fn label(args: &LabelArgs) -> Result<()> {
     }
     if args.chunk == 0 || args.top == 0 || args.siblings == 0 {
         return Err(InputError("--chunk, --top and --siblings must be positive".into()).into());
+    }
+    // A chunk's games are held in memory together, and a label's rollout is counted in u32.
+    if args.chunk > MAX_CHUNK {
+        return Err(InputError(format!(
+            "--chunk must be at most {MAX_CHUNK} games, got {}",
+            args.chunk
+        ))
+        .into());
+    }
+    if args.rollout_games > MAX_ROLLOUT_GAMES {
+        return Err(InputError(format!(
+            "--rollout-games must be at most {MAX_ROLLOUT_GAMES} a position, got {}",
+            args.rollout_games
+        ))
+        .into());
     }
     crate::input::output_file("--out", &args.out)?;
     if args.truncate > 0 && args.rollout_games == 0 {

@@ -161,6 +161,17 @@ fn bad_input_exits_2_with_one_line() {
         vec!["met", "--away", "1", "2", "--crawford", "--cube", "4"],
         vec!["bench", "--positions", "500"],
         vec!["perft", START, "31"],
+        // A chunk's games are held together: not a chunk bigger than memory.
+        vec![
+            "train",
+            "label",
+            "--out",
+            "/tmp/tavla-never-written.txt",
+            "--games",
+            "100000000000000",
+            "--chunk",
+            "100000000000000",
+        ],
         // Where the games would go is checked before they are played.
         vec![
             "arena",

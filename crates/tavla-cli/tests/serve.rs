@@ -369,6 +369,13 @@ fn bad_requests_get_400_and_the_reason() {
             "cannot read position",
         ),
         ("GET", "/v1/hint?dice=31", "", "missing field `position`"),
+        // A `top` whose product with the games wraps a u64 is over the limit too.
+        (
+            "GET",
+            "/v1/rollout?position=4HPwATDgc/ABMA&dice=31&games=100000&top=576460752303423488",
+            "",
+            "games: at most",
+        ),
         (
             "GET",
             "/v1/eval?position=4HPwATDgc/ABMA&ply=9",

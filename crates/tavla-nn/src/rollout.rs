@@ -333,7 +333,7 @@ pub fn rollout_here(
     evals: &mut Vec<Probabilities>,
 ) -> Probabilities {
     let mut sum = [0.0f64; 5];
-    for game in first..first + config.games {
+    for game in first..first.saturating_add(config.games) {
         for (s, x) in sum
             .iter_mut()
             .zip(play_out(search, root, game, config, plays, evals))

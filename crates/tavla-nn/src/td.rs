@@ -299,7 +299,7 @@ impl TdTrainer {
                 state.games, weights.games
             )));
         }
-        if state.rng_seed.len() != 64 {
+        if state.rng_seed.len() != 64 || !state.rng_seed.is_ascii() {
             return Err(invalid("rng_seed must be 64 hex digits".into()));
         }
         let mut seed = [0u8; 32];
@@ -377,6 +377,23 @@ mod tests {
             assert_eq!(a.train_game(), b.train_game());
         }
         assert_eq!(a.weights(), b.weights());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_seed_that_is_not_ascii_is_refused() {
+        // 64 bytes, but a two-byte character among them: refused, not a slice through it.
+        let dir = std::env::temp_dir().join(format!("tavla-nn-td-seed-{}", std::process::id()));
+        TdTrainer::new(small()).save_checkpoint(&dir).unwrap();
+        let path = dir.join("state.json");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let at = text.find("\"rng_seed\"").unwrap();
+        let start = at + text[at..].find(": \"").unwrap() + 3;
+        let mut edited = text.clone();
+        edited.replace_range(start..start + 2, "é");
+        std::fs::write(&path, edited).unwrap();
+        let err = TdTrainer::load_checkpoint(&dir).unwrap_err();
+        assert!(err.to_string().contains("rng_seed"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -371,7 +371,9 @@ impl LandingMarks {
             let mut r = Vec::new();
             for d in dice {
                 match (m.landing, m.from) {
-                    (Landing::Point(p), Some(f)) => r.push((d, f, p)),
+                    // A checker moves down from where it starts.
+                    (Landing::Point(p), Some(f)) if f > p => r.push((d, f, p)),
+                    (Landing::Point(_), Some(_)) => {}
                     (Landing::Point(p), None) if p + d <= 25 => r.push((d, p + d, p)),
                     (Landing::Point(_), None) => {}
                     (Landing::Off, Some(f)) => r.push((d, f, 0)),
@@ -590,7 +592,7 @@ pub fn read_fast_record(text: &str) -> Result<MatchRecord, FastRecordError> {
     // Ends the game being read, adding its points to the score.
     let finish = |g: FastGame, scores: &mut [u32; 2], games: &mut Vec<GameRecord>| {
         if let Some((w, points)) = g.result {
-            scores[w] += points;
+            scores[w] = scores[w].saturating_add(points);
         }
         games.push(g.game);
     };
@@ -775,6 +777,13 @@ impl FastGame {
     ) -> Result<(), String> {
         match (action, self.doubled) {
             ("double", None) => {
+                // The cube shows at most 2^15 (a beaver takes it two steps at once).
+                if self.cube >= 1 << 15 {
+                    return Err(format!(
+                        "a double beyond the cube's largest value, {}",
+                        1 << 15
+                    ));
+                }
                 let doubler = named
                     .or(self.to_move)
                     .ok_or("who doubles? (L double or R double)")?;
@@ -797,6 +806,12 @@ impl FastGame {
             ("beaver", Some(d)) => {
                 if length > 0 {
                     return Err("beavers are for money play".to_string());
+                }
+                if self.cube >= 1 << 14 {
+                    return Err(format!(
+                        "a beaver beyond the cube's largest value, {}",
+                        1 << 15
+                    ));
                 }
                 self.game.push(1 - d, Action::Beaver(4 * self.cube));
                 self.game.push(d, Action::Take);
@@ -824,6 +839,15 @@ mod tests {
         let m: LandingMarks = marks.parse()?;
         let (_, play) = m.resolve(pos, roll)?;
         Ok(format_pretty(pos, &play))
+    }
+
+    #[test]
+    fn a_start_below_the_landing_is_no_play() {
+        // `3@20<6`: from the 6-point up to the 20, backwards; no play, and no arithmetic on
+        // a checker moving up (a debug build once panicked on it).
+        let r = Some(Roll::from_values(3, 1));
+        assert!(resolve(&Position::START, "3@20<6 1@5", r).is_err());
+        assert!(resolve(&Position::START, "3@20<6", r).is_err());
     }
 
     #[test]

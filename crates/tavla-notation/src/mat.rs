@@ -223,6 +223,13 @@ fn action(words: &[&str], line: usize) -> Result<Action, MatError> {
                 ));
             }
             let v = value(2, "cube value")?;
+            // The cube shows 2 to 2^15 once turned, as gnubg's Match ID holds it.
+            if !(2..=1 << 15).contains(&v) || !v.is_power_of_two() {
+                return Err(err(
+                    line,
+                    format!("`{text}`: a cube value is a power of two from 2 to 32768"),
+                ));
+            }
             let a = if words[0] == "Doubles" {
                 Action::Double(v)
             } else {
@@ -663,7 +670,7 @@ impl MatchRecord {
                 if let (Some(before), Some(prev)) = (g.checked_sub(1), replays.last()) {
                     if let Some((winner, points)) = prev.result {
                         let mut after = self.games[before].scores;
-                        after[winner] += points;
+                        after[winner] = after[winner].saturating_add(points);
                         if after != game.scores {
                             return Err(fail(err(
                                 game.line,
@@ -779,7 +786,8 @@ impl MatchRecord {
         self.games
             .iter()
             .map(|g| {
-                let one_away = self.length > 1 && g.scores.iter().any(|&s| s + 1 >= self.length);
+                let one_away =
+                    self.length > 1 && g.scores.iter().any(|&s| s.saturating_add(1) >= self.length);
                 let crawford = one_away && g.crawford.unwrap_or(!played);
                 played |= crawford || one_away;
                 crawford
@@ -1197,6 +1205,28 @@ mod tests {
         assert!(replay.rolls[0].opening && !replay.rolls[1].opening);
         assert_eq!(replay.result, None);
         assert_eq!(replay.rolls[1].line, 6);
+    }
+
+    #[test]
+    fn a_cube_value_is_a_power_of_two_the_cube_can_show() {
+        // 2^16 would have let 32 doubles in a row wrap the cube round to 0.
+        for (value, ok) in [
+            (2, true),
+            (32768, true),
+            (3, false),
+            (65536, false),
+            (1, false),
+        ] {
+            let text = format!(
+                " 0 point match\n\n Game 1\n a : 0                      b : 0\n  1)  Doubles => {value}\n"
+            );
+            let parsed = MatchRecord::parse(&text);
+            assert_eq!(parsed.is_ok(), ok, "{value}: {parsed:?}");
+            if !ok {
+                let e = parsed.unwrap_err().to_string();
+                assert!(e.contains("a power of two from 2 to 32768"), "{e}");
+            }
+        }
     }
 
     #[test]

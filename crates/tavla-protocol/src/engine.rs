@@ -423,6 +423,18 @@ impl Engine {
         if line.trim().is_empty() {
             return Reply::default();
         }
+        if line == TOO_LONG {
+            return Reply {
+                responses: vec![Response::Error(
+                    ErrorCode::BadCommand,
+                    format!(
+                        "a line longer than {} bytes, skipped",
+                        crate::lines::MAX_LINE
+                    ),
+                )],
+                quit: false,
+            };
+        }
         match line.parse::<Command>() {
             Ok(command) => self.execute(&command),
             Err(e) => Reply {
@@ -1112,14 +1124,20 @@ fn stop_on_failure(written: io::Result<()>, control: &RolloutControl) -> io::Res
     written
 }
 
+/// What [`read_lines`] passes on for a line too long to read: no line a controller sends is
+/// this (it holds a NUL).
+const TOO_LONG: &str = "\0(a line too long)";
+
 /// Reads `input` line by line into `events` until its end, a read error, or nobody listens.
+/// A line longer than [`crate::lines::MAX_LINE`] is passed on as [`TOO_LONG`].
 fn read_lines<R: BufRead>(mut input: R, events: &Sender<Event>) {
+    use crate::lines::{read_line, LineRead};
     let mut buf = Vec::new();
     loop {
-        buf.clear();
-        let event = match input.read_until(b'\n', &mut buf) {
-            Ok(0) => Event::End,
-            Ok(_) => Event::Line(String::from_utf8_lossy(&buf).into_owned()),
+        let event = match read_line(&mut input, &mut buf) {
+            Ok(LineRead::End) => Event::End,
+            Ok(LineRead::Line) => Event::Line(String::from_utf8_lossy(&buf).into_owned()),
+            Ok(LineRead::TooLong) => Event::Line(TOO_LONG.to_string()),
             Err(e) => Event::Failed(e),
         };
         let last = !matches!(event, Event::Line(_));

@@ -304,9 +304,25 @@ impl External {
     ///
     /// # Errors
     /// When reading or writing fails.
-    pub fn serve(&mut self, input: impl BufRead, mut output: impl Write) -> io::Result<()> {
-        for request in input.lines() {
-            match self.answer(request?.trim_end_matches('\r')) {
+    pub fn serve(&mut self, mut input: impl BufRead, mut output: impl Write) -> io::Result<()> {
+        use crate::lines::{read_line, LineRead};
+        let mut buf = Vec::new();
+        loop {
+            let request = match read_line(&mut input, &mut buf)? {
+                LineRead::End => break,
+                LineRead::Line => String::from_utf8_lossy(&buf).into_owned(),
+                LineRead::TooLong => {
+                    writeln!(
+                        output,
+                        "Error: a request longer than {} bytes, skipped",
+                        crate::lines::MAX_LINE
+                    )?;
+                    output.flush()?;
+                    continue;
+                }
+            };
+            let request = request.trim_end_matches('\n');
+            match self.answer(request.trim_end_matches('\r')) {
                 Reply::Close => break,
                 Reply::Lines(lines) => {
                     for l in lines {
@@ -342,6 +358,18 @@ impl External {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_request_too_long_is_skipped_with_an_error() {
+        let mut e = External::new(Box::new(tavla_player::RandomPlayer::new(1)), None, "tavla");
+        let input = format!("{}\n", "x".repeat(200_000));
+        let mut out = Vec::new();
+        e.serve(input.as_bytes(), &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "Error: a request longer than 65536 bytes, skipped\n"
+        );
+    }
     use tavla_player::RandomPlayer;
 
     /// The FIBS client specification's own example: the start, "You" on roll with 62.

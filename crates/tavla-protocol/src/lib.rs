@@ -42,6 +42,7 @@ mod client;
 mod command;
 mod engine;
 pub mod external;
+mod lines;
 mod response;
 
 pub use client::{EngineInfo, SpawnError, UbgiError, UbgiPlayer, DEFAULT_TIMEOUT};

@@ -767,3 +767,14 @@ go cube
          error bad_state the Crawford game has no doubling, yet the cube is at 2 (setcube value 1, or setscore for a game after it)\n"
     );
 }
+
+#[test]
+fn a_line_too_long_is_skipped_with_an_error() {
+    // A controller that sends bytes without a line end does not make the engine hold them:
+    // the line is skipped, named as such, and the session goes on.
+    let script = format!("{}\nisready\n", "x".repeat(200_000));
+    assert_eq!(
+        session(&script),
+        "error bad_command a line longer than 65536 bytes, skipped\nreadyok\n"
+    );
+}
