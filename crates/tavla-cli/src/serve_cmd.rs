@@ -475,6 +475,9 @@ enum Route {
 /// The most games a rollout request may ask for.
 const MAX_ROLLOUT_GAMES: u32 = 100_000;
 
+/// The most rolls of a record `/v1/analyse` judges in one request (some two hundred games).
+const MAX_ANALYSE_ROLLS: usize = 10_000;
+
 async fn run(engine: Arc<Engine>, route: Route, fields: Fields) -> Response {
     let result = tokio::task::spawn_blocking(move || compute(&engine, route, fields)).await;
     answer(
@@ -505,6 +508,16 @@ async fn analyse(q: Result<Query<Fields>, QueryRejection>, body: Bytes) -> Respo
         let ply = f.ply.unwrap_or(2);
         if ply > tavla_nn::search::MAX_PLY {
             return Err(InputError(format!("ply must be in 0..=3, got {ply}")).into());
+        }
+        // One request's work is bounded, as a rollout's is: a longer record is `tavla
+        // analyse`'s to judge.
+        let rolls: usize = replays.iter().map(|r| r.rolls.len()).sum();
+        if rolls > MAX_ANALYSE_ROLLS {
+            return Err(InputError(format!(
+                "the record: {rolls} rolls, at most {MAX_ANALYSE_ROLLS} a request \
+                 (tavla analyse takes any length)"
+            ))
+            .into());
         }
         let args = AnalyseArgs::defaults()
             .with_ply(ply)

@@ -352,6 +352,27 @@ fn bad_requests_get_400_and_the_reason() {
     let (status, plain) = server.request("POST", "/v1/eval", body, false);
     assert_eq!(status, 200, "{plain}");
     assert_eq!(server.request("POST", "/v1/eval", body, true).1, plain);
+    // A record longer than one request may analyse is refused before any work.
+    let mat = std::env::temp_dir().join(format!("tavla-serve-long-{}.mat", std::process::id()));
+    let made = Command::new(env!("CARGO_BIN_EXE_tavla"))
+        .args([
+            "arena", "--a", "random", "--b", "random", "--games", "120", "--mat",
+        ])
+        .arg(&mat)
+        .output()
+        .unwrap();
+    assert!(made.status.success());
+    let record = std::fs::read_to_string(&mat).unwrap();
+    std::fs::remove_file(&mat).unwrap();
+    let (status, e) = server.request("POST", "/v1/analyse?ply=0", &record, false);
+    assert_eq!(status, 400, "{e}");
+    assert!(
+        e["error"]
+            .as_str()
+            .unwrap()
+            .contains("at most 10000 a request"),
+        "{e}"
+    );
     let (status, e) = server.request("POST", "/v1/eval", r#"{"bogus": 1}"#, false);
     assert_eq!(status, 400);
     assert!(
