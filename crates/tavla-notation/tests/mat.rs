@@ -51,10 +51,17 @@ fn records_that_do_not_add_up_are_refused_at_their_line() {
         e.contains("wins 4 points, but a pass of a double from 2 is worth 2"),
         "{e}"
     );
-    // A double to 3.
-    let e = refused("MAT1", " 8)  Doubles => 2", " 8)  Doubles => 3");
+    // A double to 4 from a cube at 1.
+    let e = refused("MAT1", " 8)  Doubles => 2", " 8)  Doubles => 4");
     assert!(
-        e.contains("a double to 3, but the cube is at 1: it goes to 2"),
+        e.contains("a double to 4, but the cube is at 1: it goes to 2"),
+        "{e}"
+    );
+    // A double to 3 is no cube value at all: refused as the record is read, at its line.
+    let edited = record_text("MAT1").replacen(" 8)  Doubles => 2", " 8)  Doubles => 3", 1);
+    let e = MatchRecord::parse(&edited).unwrap_err().to_string();
+    assert!(
+        e.contains("line 14") && e.contains("a cube value is a power of two from 2 to 32768"),
         "{e}"
     );
     // A score line that does not follow from game 1's result (root won 2).
