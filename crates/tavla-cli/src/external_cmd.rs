@@ -40,6 +40,10 @@ pub struct ExternalArgs {
     /// Seed of a random player.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Close a connection after this many seconds without a request, so that a client that
+    /// falls silent does not hold the one connection served; 0 waits for ever.
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
+    idle_timeout: u64,
 }
 
 /// The answers to `evaluation` requests: the embedded networks with the bearoff databases.
@@ -98,6 +102,7 @@ pub fn external(args: &ExternalArgs, out: &mut impl Write) -> Result<()> {
         .map_err(|e| InputError(format!("--listen {}: {e}", args.listen)))?;
     let address = listener.local_addr()?;
     eprintln!("tavla external: listening on {address}");
-    engine.listen(&listener, args.connections)?;
+    let idle = Some(std::time::Duration::from_secs(args.idle_timeout));
+    engine.listen(&listener, args.connections, idle)?;
     Ok(())
 }

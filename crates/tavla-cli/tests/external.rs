@@ -142,3 +142,41 @@ fn a_socket_serves_requests_until_exit() {
     assert_eq!(o.status.code(), Some(2));
     assert!(common::stderr(&o).contains("--listen nonsense"));
 }
+
+#[test]
+fn a_silent_client_is_closed_and_the_next_one_served() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tavla"))
+        .args(["external", "--listen", "127.0.0.1:0", "--connections", "2"])
+        .args(["--idle-timeout", "1"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut first = String::new();
+    stderr.read_line(&mut first).unwrap();
+    let address = first
+        .trim()
+        .strip_prefix("tavla external: listening on ")
+        .unwrap_or_else(|| panic!("{first}"))
+        .to_string();
+    // The first client connects, sends half a request and falls silent: the server closes
+    // the connection after a second without a request.
+    let mut silent = TcpStream::connect(&address).unwrap();
+    write!(silent, "board:You:").unwrap();
+    let mut nothing = String::new();
+    silent.read_to_string(&mut nothing).unwrap();
+    assert_eq!(nothing, "");
+    let mut closed = String::new();
+    stderr.read_line(&mut closed).unwrap();
+    assert!(closed.contains("no request in 1 s"), "{closed}");
+    // The second is served.
+    let mut stream = TcpStream::connect(&address).unwrap();
+    let f01 = vectors()[0]["fibs"].as_str().unwrap().to_string();
+    write!(stream, "{f01}\r\nexit\r\n").unwrap();
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).unwrap();
+    assert_eq!(reply, "24/18 13/11 \n");
+    assert!(child.wait().unwrap().success());
+}

@@ -50,8 +50,9 @@
 //! Game `i` draws its dice from ChaCha8 seeded with `seed`, stream `i`, so results do not
 //! depend on the number of threads; per-game results are summed in game order.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use rand::{Rng, SeedableRng};
@@ -380,36 +381,60 @@ pub fn rollout_until(
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Option<RolloutResult> {
     assert!(!root.is_game_over(), "the game is over at the root");
-    let per_game = games_of(search, root, &config, finished, stop);
-    (!per_game.is_empty()).then(|| summarise(&per_game))
+    let mut tally = Tally::new(1);
+    run_games(
+        search,
+        &config,
+        stop,
+        |search, game, plays, evals| {
+            let result = play_out(search, root, game, &config, plays, evals);
+            finished(0, &result);
+            result
+        },
+        |result| tally.push(&[result]),
+    );
+    (tally.games() > 0).then(|| tally.result(0))
 }
 
-/// The results of games `0..config.games` in game order, each computed by `game` on one of
-/// `config.threads` threads (each with its own clone of `search`, reset, and scratch lists).
-/// The threads take the next game in turn and ask `stop` before each (and, once a game has
-/// been taken, whether `config.deadline` has passed); a game once taken is finished, so the
-/// games played are the first `n`, for some `n`. A game's result must
-/// depend only on its number (each game starts with an empty cache), so neither the thread
-/// count nor the order in which the threads take the games changes a result.
+/// Plays games `0..config.games`, each computed by `game` on one of `config.threads` threads
+/// (each with its own clone of `search`, reset, and scratch lists), and hands their results
+/// to `take` in game order, as each is ready and those before it have been taken (so what a
+/// rollout keeps does not grow with its games). The threads take the next game in turn and
+/// ask `stop` before each (and, once a game has been taken, whether `config.deadline` has
+/// passed); a game once taken is finished, so the games played are the first `n`, for some
+/// `n`. A game's result must depend only on its number (each game starts with an empty
+/// cache), so neither the thread count nor the order in which the threads finish the games
+/// changes what `take` hears. Returns `n`.
 fn run_games<T: Send>(
     search: &Search,
     config: &RolloutConfig,
     stop: &(dyn Fn() -> bool + Sync),
     game: impl Fn(&mut Search, u32, &mut PlayList, &mut Vec<Probabilities>) -> T + Sync,
-) -> Vec<T> {
+    take: impl FnMut(T) + Send,
+) -> u32 {
+    /// The games finished before one that is still being played, and where `take` is.
+    struct InOrder<T, F> {
+        next: usize,
+        waiting: BTreeMap<usize, T>,
+        take: F,
+    }
     let threads = config.threads.max(1).min(config.games.max(1) as usize);
     let next = AtomicUsize::new(0);
     let games = config.games as usize;
-    let mut done: Vec<(usize, T)> = std::thread::scope(|s| {
+    let order = Mutex::new(InOrder {
+        next: 0,
+        waiting: BTreeMap::new(),
+        take,
+    });
+    std::thread::scope(|s| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 let mut search = search.clone();
                 search.reset();
-                let (next, game) = (&next, &game);
+                let (next, game, order) = (&next, &game, &order);
                 s.spawn(move || {
                     let mut plays = PlayList::new();
                     let mut evals = Vec::new();
-                    let mut out = Vec::new();
                     while !stop() {
                         let late = || config.deadline.is_some_and(|d| Instant::now() >= d);
                         if next.load(Ordering::Relaxed) > 0 && late() {
@@ -419,36 +444,25 @@ fn run_games<T: Send>(
                         if i >= games {
                             break;
                         }
-                        out.push((i, game(&mut search, i as u32, &mut plays, &mut evals)));
+                        let result = game(&mut search, i as u32, &mut plays, &mut evals);
+                        let mut guard = order.lock().expect("a rollout thread panicked");
+                        let o = &mut *guard;
+                        o.waiting.insert(i, result);
+                        while let Some(r) = o.waiting.remove(&o.next) {
+                            (o.take)(r);
+                            o.next += 1;
+                        }
                     }
-                    out
                 })
             })
             .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().expect("a rollout thread panicked"))
-            .collect()
+        for w in workers {
+            w.join().expect("a rollout thread panicked");
+        }
     });
-    done.sort_unstable_by_key(|&(i, _)| i);
-    debug_assert!(done.iter().enumerate().all(|(k, &(i, _))| k == i));
-    done.into_iter().map(|(_, r)| r).collect()
-}
-
-/// Each game's (adjusted) probabilities from `root`'s side, in game order, played on
-/// `config.threads` threads until `stop` ([`run_games`]).
-fn games_of(
-    search: &Search,
-    root: Position,
-    config: &RolloutConfig,
-    finished: GameFinished<'_>,
-    stop: &(dyn Fn() -> bool + Sync),
-) -> Vec<[f64; 5]> {
-    run_games(search, config, stop, |search, game, plays, evals| {
-        let result = play_out(search, root, game, config, plays, evals);
-        finished(0, &result);
-        result
-    })
+    let order = order.into_inner().expect("a rollout thread panicked");
+    debug_assert!(order.waiting.is_empty(), "the games played are the first n");
+    order.next as u32
 }
 
 /// The cubeless equity of one game's (adjusted) probabilities, as [`GameFinished`] hears them.
@@ -457,51 +471,123 @@ pub fn game_equity(g: &[f64; 5]) -> f64 {
     2.0 * g[0] - 1.0 + g[1] - g[3] + g[2] - g[4]
 }
 
-/// The mean and the standard error of the mean of `xs` (0 from fewer than two).
-fn mean_and_stderr(xs: impl Iterator<Item = f64>) -> (f64, f64) {
-    let (mut n, mut sum, mut sq) = (0.0f64, 0.0f64, 0.0f64);
-    for x in xs {
-        n += 1.0;
-        sum += x;
-        sq += x * x;
-    }
-    let mean = sum / n;
-    let var = if n > 1.0 {
-        ((sq / n - mean * mean) * n / (n - 1.0)).max(0.0)
-    } else {
-        0.0
-    };
-    (mean, (var / n).sqrt())
+/// The running means and co-moments of `k` series observed together, one value of each a
+/// game, in game order (Welford's update, extended to co-moments): all a rollout keeps of its
+/// games' values, so that its memory does not grow with the games played, and enough for each
+/// series' standard error and that of any two series' paired difference.
+#[derive(Debug, Clone)]
+struct Moments {
+    n: u64,
+    mean: Vec<f64>,
+    /// `co[p * k + q]`: the sum over the games of `(x_p - mean_p) * (x_q - mean_q)`.
+    co: Vec<f64>,
+    /// Scratch: the last game's values less the means before it.
+    delta: Vec<f64>,
 }
 
-/// The mean and the standard error of the mean of `xs` (0 from fewer than two), the variance
-/// taken about the mean in a second pass (as the cubeful rollouts have always reported it).
-fn two_pass_stats(xs: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
-    let n = xs.clone().count() as f64;
-    let mean = xs.clone().sum::<f64>() / n;
-    let var = if n > 1.0 {
-        xs.map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)
-    } else {
-        0.0
-    };
-    (mean, (var / n).sqrt())
-}
-
-/// A rollout's result from its games' (adjusted) probabilities.
-fn summarise(per_game: &[[f64; 5]]) -> RolloutResult {
-    let n = per_game.len() as f64;
-    let mut mean = [0.0f64; 5];
-    for g in per_game {
-        for (m, x) in mean.iter_mut().zip(g) {
-            *m += x / n;
+impl Moments {
+    fn new(k: usize) -> Moments {
+        Moments {
+            n: 0,
+            mean: vec![0.0; k],
+            co: vec![0.0; k * k],
+            delta: vec![0.0; k],
         }
     }
-    let (equity, equity_stderr) = mean_and_stderr(per_game.iter().map(game_equity));
-    RolloutResult {
-        games: per_game.len() as u32,
-        probs: Probabilities::from_array(mean.map(|m| m as f32)),
-        equity,
-        equity_stderr,
+
+    /// Adds one game's values, one for each series.
+    fn push(&mut self, xs: impl IntoIterator<Item = f64>) {
+        self.n += 1;
+        let n = self.n as f64;
+        for ((d, m), x) in self.delta.iter_mut().zip(&mut self.mean).zip(xs) {
+            *d = x - *m;
+            *m += *d / n;
+        }
+        // x_q less the new mean is delta_q (n - 1) / n.
+        let f = (n - 1.0) / n;
+        let k = self.mean.len();
+        for (row, dp) in self.co.chunks_exact_mut(k.max(1)).zip(&self.delta) {
+            for (c, dq) in row.iter_mut().zip(&self.delta) {
+                *c += dp * dq * f;
+            }
+        }
+    }
+
+    /// The standard error of a mean whose co-moment sum is `sum_sq` (0 from fewer than two
+    /// games).
+    fn stderr_of(&self, sum_sq: f64) -> f64 {
+        if self.n < 2 {
+            return 0.0;
+        }
+        let n = self.n as f64;
+        (sum_sq.max(0.0) / (n - 1.0) / n).sqrt()
+    }
+
+    /// Series `p`'s mean and its standard error.
+    fn mean_and_stderr(&self, p: usize) -> (f64, f64) {
+        let k = self.mean.len();
+        (self.mean[p], self.stderr_of(self.co[p * k + p]))
+    }
+
+    /// The mean of series `p` less series `q`'s, and its standard error, paired by game.
+    fn difference(&self, p: usize, q: usize) -> (f64, f64) {
+        let k = self.mean.len();
+        let sum_sq = self.co[p * k + p] + self.co[q * k + q] - 2.0 * self.co[p * k + q];
+        (self.mean[p] - self.mean[q], self.stderr_of(sum_sq))
+    }
+
+    /// Each series' mean less the highest mean (of the series with it), and the standard error
+    /// of that difference, paired by game.
+    fn differences_from_best(&self) -> Vec<(f64, f64)> {
+        let best = (0..self.mean.len())
+            .max_by(|&a, &b| self.mean[a].total_cmp(&self.mean[b]))
+            .expect("at least one series");
+        (0..self.mean.len())
+            .map(|p| self.difference(p, best))
+            .collect()
+    }
+}
+
+/// What a cubeless rollout of one or more positions (on the same dice) keeps of its games:
+/// each position's summed (adjusted) probabilities, and its equities' moments.
+#[derive(Debug, Clone)]
+struct Tally {
+    probs: Vec<[f64; 5]>,
+    equity: Moments,
+}
+
+impl Tally {
+    fn new(k: usize) -> Tally {
+        Tally {
+            probs: vec![[0.0; 5]; k],
+            equity: Moments::new(k),
+        }
+    }
+
+    fn games(&self) -> u64 {
+        self.equity.n
+    }
+
+    /// Adds one game's (adjusted) probabilities of each position.
+    fn push(&mut self, games: &[[f64; 5]]) {
+        for (sum, g) in self.probs.iter_mut().zip(games) {
+            for (s, x) in sum.iter_mut().zip(g) {
+                *s += x;
+            }
+        }
+        self.equity.push(games.iter().map(game_equity));
+    }
+
+    /// Position `p`'s result over the games pushed.
+    fn result(&self, p: usize) -> RolloutResult {
+        let n = self.games().max(1) as f64;
+        let (equity, equity_stderr) = self.equity.mean_and_stderr(p);
+        RolloutResult {
+            games: self.games() as u32,
+            probs: Probabilities::from_array(self.probs[p].map(|s| (s / n) as f32)),
+            equity,
+            equity_stderr,
+        }
     }
 }
 
@@ -557,8 +643,12 @@ pub fn rollout_plays_until(
     assert!(!afters.is_empty(), "no plays to roll out");
     // Each play's games for the mover: the opponent's games from the flipped position, seen
     // from the other side.
-    let per_game: Vec<Vec<[f64; 5]>> =
-        run_games(search, &config, stop, |search, game, plays, evals| {
+    let mut tally = Tally::new(afters.len());
+    run_games(
+        search,
+        &config,
+        stop,
+        |search, game, plays, evals| {
             afters
                 .iter()
                 .enumerate()
@@ -574,45 +664,26 @@ pub fn rollout_plays_until(
                     finished(p, &result);
                     result
                 })
-                .collect()
-        });
-    if per_game.is_empty() {
+                .collect::<Vec<_>>()
+        },
+        |games| tally.push(&games),
+    );
+    if tally.games() == 0 {
         return None;
     }
-    let games: Vec<Vec<[f64; 5]>> = (0..afters.len())
-        .map(|p| per_game.iter().map(|g| g[p]).collect())
-        .collect();
-    let equities: Vec<Vec<f64>> = games
-        .iter()
-        .map(|g| g.iter().map(game_equity).collect())
-        .collect();
     Some(
-        games
-            .iter()
-            .zip(paired_differences(&equities))
-            .map(|(g, (difference, difference_stderr))| PlayRollout {
-                result: summarise(g),
+        tally
+            .equity
+            .differences_from_best()
+            .into_iter()
+            .enumerate()
+            .map(|(p, (difference, difference_stderr))| PlayRollout {
+                result: tally.result(p),
                 difference,
                 difference_stderr,
             })
             .collect(),
     )
-}
-
-/// Each play's mean result minus the best play's (the highest mean), game by game, and the
-/// standard error of that difference; `per_play[p][i]` is play `p`'s result in game `i`.
-fn paired_differences(per_play: &[Vec<f64>]) -> Vec<(f64, f64)> {
-    let means: Vec<f64> = per_play
-        .iter()
-        .map(|g| mean_and_stderr(g.iter().copied()).0)
-        .collect();
-    let best = (0..means.len())
-        .max_by(|&a, &b| means[a].total_cmp(&means[b]))
-        .expect("at least one play");
-    per_play
-        .iter()
-        .map(|g| mean_and_stderr(g.iter().zip(&per_play[best]).map(|(a, b)| a - b)))
-        .collect()
 }
 
 /// One play's cubeful rollout ([`cubeful_play_rollouts`]), for the side that plays it.
@@ -671,8 +742,8 @@ pub fn cubeful_play_rollouts(
 
 /// [`cubeful_play_rollouts`], stopped early when `stop` says so, as [`rollout_plays_until`]
 /// is: every play has the same first `n` games. `None` when no game was played. `finished`
-/// hears of each play's games, in the mover's terms (a play that ends the game, of its games
-/// once the others are over).
+/// hears of each play's games, in the mover's terms (a play that ends the game, of each of its
+/// games as the others' game on the same dice is counted).
 ///
 /// # Panics
 /// When `afters` is empty.
@@ -720,46 +791,45 @@ pub fn cubeful_play_rollouts_until(
         Some(_) => 1.0 - v,
     };
     let heard = |k: usize, v: f64| finished(running[k], for_mover(v));
-    let per_game = cubeful_games(search, &lines, &config, &heard, stop);
+    // A play that ends the game has its exact result in every game.
+    let jacoby = config.jacoby && score.is_none() && holder == CubeHolder::Centre;
+    let exact: Vec<Option<f64>> = afters
+        .iter()
+        .map(|after| {
+            after.outcome().map(|o| {
+                // Under the Jacoby rule, with the cube never turned, a gammon counts single.
+                let points = if jacoby { 1 } else { u32::from(o.points) } * cube;
+                match score {
+                    None => f64::from(points),
+                    Some(s) => f64::from(s.after(points, 0)),
+                }
+            })
+        })
+        .collect();
+    // Each play's games for the mover.
+    let mut moments = Moments::new(afters.len());
+    let played = cubeful_games(search, &lines, &config, &heard, stop, |game| {
+        let mut line = game.iter();
+        moments.push(exact.iter().enumerate().map(|(i, exact)| match exact {
+            Some(won) => {
+                finished(i, *won);
+                *won
+            }
+            None => for_mover(*line.next().expect("every running play has its line")),
+        }));
+    });
     // The games played (all of them unless the deadline or `stop` stopped them).
-    let played = per_game.len();
     if played == 0 {
         return None;
     }
-    // Each play's games for the mover.
-    let games: Vec<Vec<f64>> = afters
-        .iter()
+    let rollouts = moments
+        .differences_from_best()
+        .into_iter()
         .enumerate()
-        .map(|(i, after)| match after.outcome() {
-            Some(o) => {
-                // Under the Jacoby rule, with the cube never turned, a gammon counts single.
-                let jacoby = config.jacoby && score.is_none() && holder == CubeHolder::Centre;
-                let points = if jacoby { 1 } else { u32::from(o.points) } * cube;
-                let won = match score {
-                    None => f64::from(points),
-                    Some(s) => f64::from(s.after(points, 0)),
-                };
-                for _ in 0..played {
-                    finished(i, won);
-                }
-                vec![won; played]
-            }
-            None => {
-                let k = running
-                    .iter()
-                    .position(|&j| j == i)
-                    .expect("every running play has its line");
-                per_game.iter().map(|g| for_mover(g[k])).collect()
-            }
-        })
-        .collect();
-    let rollouts = games
-        .iter()
-        .zip(paired_differences(&games))
-        .map(|(g, (difference, difference_stderr))| {
-            let (equity, equity_stderr) = mean_and_stderr(g.iter().copied());
+        .map(|(p, (difference, difference_stderr))| {
+            let (equity, equity_stderr) = moments.mean_and_stderr(p);
             CubefulPlayRollout {
-                games: played as u32,
+                games: played,
                 equity,
                 equity_stderr,
                 difference,
@@ -1137,21 +1207,23 @@ fn rollout_lines(
         root_may_double: false,
     };
     // The double/take line plays on with the cube doubled, owned by the opponent.
-    let per_game = cubeful_games(
+    let mut moments = Moments::new(2);
+    let games = cubeful_games(
         search,
         &[line(cube, owner), line(2 * cube, Some(false))],
         &config,
         finished,
         stop,
+        |game| moments.push(game),
     );
-    if per_game.is_empty() {
+    if games == 0 {
         return None;
     }
-    let (no_double, no_double_stderr) = two_pass_stats(per_game.iter().map(|g| g[0]));
-    let (double_take, double_take_stderr) = two_pass_stats(per_game.iter().map(|g| g[1]));
-    let (_, difference_stderr) = two_pass_stats(per_game.iter().map(|g| g[1] - g[0]));
+    let (no_double, no_double_stderr) = moments.mean_and_stderr(0);
+    let (double_take, double_take_stderr) = moments.mean_and_stderr(1);
+    let (_, difference_stderr) = moments.difference(1, 0);
     Some((
-        per_game.len() as u32,
+        games,
         [
             (no_double, no_double_stderr, difference_stderr),
             (double_take, double_take_stderr, difference_stderr),
@@ -1159,27 +1231,35 @@ fn rollout_lines(
     ))
 }
 
-/// Each game's result on each of `lines` (game `i` of every line on the same dice), in game
-/// order, played on `config.threads` threads until `stop` ([`run_games`]). `finished` hears of
-/// each line's games, with the line's index and the game's value for the line's root side.
+/// Plays games on each of `lines` (game `i` of every line on the same dice) on
+/// `config.threads` threads until `stop`, and hands each game's results, one a line, to `take`
+/// in game order ([`run_games`]); returns the games played. `finished` hears of each line's
+/// games, with the line's index and the game's value for the line's root side.
 fn cubeful_games(
     search: &Search,
     lines: &[CubeLine],
     config: &RolloutConfig,
     finished: CubefulFinished<'_>,
     stop: &(dyn Fn() -> bool + Sync),
-) -> Vec<Vec<f64>> {
-    run_games(search, config, stop, |search, game, plays, evals| {
-        lines
-            .iter()
-            .enumerate()
-            .map(|(k, line)| {
-                let v = play_out_cubeful(search, line, game, config, plays, evals);
-                finished(k, v);
-                v
-            })
-            .collect()
-    })
+    take: impl FnMut(Vec<f64>) + Send,
+) -> u32 {
+    run_games(
+        search,
+        config,
+        stop,
+        |search, game, plays, evals| {
+            lines
+                .iter()
+                .enumerate()
+                .map(|(k, line)| {
+                    let v = play_out_cubeful(search, line, game, config, plays, evals);
+                    finished(k, v);
+                    v
+                })
+                .collect()
+        },
+        take,
+    )
 }
 
 fn lines_result(
@@ -1382,6 +1462,49 @@ mod tests {
         let [nd, dt, _] = r.analysis.match_winning_chances.unwrap();
         assert!((f64::from(nd) - r.no_double).abs() < 1e-6);
         assert!((f64::from(dt) - r.double_take).abs() < 1e-6);
+    }
+
+    /// The running moments against the textbook two-pass sums over all the values, on series
+    /// of different scales and a constant one.
+    #[test]
+    fn running_moments_are_the_two_pass_figures() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let games: Vec<[f64; 3]> = (0..1_000)
+            .map(|_| {
+                let a: f64 = rng.gen_range(-3.0..3.0);
+                [a, 0.5 * a + rng.gen_range(-0.1..0.1), 1.0]
+            })
+            .collect();
+        let mut m = Moments::new(3);
+        for g in &games {
+            m.push(g.iter().copied());
+        }
+        let n = games.len() as f64;
+        let two_pass = |x: &dyn Fn(&[f64; 3]) -> f64| {
+            let mean = games.iter().map(x).sum::<f64>() / n;
+            let var = games.iter().map(|g| (x(g) - mean).powi(2)).sum::<f64>() / (n - 1.0);
+            (mean, (var / n).sqrt())
+        };
+        let close = |(a, b): (f64, f64), (c, d): (f64, f64)| {
+            assert!(
+                (a - c).abs() < 1e-12 && (b - d).abs() < 1e-12,
+                "{a} {b} vs {c} {d}"
+            );
+        };
+        for p in 0..3 {
+            close(m.mean_and_stderr(p), two_pass(&|g| g[p]));
+        }
+        close(m.difference(1, 0), two_pass(&|g| g[1] - g[0]));
+        close(m.difference(2, 1), two_pass(&|g| g[2] - g[1]));
+        // The constant series has the highest mean: the others are measured from it.
+        let d = m.differences_from_best();
+        close(d[0], two_pass(&|g| g[0] - g[2]));
+        assert_eq!(d[2], (0.0, 0.0));
+        // One game has no spread.
+        let mut one = Moments::new(2);
+        one.push([1.0, -1.0]);
+        assert_eq!(one.mean_and_stderr(1), (-1.0, 0.0));
+        assert_eq!(one.difference(0, 1), (2.0, 0.0));
     }
 
     #[test]

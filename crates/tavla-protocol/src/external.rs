@@ -17,6 +17,7 @@
 
 use std::io::{self, BufRead, BufReader, Write};
 use std::net::TcpListener;
+use std::time::Duration;
 
 use tavla_core::{Dice, GameState, PlayList, Resign};
 use tavla_notation::{format_plain, FibsBoard};
@@ -336,16 +337,43 @@ impl External {
     }
 
     /// Accepts connections on `listener` one at a time, as gnubg does, answering each until it
-    /// closes; returns after `connections` of them (never, when `None`).
+    /// closes, or until `idle` passes without a request (when given: a client that falls
+    /// silent does not hold the one connection served for ever); returns after `connections`
+    /// of them (never, when `None`).
     ///
     /// # Errors
     /// When accepting a connection fails.
-    pub fn listen(&mut self, listener: &TcpListener, connections: Option<usize>) -> io::Result<()> {
+    pub fn listen(
+        &mut self,
+        listener: &TcpListener,
+        connections: Option<usize>,
+        idle: Option<Duration>,
+    ) -> io::Result<()> {
         for (served, stream) in listener.incoming().enumerate() {
             let stream = stream?;
-            let reader = BufReader::new(stream.try_clone()?);
-            if let Err(e) = self.serve(reader, stream) {
-                self.explain(format_args!("connection ended: {e}"));
+            let peer = stream
+                .peer_addr()
+                .map_or_else(|_| "a client".to_string(), |a| a.to_string());
+            // A zero duration is refused by the socket: no limit then.
+            let idle = idle.filter(|d| !d.is_zero());
+            let ended = stream
+                .set_read_timeout(idle)
+                .and_then(|()| stream.try_clone())
+                .and_then(|reader| self.serve(BufReader::new(reader), &stream));
+            match ended {
+                Ok(()) => {}
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    let secs = idle.map_or(0, |d| d.as_secs());
+                    eprintln!(
+                        "external: closed the connection from {peer}: no request in {secs} s"
+                    );
+                }
+                Err(e) => self.explain(format_args!("connection from {peer} ended: {e}")),
             }
             if connections.is_some_and(|n| served + 1 >= n) {
                 break;
