@@ -56,14 +56,55 @@ pub enum PlotError {
         /// The cause.
         source: std::io::Error,
     },
-    /// Drawing or writing the PNG failed.
-    #[error("{}: {message}", path.display())]
+    /// Drawing or encoding the PNG failed.
+    #[error("drawing {}: {message}", path.display())]
     Draw {
         /// The PNG file.
         path: PathBuf,
-        /// What plotters reported.
+        /// What plotters or the encoder reported.
         message: String,
     },
+    /// The PNG cannot be written.
+    #[error("cannot write {}", path.display())]
+    Write {
+        /// The PNG file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+/// Draws a picture of `size` (width, height) with `draw` in memory and writes it to `path` as
+/// a PNG, whatever the file's name ends with; nothing is written when drawing fails.
+/// `draw`'s errors are reported as [`PlotError::Draw`] (plotters' errors, as text).
+///
+/// # Errors
+/// [`PlotError::Draw`] when drawing or encoding fails, [`PlotError::Write`] when the file
+/// cannot be written.
+pub fn save_png<F>(path: &Path, size: (u32, u32), draw: F) -> Result<(), PlotError>
+where
+    F: FnOnce(&DrawingArea<BitMapBackend<'_>, plotters::coord::Shift>) -> Result<(), String>,
+{
+    use image::ImageEncoder;
+    let failed = |message: String| PlotError::Draw {
+        path: path.to_path_buf(),
+        message,
+    };
+    let (width, height) = size;
+    let mut pixels = vec![0u8; width as usize * height as usize * 3];
+    {
+        let root = BitMapBackend::with_buffer(&mut pixels, size).into_drawing_area();
+        draw(&root).map_err(failed)?;
+        root.present().map_err(|e| failed(e.to_string()))?;
+    }
+    let mut png = Vec::new();
+    image::codecs::png::PngEncoder::new(&mut png)
+        .write_image(&pixels, width, height, image::ColorType::Rgb8)
+        .map_err(|e| failed(e.to_string()))?;
+    std::fs::write(path, png).map_err(|source| PlotError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// The font to use: `$TAVLA_FONT` if set, else the first of [`FONT_CANDIDATES`] that exists.
@@ -143,40 +184,37 @@ pub fn draw_figures(
 }
 
 fn scatter(path: &Path, title: &str, y_label: &str, data: &[(u64, f64)]) -> Result<(), PlotError> {
-    let err = |e: &dyn std::fmt::Display| PlotError::Draw {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    };
     let x_max = data.len().max(1) as u64;
     let y_max = data.iter().map(|&(_, y)| y).fold(1.0, f64::max) * 1.05;
-    let root = BitMapBackend::new(path, (1400, 900)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(&e))?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 28))
-        .margin(20)
-        .x_label_area_size(55)
-        .y_label_area_size(80)
-        .build_cartesian_2d(0u64..x_max, 0.0..y_max)
-        .map_err(|e| err(&e))?;
-    chart
-        .configure_mesh()
-        .x_desc("position index")
-        .y_desc(y_label)
-        .axis_desc_style(("sans-serif", 20))
-        .label_style(("sans-serif", 16))
-        .y_label_formatter(&|y| format!("{y:.0}"))
-        .light_line_style(WHITE.mix(0.0))
-        .draw()
-        .map_err(|e| err(&e))?;
-    let colour = RGBColor(31, 84, 160);
-    chart
-        .draw_series(
-            data.iter()
-                .map(|&(x, y)| Circle::new((x, y), 1, colour.mix(0.55).filled())),
-        )
-        .map_err(|e| err(&e))?;
-    root.present().map_err(|e| err(&e))?;
-    Ok(())
+    save_png(path, (1400, 900), |root| {
+        let err = |e: &dyn std::fmt::Display| e.to_string();
+        root.fill(&WHITE).map_err(|e| err(&e))?;
+        let mut chart = ChartBuilder::on(root)
+            .caption(title, ("sans-serif", 28))
+            .margin(20)
+            .x_label_area_size(55)
+            .y_label_area_size(80)
+            .build_cartesian_2d(0u64..x_max, 0.0..y_max)
+            .map_err(|e| err(&e))?;
+        chart
+            .configure_mesh()
+            .x_desc("position index")
+            .y_desc(y_label)
+            .axis_desc_style(("sans-serif", 20))
+            .label_style(("sans-serif", 16))
+            .y_label_formatter(&|y| format!("{y:.0}"))
+            .light_line_style(WHITE.mix(0.0))
+            .draw()
+            .map_err(|e| err(&e))?;
+        let colour = RGBColor(31, 84, 160);
+        chart
+            .draw_series(
+                data.iter()
+                    .map(|&(x, y)| Circle::new((x, y), 1, colour.mix(0.55).filled())),
+            )
+            .map_err(|e| err(&e))?;
+        Ok(())
+    })
 }
 
 #[cfg(test)]

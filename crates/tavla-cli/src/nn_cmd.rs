@@ -494,62 +494,64 @@ pub fn plot_curve(args: &PlotCurveArgs) -> Result<()> {
         .iter()
         .flat_map(|(_, v)| v.iter().map(|p| (p.1 - 2.0 * p.2, p.1 + 2.0 * p.2)))
         .fold((-0.5f64, 0.5f64), |(a, b), (lo, hi)| (a.min(lo), b.max(hi)));
-    let png = &args.png;
-    let draw = |e: &dyn std::fmt::Display| anyhow::anyhow!("drawing {}: {e}", png.display());
-    let root = BitMapBackend::new(png, (1200, 750)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| draw(&e))?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(
-            "tavla TD(lambda) self-play: 0-ply strength against fixed opponents",
-            ("sans-serif", 24),
-        )
-        .margin(20)
-        .x_label_area_size(50)
-        .y_label_area_size(70)
-        .build_cartesian_2d(0.0..x_max * 1.02, y_min - 0.1..y_max + 0.1)
-        .map_err(|e| draw(&e))?;
-    chart
-        .configure_mesh()
-        .x_desc("training games (thousands)")
-        .y_desc("points per game (cubeless money), +/- 2 s.e.")
-        .axis_desc_style(("sans-serif", 18))
-        .label_style(("sans-serif", 15))
-        .draw()
-        .map_err(|e| draw(&e))?;
-    let colours = [
-        RGBColor(31, 84, 160),
-        RGBColor(200, 70, 40),
-        RGBColor(40, 150, 60),
-        RGBColor(120, 60, 160),
-    ];
-    for (k, (opponent, points)) in series.iter().enumerate() {
-        let c = colours[k % colours.len()];
-        chart
-            .draw_series(LineSeries::new(
-                points.iter().map(|p| (p.0, p.1)),
-                c.stroke_width(2),
-            ))
-            .map_err(|e| draw(&e))?
-            .label(format!("vs {opponent}"))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
-        chart
-            .draw_series(points.iter().map(|p| {
-                PathElement::new(
-                    vec![(p.0, p.1 - 2.0 * p.2), (p.0, p.1 + 2.0 * p.2)],
-                    c.mix(0.5),
-                )
-            }))
+    tavla_bearoff::plot::save_png(&args.png, (1200, 750), |root| {
+        let draw = |e: &dyn std::fmt::Display| e.to_string();
+        root.fill(&WHITE).map_err(|e| draw(&e))?;
+        let mut chart = ChartBuilder::on(root)
+            .caption(
+                "tavla TD(lambda) self-play: 0-ply strength against fixed opponents",
+                ("sans-serif", 24),
+            )
+            .margin(20)
+            .x_label_area_size(50)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0.0..x_max * 1.02, y_min - 0.1..y_max + 0.1)
             .map_err(|e| draw(&e))?;
-    }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .border_style(BLACK)
-        .background_style(WHITE.mix(0.8))
-        .label_font(("sans-serif", 16))
-        .draw()
-        .map_err(|e| draw(&e))?;
-    root.present().map_err(|e| draw(&e))?;
+        chart
+            .configure_mesh()
+            .x_desc("training games (thousands)")
+            .y_desc("points per game (cubeless money), +/- 2 s.e.")
+            .axis_desc_style(("sans-serif", 18))
+            .label_style(("sans-serif", 15))
+            .draw()
+            .map_err(|e| draw(&e))?;
+        let colours = [
+            RGBColor(31, 84, 160),
+            RGBColor(200, 70, 40),
+            RGBColor(40, 150, 60),
+            RGBColor(120, 60, 160),
+        ];
+        for (k, (opponent, points)) in series.iter().enumerate() {
+            let c = colours[k % colours.len()];
+            chart
+                .draw_series(LineSeries::new(
+                    points.iter().map(|p| (p.0, p.1)),
+                    c.stroke_width(2),
+                ))
+                .map_err(|e| draw(&e))?
+                .label(format!("vs {opponent}"))
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
+                });
+            chart
+                .draw_series(points.iter().map(|p| {
+                    PathElement::new(
+                        vec![(p.0, p.1 - 2.0 * p.2), (p.0, p.1 + 2.0 * p.2)],
+                        c.mix(0.5),
+                    )
+                }))
+                .map_err(|e| draw(&e))?;
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .border_style(BLACK)
+            .background_style(WHITE.mix(0.8))
+            .label_font(("sans-serif", 16))
+            .draw()
+            .map_err(|e| draw(&e))?;
+        Ok(())
+    })?;
     Ok(())
 }
 

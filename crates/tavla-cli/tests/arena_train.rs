@@ -1197,5 +1197,31 @@ fn td_curve_and_plot_curve_check_their_options_and_resume_cleanly() {
         "{}",
         stderr(&o)
     );
+    // A name that does not end in .png is still written as a PNG (when a font is found), and
+    // a file that cannot be written is named in one line.
+    if tavla_bearoff::plot::find_font().is_some() {
+        let gif = dir.join("curve.gif");
+        let o = tavla(&[
+            "train",
+            "plot-curve",
+            &path("straight/curve.csv"),
+            gif.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(&std::fs::read(&gif).unwrap()[..8], b"\x89PNG\r\n\x1a\n");
+        if std::path::Path::new("/dev/full").exists() {
+            let o = tavla(&[
+                "train",
+                "plot-curve",
+                &path("straight/curve.csv"),
+                "/dev/full",
+            ]);
+            assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+            assert_eq!(
+                stderr(&o),
+                "tavla: cannot write /dev/full: No space left on device (os error 28)\n"
+            );
+        }
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
