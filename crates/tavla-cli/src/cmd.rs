@@ -138,7 +138,42 @@ pub fn show(args: &ShowArgs, out: &mut impl Write) -> Result<()> {
     ] {
         writeln!(out, "{label} {}", format(&state, n))?;
     }
+    if let Some(note) = dropped_from_match_id(&args.position) {
+        writeln!(out, "Note: {note}")?;
+    }
     Ok(())
+}
+
+/// What a gnubg ID says that a [`GameState`] does not keep (the game's state when it is not
+/// in progress, a pending resignation), in words; `None` for anything else.
+fn dropped_from_match_id(text: &str) -> Option<String> {
+    use tavla_notation::{GameStatus, GnubgId, Resignation};
+    let id = text.trim().parse::<GnubgId>().ok()?.match_id;
+    let status = match id.game_state {
+        GameStatus::Playing => None,
+        GameStatus::NoGame => Some("no game has started"),
+        GameStatus::Over => Some("the game is over"),
+        GameStatus::Resigned => Some("the game ended by a resignation"),
+        GameStatus::Dropped => Some("the game ended by a dropped double"),
+    };
+    let resignation = match id.resignation {
+        Resignation::None => None,
+        Resignation::Single => Some("a single game"),
+        Resignation::Gammon => Some("a gammon"),
+        Resignation::Backgammon => Some("a backgammon"),
+    };
+    let mut notes = Vec::new();
+    if let Some(s) = status {
+        notes.push(format!(
+            "the Match ID says {s}; shown as a game in progress"
+        ));
+    }
+    if let Some(r) = resignation {
+        notes.push(format!(
+            "the Match ID has a resignation of {r} pending, not kept"
+        ));
+    }
+    (!notes.is_empty()).then(|| notes.join("; "))
 }
 
 pub fn convert(args: &ConvertArgs, out: &mut impl Write) -> Result<()> {

@@ -112,6 +112,13 @@ fn show_draws_the_board_and_every_notation() {
     for label in ["BPN:", "gnubg:", "XGID:", "FIBS:"] {
         assert!(out.contains(label), "{label}");
     }
+    assert!(!out.contains("Note:"), "{out}");
+    // What a Match ID says that the game state does not keep is named (gnubg's vectors M12:
+    // a game ended by a resigned backgammon; M14: a dropped double).
+    let out = stdout(&tavla(&["show", "4HPwATDgc/ABMA:VmMgA0ABwAAE"]));
+    assert!(out.ends_with("Note: the Match ID says the game ended by a resignation; shown as a game in progress; the Match ID has a resignation of a backgammon pending, not kept\n"), "{out}");
+    let out = stdout(&tavla(&["show", "4HPwATDgc/ABMA:AwRgAaAAGAAE"]));
+    assert!(out.ends_with("Note: the Match ID says the game ended by a dropped double; shown as a game in progress\n"), "{out}");
 }
 
 #[test]
