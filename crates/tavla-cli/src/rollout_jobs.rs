@@ -20,16 +20,14 @@ pub(crate) const MAX_RUNNING: usize = 4;
 /// finished one.
 pub(crate) const MAX_KEPT: usize = 64;
 
-/// The error of a rollout refused because [`MAX_RUNNING`] are running.
+/// The error of a request refused because the server runs as much of its kind as it takes at
+/// once (answered 503): what is running, and what to do.
 #[derive(Debug)]
-pub(crate) struct Busy;
+pub(crate) struct Busy(pub String);
 
 impl std::fmt::Display for Busy {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{MAX_RUNNING} rollouts are running, the most at once: stop one or wait for one to end"
-        )
+        f.write_str(&self.0)
     }
 }
 
@@ -200,7 +198,11 @@ impl Jobs {
         let job = {
             let mut kept = self.lock();
             if kept.running() >= MAX_RUNNING {
-                return Err(Busy.into());
+                return Err(Busy(format!(
+                    "{MAX_RUNNING} rollouts are running, the most at once: stop one or wait \
+                     for one to end"
+                ))
+                .into());
             }
             kept.last += 1;
             let job = Arc::new(Job {

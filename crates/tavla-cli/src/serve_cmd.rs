@@ -7,7 +7,7 @@
 //! | `GET /v1/moves?position=P&dice=31` | every legal play (as `tavla moves --json`) |
 //! | `GET /v1/hint?position=P&dice=31&ply=2&top=5` | the best plays, ranked (as `tavla hint --json`) |
 //! | `GET /v1/eval?position=P&ply=2` | outcome probabilities, equity and the cube decision (as `tavla eval --json`) |
-//! | `GET /v1/rollout?position=P&games=1296&seed=1&ply=0&truncate=0&cube=false&time_limit=S` | a rollout (as `tavla rollout --json`; at most 100,000 games; `time_limit` seconds, optional) |
+//! | `GET /v1/rollout?position=P&games=1296&seed=1&ply=0&truncate=0&cube=false&time_limit=S` | a rollout (as `tavla rollout --json`; at most 100,000 games at 0-ply, fewer deeper; `time_limit` seconds, optional) |
 //! | `POST /v1/analyse?ply=1` with a `.mat` or SGF record as the body | the analysis (as `tavla analyse --json`) |
 //! | `POST /v1/rollouts` with `/v1/rollout`'s fields | 202 and a rollout job, running in the background ([`crate::rollout_jobs`]) |
 //! | `GET /v1/rollouts/ID`, `POST /v1/rollouts/ID/stop`, `DELETE /v1/rollouts/ID`, `GET /v1/rollouts` | a job's state, progress and result; stopped; forgotten; all of them |
@@ -20,7 +20,9 @@
 //! input is answered with status 400 and `{"error": "..."}` naming what is wrong; each request
 //! is computed on a blocking thread, several at once.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use axum::body::Bytes;
@@ -41,7 +43,8 @@ use crate::analyse_cmd::{analyse_records, AnalyseArgs};
 use crate::games::{self as web_games, Conflict, Decision, Games, NewGame};
 use crate::input::{self, InputError};
 use crate::nn_cmd::{
-    eval_with, hint_with, rollout, EngineArgs, EvalArgs, HintArgs, PruneArgs, RolloutArgs,
+    eval_with, hint_with, rollout_watched, EngineArgs, EvalArgs, HintArgs, PruneArgs, RolloutArgs,
+    RolloutWatch,
 };
 use crate::players::shared_bearoff;
 use crate::rollout_jobs::{Busy, Job, Jobs};
@@ -154,7 +157,12 @@ fn plays_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<Strin
         One(String),
         Many(Vec<String>),
     }
-    Ok(match Option::<OneOrMany>::deserialize(d)? {
+    let given = Option::<OneOrMany>::deserialize(d).map_err(|_| {
+        serde::de::Error::custom(
+            "expected a list of plays, or one string of plays separated by commas",
+        )
+    })?;
+    Ok(match given {
         None => None,
         Some(OneOrMany::Many(v)) => Some(v),
         Some(OneOrMany::One(s)) => Some(s.split(',').map(|p| p.trim().to_string()).collect()),
@@ -175,7 +183,12 @@ impl Fields {
 /// What every request shares: searches ready to use (built once, taken and given back).
 struct Engine {
     prototype: Search,
+    /// Searches given back, at most [`MAX_IDLE_SEARCHES`] (more, made for a burst of
+    /// requests, are dropped).
     idle: Mutex<Vec<Search>>,
+    /// The long computations answered while the client waits (rollouts, tempmaps, analyses,
+    /// 3-ply hints and evaluations) running now: at most [`MAX_HEAVY`].
+    heavy: AtomicUsize,
     /// The rollouts running in the background, and those finished.
     jobs: Jobs,
     /// The games against the engine.
@@ -189,9 +202,54 @@ impl Engine {
         let mut search = taken.unwrap_or_else(|| self.prototype.clone());
         let out = f(&mut search);
         if let Ok(mut idle) = self.idle.lock() {
-            idle.push(search);
+            if idle.len() < MAX_IDLE_SEARCHES {
+                idle.push(search);
+            }
         }
         out
+    }
+
+    /// A place among the long computations running now, held until it is dropped.
+    ///
+    /// # Errors
+    /// [`Busy`] when [`MAX_HEAVY`] are running.
+    fn heavy_slot(&self) -> Result<HeavySlot<'_>> {
+        if self.heavy.fetch_add(1, Ordering::SeqCst) >= MAX_HEAVY {
+            self.heavy.fetch_sub(1, Ordering::SeqCst);
+            return Err(Busy(format!(
+                "{MAX_HEAVY} long computations (rollouts, temperature maps, analyses, 3-ply \
+                 hints and evaluations) are running, the most at once: try again when one \
+                 has ended, or start a rollout in the background (POST /v1/rollouts)"
+            ))
+            .into());
+        }
+        Ok(HeavySlot(&self.heavy))
+    }
+}
+
+/// The most searches kept for reuse between requests.
+const MAX_IDLE_SEARCHES: usize = 16;
+
+/// The most long computations answered while the client waits that run at once (each uses
+/// every core, or one for minutes); background rollouts have their own limit.
+const MAX_HEAVY: usize = 4;
+
+/// A place among the long computations running ([`Engine::heavy_slot`]).
+struct HeavySlot<'a>(&'a AtomicUsize);
+
+impl Drop for HeavySlot<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Stops a rollout when the request that asked for it is dropped: its client has gone, and
+/// nobody will read the answer.
+struct StopOnDrop(Arc<RolloutWatch>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.control.stop();
     }
 }
 
@@ -229,12 +287,29 @@ const FLAG_FIELDS: [(&str, &str); 10] = [
     ("--dice", "dice"),
 ];
 
+/// What the commands the server shares with the CLI say of the command line, as said to an
+/// HTTP client.
+const CLI_PHRASES: [(&str, &str); 2] = [
+    (
+        "give them after the position",
+        "give them in the field `dice`",
+    ),
+    (
+        "give the dice after the position",
+        "give the field `dice`, or a position with its dice",
+    ),
+];
+
 /// `message` with each command-line flag that is a request's field named as the field: the
 /// commands the server shares with the CLI name their options as flags (`--ply must be in
 /// 0..=3`), and an HTTP client sent fields (`ply must be in 0..=3`).
 fn field_names(message: &str) -> String {
+    let mut message = message.to_string();
+    for (cli, http) in CLI_PHRASES {
+        message = message.replace(cli, http);
+    }
     let mut out = String::with_capacity(message.len());
-    let mut rest = message;
+    let mut rest = message.as_str();
     while let Some(at) = rest.find("--") {
         out.push_str(&rest[..at]);
         let tail = &rest[at..];
@@ -297,19 +372,7 @@ impl Route {
 
     /// Refuses a field given that this route does not read.
     fn check(self, f: &Fields, path: &str) -> Result<(), InputError> {
-        let given = f.given();
-        let stray = given
-            .as_object()
-            .into_iter()
-            .flat_map(|o| o.keys())
-            .find(|k| !self.fields().contains(&k.as_str()));
-        match stray {
-            Some(k) => Err(InputError(format!(
-                "field `{k}` does not apply to {path}, which reads {}",
-                self.fields().join(", ")
-            ))),
-            None => Ok(()),
-        }
+        only_fields(f, self.fields(), path)
     }
 
     /// The route's path.
@@ -325,9 +388,35 @@ impl Route {
     }
 }
 
-/// The computation of each route, on a blocking thread.
-fn compute(engine: &Engine, route: Route, f: Fields) -> Result<String> {
+/// Refuses a field of `f` given that `path` does not read (`reads`).
+fn only_fields(f: &Fields, reads: &[&str], path: &str) -> Result<(), InputError> {
+    let given = f.given();
+    let stray = given
+        .as_object()
+        .into_iter()
+        .flat_map(|o| o.keys())
+        .find(|k| !reads.contains(&k.as_str()));
+    match stray {
+        Some(k) => Err(InputError(format!(
+            "field `{k}` does not apply to {path}, which reads {}",
+            reads.join(", ")
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The computation of each route, on a blocking thread; a rollout counts its games in `watch`
+/// and stops when it says so.
+fn compute(engine: &Engine, route: Route, f: Fields, watch: &RolloutWatch) -> Result<String> {
     route.check(&f, route.path())?;
+    // The long computations take a place among those running.
+    let _slot = match route {
+        Route::Rollout | Route::Tempmap => Some(engine.heavy_slot()?),
+        Route::Hint | Route::Eval if f.ply.unwrap_or(0) >= tavla_nn::search::MAX_PLY => {
+            Some(engine.heavy_slot()?)
+        }
+        _ => None,
+    };
     match route {
         Route::Position => {
             let text = required(f.position, "position")?;
@@ -341,7 +430,9 @@ fn compute(engine: &Engine, route: Route, f: Fields) -> Result<String> {
                 "dice": state.roll().map(|r| r.to_string()),
                 "cube": state.cube.value(),
                 "match_length": state.match_length,
-                "score": [state.score.x, state.score.o],
+                "score": { "x": state.score.x, "o": state.score.o },
+                "crawford": state.crawford,
+                "jacoby": state.jacoby,
                 // The side on roll's and the opponent's.
                 "pips": <[u32; 2]>::from(state.position.pips()),
                 "cube_owner": match state.cube.owner {
@@ -378,7 +469,7 @@ fn compute(engine: &Engine, route: Route, f: Fields) -> Result<String> {
         Route::Rollout => {
             let args = rollout_args(f)?;
             let mut out = Vec::new();
-            rollout(&args, &mut out)?;
+            rollout_watched(&args, &mut out, watch)?;
             Ok(String::from_utf8(out)?)
         }
         Route::Tempmap => {
@@ -422,18 +513,23 @@ fn board_json(pos: &tavla_core::Position) -> serde_json::Value {
 /// The `tavla rollout` arguments of a rollout request (`/v1/rollout`, `/v1/rollouts`).
 fn rollout_args(f: Fields) -> Result<RolloutArgs> {
     let games = f.games.unwrap_or(1296);
-    // With dice every play is rolled out: the limit is on the games of all of them.
-    let plays = if f.dice.is_some() {
-        f.top.unwrap_or(5)
+    let ply = f.ply.unwrap_or(0);
+    // With dice (given, or the position's with `top`) every play is rolled out: the limit is
+    // on the games of all of them.
+    let top = if f.dice.is_some() {
+        Some(f.top.unwrap_or(5))
     } else {
-        1
+        f.top
     };
+    let plays = top.unwrap_or(1);
+    let most = MAX_ROLLOUT_GAMES[usize::from(ply.min(tavla_nn::search::MAX_PLY))];
     // `top` is the user's: a product too large for a u64 is over the limit too.
     let total = u64::from(games).checked_mul(plays as u64);
-    if total.is_none_or(|t| t > u64::from(MAX_ROLLOUT_GAMES)) {
+    if total.is_none_or(|t| t > u64::from(most)) {
         return Err(InputError(format!(
-            "games: at most {MAX_ROLLOUT_GAMES} a request (over all the plays \
-             rolled out), got {games} for each of {plays}"
+            "games: at most {most} a request at ply {ply} (over all the plays rolled out; \
+             {} at 0 to 3 ply), got {games} for each of {plays}",
+            MAX_ROLLOUT_GAMES.map(|g| g.to_string()).join(", ")
         ))
         .into());
     }
@@ -451,7 +547,7 @@ fn rollout_args(f: Fields) -> Result<RolloutArgs> {
         no_luck_adjust: false,
         truncate: f.truncate.unwrap_or(0),
         balance_parity: false,
-        top: f.dice.is_some().then_some(f.top.unwrap_or(5)),
+        top,
         dice: f.dice,
         plays: Vec::new(),
         cube: f.cube.unwrap_or(false),
@@ -472,14 +568,21 @@ enum Route {
     Rollout,
 }
 
-/// The most games a rollout request may ask for.
-const MAX_ROLLOUT_GAMES: u32 = 100_000;
+/// The most games a rollout request may ask for at 0, 1, 2 and 3 ply (a game at 2-ply costs
+/// some two hundred at 0-ply): a longer rollout is `tavla rollout`'s.
+const MAX_ROLLOUT_GAMES: [u32; 4] = [100_000, 10_000, 1_000, 100];
 
-/// The most rolls of a record `/v1/analyse` judges in one request (some two hundred games).
+/// The most rolls of a record `/v1/analyse` judges in one request at 0 to 2 ply (some two
+/// hundred games), and at 3 ply.
 const MAX_ANALYSE_ROLLS: usize = 10_000;
+const MAX_ANALYSE_ROLLS_3PLY: usize = 500;
 
 async fn run(engine: Arc<Engine>, route: Route, fields: Fields) -> Response {
-    let result = tokio::task::spawn_blocking(move || compute(&engine, route, fields)).await;
+    let watch = Arc::new(RolloutWatch::default());
+    // Dropped with this future when the client goes away before the answer: the rollout
+    // then starts no more games.
+    let _stop = StopOnDrop(Arc::clone(&watch));
+    let result = tokio::task::spawn_blocking(move || compute(&engine, route, fields, &watch)).await;
     answer(
         result
             .context("the request's computation failed")
@@ -488,12 +591,20 @@ async fn run(engine: Arc<Engine>, route: Route, fields: Fields) -> Response {
 }
 
 /// `POST /v1/analyse`: the body is the record.
-async fn analyse(q: Result<Query<Fields>, QueryRejection>, body: Bytes) -> Response {
+async fn analyse(
+    State(e): State<Arc<Engine>>,
+    q: Result<Query<Fields>, QueryRejection>,
+    body: Bytes,
+) -> Response {
     let f = match q {
         Ok(Query(f)) => f,
         Err(r) => return bad(r.body_text()),
     };
+    if let Err(err) = only_fields(&f, &["ply", "cube", "jacoby"], "/v1/analyse") {
+        return answer(Err(err.into()));
+    }
     let result = tokio::task::spawn_blocking(move || -> Result<String> {
+        let _slot = e.heavy_slot()?;
         let text = String::from_utf8(body.to_vec())
             .map_err(|_| InputError("the record is not UTF-8 text".into()))?;
         let record = tavla_notation::sgf::parse_record(&text)
@@ -512,10 +623,15 @@ async fn analyse(q: Result<Query<Fields>, QueryRejection>, body: Bytes) -> Respo
         // One request's work is bounded, as a rollout's is: a longer record is `tavla
         // analyse`'s to judge.
         let rolls: usize = replays.iter().map(|r| r.rolls.len()).sum();
-        if rolls > MAX_ANALYSE_ROLLS {
+        let most = if ply >= tavla_nn::search::MAX_PLY {
+            MAX_ANALYSE_ROLLS_3PLY
+        } else {
+            MAX_ANALYSE_ROLLS
+        };
+        if rolls > most {
             return Err(InputError(format!(
-                "the record: {rolls} rolls, at most {MAX_ANALYSE_ROLLS} a request \
-                 (tavla analyse takes any length)"
+                "the record: {rolls} rolls, at most {most} a request at ply {ply} \
+                 ({MAX_ANALYSE_ROLLS} at 0 to 2 ply; tavla analyse takes any length)"
             ))
             .into());
         }
@@ -544,15 +660,20 @@ fn json_answer(status: StatusCode, v: &serde_json::Value) -> Response {
 /// JSON body or the query string), answered with 202 and the job once it has started.
 async fn start_job(
     State(e): State<Arc<Engine>>,
+    uri: axum::http::Uri,
     q: Result<Query<Fields>, QueryRejection>,
     body: Bytes,
 ) -> Response {
     let fields: Result<Fields> = if body.iter().all(u8::is_ascii_whitespace) {
         q.map(|Query(f)| f)
             .map_err(|r| InputError(r.body_text()).into())
+    } else if uri.query().is_some_and(|q| !q.is_empty()) {
+        Err(
+            InputError("give the fields in the query string or in a JSON body, not both".into())
+                .into(),
+        )
     } else {
-        serde_json::from_slice::<Fields>(&body)
-            .map_err(|err| InputError(format!("the JSON body: {err}")).into())
+        json_body::<Fields>(&body)
     };
     let started = tokio::task::spawn_blocking(move || -> Result<Arc<Job>> {
         let fields = fields?;
@@ -646,7 +767,14 @@ fn pair(route: Route) -> axum::routing::MethodRouter<Arc<Engine>> {
     .post(
         // The body is read as JSON whatever its `Content-Type` says, as `/v1/games` reads its
         // own, so that `curl -d '{...}'` (which sends a form's type) works as it is.
-        move |State(e): State<Arc<Engine>>, body: Bytes| async move {
+        move |State(e): State<Arc<Engine>>, uri: axum::http::Uri, body: Bytes| async move {
+            if uri.query().is_some_and(|q| !q.is_empty()) {
+                return bad(
+                    "a POST reads its fields from a JSON body, not the query string \
+                     (or send a GET with them in the query string)"
+                        .to_string(),
+                );
+            }
             match json_body::<Fields>(&body) {
                 Ok(f) => run(e, route, f).await,
                 Err(err) => bad(format!("{err:#}")),
@@ -668,6 +796,7 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
     let engine = Arc::new(Engine {
         prototype,
         idle: Mutex::new(Vec::new()),
+        heavy: AtomicUsize::new(0),
         jobs: Jobs::default(),
         games: Games::default(),
     });
@@ -705,6 +834,8 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
                 json_answer(StatusCode::METHOD_NOT_ALLOWED, &json!({ "error": reason }))
             },
         )
+        .layer(axum::middleware::map_response(errors_as_json))
+        .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(engine);
     let app = match token {
         Some(token) => app.layer(axum::middleware::from_fn_with_state(
@@ -714,7 +845,7 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
         None => app,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_io()
+        .enable_all()
         .build()
         .context("starting the HTTP runtime")?;
     runtime.block_on(async {
@@ -725,9 +856,75 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
             "tavla serve: listening on http://{}",
             listener.local_addr()?
         );
-        axum::serve(listener, app).await?;
-        Ok(())
+        serve_connections(listener, app).await
     })
+}
+
+/// The most bytes of a request's body (a record for `/v1/analyse`, a JSON object elsewhere).
+const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
+
+/// The most connections served at once; more wait in the listener's queue until one closes.
+const MAX_CONNECTIONS: usize = 256;
+
+/// How long a client may take over a request's head, and how long a kept-alive connection may
+/// sit idle before its next request: a client that falls silent does not hold a connection.
+const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Serves HTTP/1.1 on `listener` for ever: at most [`MAX_CONNECTIONS`] connections at once,
+/// each closed after [`HEAD_TIMEOUT`] without a request's head. A connection that cannot be
+/// accepted (out of file handles, reset before it was) is reported and the server goes on
+/// after a pause.
+async fn serve_connections(listener: tokio::net::TcpListener, app: Router) -> Result<()> {
+    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    loop {
+        let slot = Arc::clone(&slots)
+            .acquire_owned()
+            .await
+            .context("the connection limit")?;
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                eprintln!("tavla serve: accepting a connection: {e}");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                continue;
+            }
+        };
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        tokio::spawn(async move {
+            // A connection's failure (a client gone, a head too slow) is the client's affair.
+            let _ = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(HEAD_TIMEOUT)
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                .await;
+            drop(slot);
+        });
+    }
+}
+
+/// An error answered as text by axum's extractors and layers (a body over the limit, a
+/// malformed header) answered as JSON, `{"error": ...}`, as every other error is.
+async fn errors_as_json(response: Response) -> Response {
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|t| t.as_bytes().starts_with(b"application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return response;
+    }
+    let text = axum::body::to_bytes(response.into_body(), MAX_BODY_BYTES)
+        .await
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    let reason = if status == StatusCode::PAYLOAD_TOO_LARGE {
+        format!("the request's body is over {MAX_BODY_BYTES} bytes, the most it may be")
+    } else if text.is_empty() {
+        status.canonical_reason().unwrap_or("error").to_string()
+    } else {
+        text
+    };
+    json_answer(status, &json!({ "error": reason }))
 }
 
 /// An optional JSON body: empty (or only white space) reads as `T::default()`.
@@ -735,7 +932,16 @@ fn json_body<T: serde::de::DeserializeOwned + Default>(body: &Bytes) -> Result<T
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(T::default());
     }
-    serde_json::from_slice(body).map_err(|e| InputError(format!("the JSON body: {e}")).into())
+    let mut json = serde_json::Deserializer::from_slice(body);
+    serde_path_to_error::deserialize(&mut json).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        match path.as_str() {
+            "." | "" => InputError(format!("the JSON body: {inner}")),
+            field => InputError(format!("the JSON body: field `{field}`: {inner}")),
+        }
+        .into()
+    })
 }
 
 /// The id a path names, or the answer for one that is not a number (400).
@@ -830,6 +1036,16 @@ async fn game_action(
 ) -> Result<Response, Response> {
     let Path((id, action)) = path.map_err(|r| bad(r.body_text()))?;
     let fields: ActionFields = json_body(&body).map_err(|err| answer(Err(err)))?;
+    for (field, given, reader) in [
+        ("play", fields.play.is_some(), "move"),
+        ("level", fields.level.is_some(), "resign"),
+    ] {
+        if given && action != reader {
+            return Err(bad(format!(
+                "field `{field}` does not apply to {action}, only to {reader}"
+            )));
+        }
+    }
     let pool = e.clone();
     Ok(on_game(e, id, move |g| {
         let (play, level) = (fields.play.as_deref(), fields.level.as_deref());
@@ -942,6 +1158,9 @@ async fn diagram(q: Result<Query<Fields>, QueryRejection>) -> Response {
         Ok(Query(f)) => f,
         Err(e) => return bad(e.body_text()),
     };
+    if let Err(err) = only_fields(&f, &["position", "dice"], "/v1/diagram") {
+        return answer(Err(err.into()));
+    }
     let state = required(f.position, "position").and_then(|text| {
         let mut state = input::position(&text)?;
         if let Some(d) = f.dice {

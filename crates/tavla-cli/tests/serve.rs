@@ -1082,3 +1082,131 @@ fn the_tutor_judges_the_persons_decisions_and_holds_back_errors() {
     assert!(errors >= warnings, "{t}");
     assert!(t["error_rate"].as_f64().unwrap() > 0.0, "{t}");
 }
+
+#[test]
+fn the_server_bounds_its_work_and_names_what_it_refuses() {
+    let server = Server::start();
+    let error = |(status, v): (u16, Value)| (status, v["error"].as_str().unwrap().to_string());
+    // A JSON body's error names its field.
+    let (status, e) = error(server.request("POST", "/v1/eval", r#"{"position": 5}"#, true));
+    assert_eq!(status, 400);
+    assert!(
+        e.starts_with("the JSON body: field `position`: invalid type"),
+        "{e}"
+    );
+    let (status, e) = error(server.request("POST", "/v1/tempmap", r#"{"plays": 5}"#, true));
+    assert_eq!(status, 400);
+    assert!(e.contains("field `plays`: expected a list of plays"), "{e}");
+    // A POST's fields are its body's; a query string beside them is refused.
+    let body = r#"{"position": "4HPwATDgc/ABMA"}"#;
+    let (status, e) = error(server.request("POST", "/v1/eval?ply=1", body, true));
+    assert_eq!(status, 400);
+    assert!(e.contains("not the query string"), "{e}");
+    let (status, e) = error(server.request("POST", "/v1/rollouts?games=10", body, true));
+    assert_eq!(status, 400);
+    assert!(e.contains("not both"), "{e}");
+    // Fields an endpoint does not read are refused everywhere.
+    let (status, e) = error(server.request(
+        "GET",
+        "/v1/diagram?position=4HPwATDgc/ABMA&ply=3",
+        "",
+        false,
+    ));
+    assert_eq!(status, 400);
+    assert!(
+        e.contains("field `ply` does not apply to /v1/diagram"),
+        "{e}"
+    );
+    let (status, e) = error(server.request("POST", "/v1/analyse?games=5", "x", false));
+    assert_eq!(status, 400);
+    assert!(
+        e.contains("field `games` does not apply to /v1/analyse"),
+        "{e}"
+    );
+    let (status, game) = server.request("POST", "/v1/games", r#"{"seed": 3}"#, true);
+    assert_eq!(status, 201, "{game}");
+    let roll = format!("/v1/games/{}/roll", game["id"]);
+    let (status, e) = error(server.request("POST", &roll, r#"{"play": "8/5 6/5"}"#, true));
+    assert_eq!(status, 400);
+    assert_eq!(e, "field `play` does not apply to roll, only to move");
+    // A body over the limit is answered 413 in JSON.
+    let big = "a".repeat(2 * 1024 * 1024 + 1);
+    let (status, e) = error(server.request("POST", "/v1/analyse", &big, false));
+    assert_eq!(status, 413);
+    assert!(e.contains("over 2097152 bytes"), "{e}");
+    // A rollout's games are bounded by its depth.
+    let (status, e) = error(server.request(
+        "GET",
+        "/v1/rollout?position=4HPwATDgc/ABMA&ply=2&games=2000",
+        "",
+        false,
+    ));
+    assert_eq!(status, 400);
+    assert!(
+        e.starts_with("games: at most 1000 a request at ply 2"),
+        "{e}"
+    );
+    // `top` without `dice` rolls out the plays of the position's own dice, as the CLI does.
+    let xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10";
+    let (status, v) = server.request(
+        "GET",
+        &format!("/v1/rollout?position={xgid}&top=2&games=2"),
+        "",
+        false,
+    );
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["plays"].as_array().unwrap().len(), 2, "{v}");
+    let (status, e) = error(server.request(
+        "GET",
+        "/v1/rollout?position=4HPwATDgc/ABMA&top=2&games=2",
+        "",
+        false,
+    ));
+    assert_eq!(status, 400);
+    assert!(e.contains("give the field `dice`"), "{e}");
+    // The score is named by side, with the game's flags.
+    let (status, v) = server.request(
+        "GET",
+        "/v1/position?position=XGID=-b----E-C---eE---c-e----B-:0:0:-1:00:4:1:1:5:10",
+        "",
+        false,
+    );
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["score"], serde_json::json!({"x": 4, "o": 1}));
+    assert_eq!(
+        (v["turn"].as_str(), v["crawford"].as_bool()),
+        (Some("o"), Some(true))
+    );
+    // At most four long computations at once: four rollouts asked for by clients that then
+    // wait, and a fifth is answered 503. Once those clients hang up, their rollouts stop and
+    // the server takes new ones.
+    let long = "/v1/rollout?position=4HPwATDgc/ABMA&games=100000";
+    let waiting: Vec<TcpStream> = (0..4)
+        .map(|_| {
+            let mut s = TcpStream::connect(&server.address).unwrap();
+            write!(s, "GET {long} HTTP/1.1\r\nHost: test\r\n\r\n").unwrap();
+            s
+        })
+        .collect();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let (status, e) = error(server.request("GET", long, "", false));
+    assert_eq!(status, 503, "{e}");
+    assert!(e.contains("long computations"), "{e}");
+    drop(waiting);
+    let start = std::time::Instant::now();
+    loop {
+        let (status, v) = server.request(
+            "GET",
+            "/v1/rollout?position=4HPwATDgc/ABMA&games=36",
+            "",
+            false,
+        );
+        if status == 200 {
+            assert_eq!(v["games"], 36, "{v}");
+            break;
+        }
+        assert_eq!(status, 503, "{v}");
+        assert!(start.elapsed().as_secs() < 60, "the rollouts went on: {v}");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
