@@ -40,7 +40,8 @@ pub fn threads(n: usize) -> usize {
 }
 
 /// Checks, before long work whose results it will hold, that the file `path` given as `flag`
-/// can be made: its folder exists and it is not itself a folder.
+/// can be made: its folder exists, it is not itself a folder, and it can be opened for
+/// writing (a file that is there is left as it is; one that is not is made and removed).
 pub fn output_file(flag: &str, path: &std::path::Path) -> Result<(), InputError> {
     let dir = path
         .parent()
@@ -59,7 +60,24 @@ pub fn output_file(flag: &str, path: &std::path::Path) -> Result<(), InputError>
             path.display()
         )));
     }
-    Ok(())
+    // Opened as the work will write it, touching nothing: a file that is there, for
+    // appending; one that is not, made and removed.
+    let opened = if path.exists() {
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map(drop)
+    } else {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .and_then(|file| {
+                drop(file);
+                std::fs::remove_file(path)
+            })
+    };
+    opened.map_err(|e| InputError(format!("{flag} {}: cannot write it: {e}", path.display())))
 }
 
 /// Reads a position in any notation.

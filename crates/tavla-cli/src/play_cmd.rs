@@ -613,7 +613,7 @@ fn tutor_asks<R: BufRead, W: Write>(
     write!(out, "Make it anyway? (y/N) ")?;
     out.flush()?;
     let mut line = String::new();
-    if input.read_line(&mut line)? == 0 {
+    if read_typed_line(input, &mut line)? == 0 {
         writeln!(out, "\nEnd of input: game abandoned.")?;
         out.flush()?;
         return Ok(None);
@@ -637,6 +637,16 @@ enum Command {
     /// it does not apply.
     Word(String),
     Empty,
+}
+
+/// One line the person typed, into `line`; bytes that are not UTF-8 (a paste, a terminal in
+/// another encoding) read as U+FFFD, so that the line is refused as any unreadable one is and
+/// the game goes on. The bytes read, 0 at the end of the input.
+fn read_typed_line(input: &mut impl BufRead, line: &mut String) -> std::io::Result<usize> {
+    let mut bytes = Vec::new();
+    let n = input.read_until(b'\n', &mut bytes)?;
+    line.push_str(&String::from_utf8_lossy(&bytes));
+    Ok(n)
 }
 
 fn command(line: &str) -> Command {
@@ -664,13 +674,34 @@ fn command(line: &str) -> Command {
 }
 
 /// Why `word` (a word of the cube or of a resignation) does not apply once the person has
-/// rolled `roll`, in a game with the cube or without.
-fn misplaced_word(word: &str, cube: bool, roll: Roll) -> String {
+/// rolled `roll` in `state`, in a game with the cube or without.
+fn misplaced_word(word: &str, cube: bool, state: &GameState, roll: Roll) -> String {
     let why = match word {
         "double" | "redouble" if !cube => {
             "There is no cube in this game (play with --cube for one)".to_string()
         }
-        "double" | "redouble" => format!("You have rolled {roll}: a double comes before the roll"),
+        "double" | "redouble" => {
+            // Why no double was offered before this roll, if one could not be.
+            let before_roll = GameState {
+                dice: Dice::NotRolled,
+                ..*state
+            };
+            let owned_by_other = matches!(
+                state.cube.owner,
+                tavla_core::CubeOwner::Side(s) if s != state.turn
+            );
+            if state.crawford {
+                "No double in the Crawford game".to_string()
+            } else if owned_by_other {
+                "The engine owns the cube: only it may double".to_string()
+            } else if state.cube_is_dead() {
+                "Your cube is dead: a single game at its value wins the match already".to_string()
+            } else if !before_roll.may_double() {
+                "The cube is at its highest".to_string()
+            } else {
+                format!("You have rolled {roll}: a double comes before the roll")
+            }
+        }
         "roll" => format!("You have rolled {roll} already"),
         "accept" | "reject" => "No resignation is offered".to_string(),
         _ => "No double is offered".to_string(),
@@ -945,7 +976,7 @@ pub fn run_game<R: BufRead, W: Write>(
                     write!(out, "Your move ({roll}): ")?;
                     out.flush()?;
                     let mut line = String::new();
-                    if input.read_line(&mut line)? == 0 {
+                    if read_typed_line(&mut input, &mut line)? == 0 {
                         writeln!(out, "\nEnd of input: game abandoned.")?;
                         out.flush()?;
                         return Ok(GameEnd::EndOfInput);
@@ -981,7 +1012,7 @@ pub fn run_game<R: BufRead, W: Write>(
                             }
                         }
                         Command::Word(word) => {
-                            writeln!(out, "{}", misplaced_word(&word, cube, roll))?;
+                            writeln!(out, "{}", misplaced_word(&word, cube, &state, roll))?;
                         }
                         Command::Move(text) => match read_play(&text, &pos, roll) {
                             Err(message) => writeln!(
@@ -1451,7 +1482,7 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
         write!(self.out, "{prompt}")?;
         self.out.flush()?;
         let mut line = String::new();
-        if self.input.read_line(&mut line)? == 0 {
+        if read_typed_line(&mut self.input, &mut line)? == 0 {
             writeln!(self.out, "\nEnd of input: game abandoned.")?;
             self.out.flush()?;
             return Ok(Reply::Ended(GameEnd::EndOfInput));

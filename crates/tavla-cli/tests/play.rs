@@ -240,6 +240,50 @@ fn a_save_path_that_cannot_be_written_is_refused_before_the_game() {
     );
     // Refused before the board is drawn: nothing was played.
     assert!(out.is_empty(), "{out}");
+    // A path whose folder is there but where no file can be made (here /proc, where nothing
+    // can be made) is refused too, before the game.
+    if std::path::Path::new("/proc/self").exists() {
+        let (code, out, err) = play(&["--save", "/proc/tavla-game.mat"], "quit\n");
+        assert_eq!(code, 2, "{err}");
+        assert!(
+            err.contains("--save /proc/tavla-game.mat: cannot write it"),
+            "{err}"
+        );
+        assert!(out.is_empty(), "{out}");
+    }
+}
+
+#[test]
+fn a_line_that_is_not_utf8_is_refused_and_the_game_goes_on_and_is_saved() {
+    let dir = std::env::temp_dir().join(format!("tavla-play-utf8-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let save = dir.join("g.mat");
+    let mut argv = vec!["play", "--engine", "random", "--seed", "3", "--save"];
+    argv.push(save.to_str().unwrap());
+    let input: &[u8] = b"8/4 6/5\n\xff\n";
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_tavla"))
+        .args(&argv)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(input)?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(out.contains("Cannot read `\u{fffd}` as a move"), "{out}");
+    assert!(out.contains("Game saved to"), "{out}");
+    assert!(std::fs::read_to_string(&save).unwrap().contains("Game 1"));
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -259,4 +303,29 @@ fn cube_words_typed_at_the_move_prompt_say_why_they_do_not_apply() {
         out.contains("You have rolled 43: a double comes before the roll"),
         "{out}"
     );
+    // Where no double could have been offered, the reason is given.
+    for (position, said) in [
+        (
+            "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:2:0:1:3:10",
+            "No double in the Crawford game;",
+        ),
+        (
+            "XGID=-b----E-C---eE---c-e----B-:1:-1:1:00:0:0:0:0:10",
+            "The engine owns the cube: only it may double;",
+        ),
+    ] {
+        let (_, out, _) = play(
+            &[
+                "--seed",
+                "1",
+                "--cube",
+                "--engine",
+                "random",
+                "--position",
+                position,
+            ],
+            "double\n",
+        );
+        assert!(out.contains(said), "{said}: {out}");
+    }
 }

@@ -6,7 +6,7 @@ use std::io::{self, BufRead, Write};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
-use tavla_core::{BySide, Cube, Dice, GameState, Play, PlayList, Position, Roll, Side};
+use tavla_core::{BySide, Cube, CubeOwner, Dice, GameState, Play, PlayList, Position, Roll, Side};
 use tavla_notation::Xgid;
 use tavla_player::{PlayValue, Player, RolloutControl, RolloutRequest, RolloutValue};
 
@@ -681,6 +681,24 @@ impl Engine {
                  setscore for a game after it)",
                 self.ctx.cube.value()
             )));
+        }
+        let before_roll = self.ctx.state(position, Dice::NotRolled);
+        if !before_roll.is_money()
+            && before_roll.cube.owner == CubeOwner::Centre
+            && before_roll.cube.log2 > 0
+        {
+            return Err(bad_state(format!(
+                "a centred cube of {} in a match: a turned cube has an owner (match play has \
+                 no automatic doubles; setcube value {} owner ...)",
+                before_roll.cube.value(),
+                before_roll.cube.value()
+            )));
+        }
+        if self.double_pending && !before_roll.may_double() {
+            return Err(bad_state(
+                "a double is pending that the doubler could not offer (the Crawford game, a \
+                 dead cube, the opponent's cube, or the cube at its highest)",
+            ));
         }
         let mode = go
             .mode

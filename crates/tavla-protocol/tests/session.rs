@@ -735,10 +735,23 @@ proptest! {
             let text: PlayText = payload.parse().unwrap();
             prop_assert!(text.resolve(&state.position, roll).is_ok(), "{} {}", xgid, last);
         } else {
-            prop_assert!(
-                last.starts_with("bestcube ") || last == "error bad_state the game is over",
-                "{} {}", xgid, last
-            );
+            // The states no game reaches are refused: a centred cube above 1 in a match, a
+            // double the doubler could not offer.
+            let before = GameState { dice: Dice::NotRolled, ..state };
+            let centred_in_match = !state.is_money()
+                && state.cube.owner == CubeOwner::Centre
+                && state.cube.log2 > 0;
+            let bad_double = state.dice == Dice::DoubleOffered && !before.may_double();
+            let expected_refusal = if state.position.is_game_over() {
+                "error bad_state the game is over"
+            } else if centred_in_match {
+                "error bad_state a centred cube of"
+            } else if bad_double {
+                "error bad_state a double is pending that the doubler could not offer"
+            } else {
+                "bestcube "
+            };
+            prop_assert!(last.starts_with(expected_refusal), "{} {}", xgid, last);
         }
     }
 }
@@ -776,5 +789,25 @@ fn a_line_too_long_is_skipped_with_an_error() {
     assert_eq!(
         session(&script),
         "error bad_command a line longer than 65536 bytes, skipped\nreadyok\n"
+    );
+}
+
+#[test]
+fn states_no_game_reaches_are_refused_at_go() {
+    let out = session(
+        "position xgid XGID=---b-AEBCA--cA--ad-c-b--B-:0:0:-1:D:0:0:0:1:10\ngo\n\
+         newsession type match length 5\nsetscore 4 4\nsetcube value 2 owner center\n\
+         position gnubgid 4HPwATDgc/ABMA\ngo cube\n",
+    );
+    let errors: Vec<&str> = out.lines().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(
+        errors,
+        [
+            "error bad_state a double is pending that the doubler could not offer (the \
+             Crawford game, a dead cube, the opponent's cube, or the cube at its highest)",
+            "error bad_state a centred cube of 2 in a match: a turned cube has an owner (match \
+             play has no automatic doubles; setcube value 2 owner ...)",
+        ],
+        "{out}"
     );
 }
