@@ -1,13 +1,13 @@
 //! `tavla record`: a match record (`.mat`, gnubg's SGF, or with `--fast` a fast record of
 //! landing marks) checked game by game through the legal plays and written as `.mat` or SGF.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use tavla_notation::landing::read_fast_record;
-use tavla_notation::sgf::parse_record;
+use tavla_notation::sgf::{decode_text, parse_record};
 
 use crate::input::InputError;
 
@@ -48,13 +48,17 @@ pub struct RecordArgs {
 /// output file that cannot be written.
 pub fn record(args: &RecordArgs, out: &mut impl Write) -> Result<()> {
     let name = args.file.display().to_string();
-    let text = if name == "-" {
-        std::io::read_to_string(std::io::stdin())
-            .map_err(|e| InputError(format!("cannot read stdin: {e}")))?
+    // UTF-8, or Latin-1 where the bytes are not UTF-8 (as gnubg reads them).
+    let bytes = if name == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .map_err(|e| InputError(format!("cannot read stdin: {e}")))?;
+        bytes
     } else {
-        std::fs::read_to_string(&args.file)
-            .map_err(|e| InputError(format!("cannot read {name}: {e}")))?
+        std::fs::read(&args.file).map_err(|e| InputError(format!("cannot read {name}: {e}")))?
     };
+    let text = decode_text(bytes);
     let record = if args.fast {
         read_fast_record(&text).map_err(|e| InputError(format!("{name}: {e}")))?
     } else {

@@ -5,26 +5,39 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use tavla_core::{BySide, Cube, CubeOwner, Dice, GameState, Position, Side};
+use tavla_nn::met::MAX_AWAY;
 use tavla_notation::mat::{Column, MatchRecord, Replay};
-use tavla_notation::sgf::parse_record;
+use tavla_notation::sgf::{decode_text, parse_record};
 
 use crate::input::InputError;
 
-/// Reads each file as a match record (`.mat` or gnubg's SGF, told apart by content) and plays
-/// its games through.
+/// Reads each file as a match record (`.mat` or gnubg's SGF, told apart by content; UTF-8, or
+/// Latin-1 where it is not) and plays its games through.
 ///
 /// # Errors
 /// [`InputError`] naming the file (and the game and line) that cannot be read, has no games,
-/// holds a move that cannot be played, or does not add up ([`MatchRecord::replay`]).
+/// holds a move that cannot be played, or does not add up ([`MatchRecord::replay`]); a match
+/// longer than [`MAX_AWAY`] points, beyond tavla's match equity table (its rolls would be
+/// valued in money equity and its cube decisions left out).
 pub fn read_records(files: &[PathBuf]) -> Result<Vec<(MatchRecord, Vec<Replay>)>> {
     let mut records = Vec::with_capacity(files.len());
     for f in files {
-        let text = std::fs::read_to_string(f)
+        let text = std::fs::read(f)
+            .map(decode_text)
             .map_err(|e| InputError(format!("cannot read {}: {e}", f.display())))?;
         let record =
             parse_record(&text).map_err(|e| InputError(format!("{}: {e}", f.display())))?;
         if record.games.is_empty() {
             return Err(InputError(format!("{}: no games", f.display())).into());
+        }
+        if record.length as usize > MAX_AWAY {
+            return Err(InputError(format!(
+                "{}: a {}-point match: tavla's match equity table covers matches of up to \
+                 {MAX_AWAY} points",
+                f.display(),
+                record.length
+            ))
+            .into());
         }
         let replays = record
             .replay()

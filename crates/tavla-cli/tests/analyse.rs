@@ -461,3 +461,31 @@ fn games_under_the_jacoby_rule_are_judged_with_the_cube() {
     assert_eq!(by_tag["players"], jacoby["players"]);
     assert_eq!(by_tag["kind"], jacoby["kind"]);
 }
+
+#[test]
+fn matches_beyond_the_match_equity_table_are_refused() {
+    // Beyond 32 points tavla's table has no match winning chances: the rolls would be valued
+    // in money equity labelled as MWC and the cube decisions left out.
+    for cmd in ["analyse", "luck"] {
+        let o = tavla(&[cmd, &data("records/match-33.mat")]);
+        assert_eq!(o.status.code(), Some(2), "{cmd}");
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            e.contains("match-33.mat: a 33-point match")
+                && e.contains("covers matches of up to 32 points"),
+            "{cmd}: {e}"
+        );
+        assert_eq!(e.trim().lines().count(), 1, "{cmd}: {e}");
+    }
+    // 32 points is within it, its double analysed in match winning chances.
+    let v = json(&tavla(&[
+        "analyse",
+        &data("records/match-32.mat"),
+        "--ply",
+        "0",
+        "--json",
+    ]));
+    assert_eq!(v["kind"], "match");
+    assert_eq!(v["players"][0]["cube_decisions"], 1);
+    assert!(v["players"][0]["cube_error_mwc"].as_f64().is_some());
+}

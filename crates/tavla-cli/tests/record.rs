@@ -459,3 +459,33 @@ fn arena_games_with_resignations_are_recorded_and_judged_alike() {
     assert_eq!(o.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_latin1_record_is_read_as_gnubg_reads_it() {
+    // `José` written in ISO-8859-1 by an older program: not UTF-8, read byte for character.
+    let file = data("records/latin1.mat");
+    assert!(String::from_utf8(std::fs::read(&file).unwrap()).is_err());
+    let o = tavla(&["record", &file]);
+    let text = stdout(&o);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("José against b"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // Written back in UTF-8, padded by bytes as gnubg pads (`José : 0` is 9 bytes).
+    assert!(
+        text.contains(&format!(" José : 0{}b : 0\n", " ".repeat(22))),
+        "{text}"
+    );
+    // A UTF-8 byte-order mark on stdin is skipped.
+    let bom = format!(
+        "\u{feff}{}",
+        std::fs::read_to_string(data("tavla-gnubg-2ply.mat")).unwrap()
+    );
+    let o = tavla_stdin(&["record", "-"], &bom);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("20 games"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

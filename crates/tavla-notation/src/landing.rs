@@ -596,6 +596,8 @@ pub fn read_fast_record(text: &str) -> Result<MatchRecord, FastRecordError> {
         }
         games.push(g.game);
     };
+    // A byte-order mark (Windows editors save one) is not part of the first line.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         let content = raw.split('#').next().unwrap_or("").trim();

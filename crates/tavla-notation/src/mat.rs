@@ -9,7 +9,8 @@
 //! three are read, as eXtreme Gammon writes them: `Jacoby` and `Beaver` (`"On"` or `"Off"`: the
 //! rules of a money session) and `Variation` (`"Backgammon"`; any other, such as gnubg's
 //! `"NackGammon"`, is refused, since the games are replayed from the standard starting
-//! position). Other tags and unknown lines between games are skipped.
+//! position). Other tags and unknown lines between games are skipped. A leading byte-order mark
+//! is skipped; `Wins n points and the match` (Jellyfish, eXtreme Gammon) is a result.
 //!
 //! [`GameRecord::replay`] plays a game's moves from the starting position, checking each
 //! against the legal plays, and gives every roll with the position it was thrown in.
@@ -52,6 +53,22 @@ pub enum Action {
     Wins(u32),
     /// A position, turn, dice or cube set by hand (an SGF set-up node; `.mat` has none).
     SetUp(SetUp),
+}
+
+impl Action {
+    /// The action in words, for errors: `a move`, `a double`, ...
+    #[must_use]
+    pub fn name(&self) -> &'static str {
+        match self {
+            Action::Move(_) => "a move",
+            Action::Double(_) => "a double",
+            Action::Beaver(_) => "a beaver",
+            Action::Take => "a take",
+            Action::Drop => "a drop",
+            Action::Wins(_) => "a result",
+            Action::SetUp(_) => "a set-up",
+        }
+    }
 }
 
 /// What a set-up turn sets; `None` leaves that part as it was.
@@ -113,6 +130,11 @@ pub struct GameRecord {
     /// against `RU[Crawford]`, or a game played by tavla); `None` where it does not (`.mat`),
     /// and [`MatchRecord::crawford_games`] infers it from the scores.
     pub crawford: Option<bool>,
+    /// The cube's value as the game starts: 1, or what gnubg's automatic doubles made it in a
+    /// money session (SGF's root `CV`; a power of two up to 32768). `.mat` cannot say it: it
+    /// reads as 1, and [`MatchRecord::to_mat`] writes the game's cube values and points as
+    /// though the cube had started at 1, as gnubg's export does.
+    pub cube: u32,
 }
 
 /// A whole `.mat` file.
@@ -130,6 +152,10 @@ pub struct MatchRecord {
     /// Money games played with beavers allowed: `.mat`'s `; [Beaver "On"]` (SGF cannot say, and
     /// reads as false; false in a match).
     pub beavers: bool,
+    /// Whether the match is played under the Crawford rule: true unless the record says it is
+    /// not (an SGF match whose `RU` has no `Crawford`, as gnubg writes a match played without
+    /// it). `.mat` cannot say; see [`MatchRecord::crawford_rule`]. Meaningless for money.
+    pub crawford: bool,
 }
 
 /// A `.mat` text that cannot be read, or a game whose moves cannot be played.
@@ -242,6 +268,11 @@ fn action(words: &[&str], line: usize) -> Result<Action, MatError> {
         "Wins" => {
             let v = value(1, "number of points")?;
             match words.get(2) {
+                // Jellyfish and eXtreme Gammon write the last game's result as `Wins 3 points
+                // and the match`; gnubg reads it as the result.
+                Some(&("point" | "points")) if words[3..] == ["and", "the", "match"] => {
+                    Ok(Action::Wins(v))
+                }
                 Some(&("point" | "points")) => expect_len(3, Action::Wins(v)),
                 _ => Err(err(line, format!("`{text}`: `points` expected"))),
             }
@@ -335,6 +366,8 @@ impl MatchRecord {
         let mut games: Vec<GameRecord> = Vec::new();
         let mut need_scores = false;
         let mut rules = Rules::default();
+        // A byte-order mark (Windows editors save one) is not part of the first line.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         for (i, raw) in text.lines().enumerate() {
             let line = i + 1;
             let trimmed = raw.trim();
@@ -383,6 +416,7 @@ impl MatchRecord {
                     turns: Vec::new(),
                     line,
                     crawford: None,
+                    cube: 1,
                 });
                 need_scores = true;
                 continue;
@@ -435,6 +469,7 @@ impl MatchRecord {
             games,
             jacoby: rules.jacoby && length == 0,
             beavers: rules.beavers && length == 0,
+            crawford: true,
         })
     }
 }
@@ -493,7 +528,12 @@ impl Rules {
 /// The text of an action in a turn line: moves as `.mat` writes them, cube actions and results
 /// with gnubg's leading space. In the right half gnubg leaves a space after a move of fewer
 /// than four sub-moves and after a result.
-fn action_text(action: &Action, right: bool) -> String {
+///
+/// `scale` is the game's starting cube ([`GameRecord::cube`]): cube values and points are
+/// written divided by it, as gnubg's export writes a game its automatic doubles started at a
+/// higher cube.
+fn action_text(action: &Action, right: bool, scale: u32) -> String {
+    let scale = scale.max(1);
     match action {
         Action::Move(text) => {
             let mut s = text.to_mat_string();
@@ -502,12 +542,13 @@ fn action_text(action: &Action, right: bool) -> String {
             }
             s
         }
-        Action::Double(v) => format!(" Doubles => {v}"),
-        Action::Beaver(v) => format!(" Beavers => {v}"),
+        Action::Double(v) => format!(" Doubles => {}", v / scale),
+        Action::Beaver(v) => format!(" Beavers => {}", v / scale),
         Action::Take => " Takes".to_string(),
         Action::Drop => " Drops".to_string(),
         Action::Wins(p) => {
-            let s = format!(" Wins {p} point{}", if *p == 1 { "" } else { "s" });
+            let p = (p / scale).max(1);
+            let s = format!(" Wins {p} point{}", if p == 1 { "" } else { "s" });
             if right {
                 s + " "
             } else {
@@ -552,6 +593,7 @@ impl GameRecord {
             turns: Vec::new(),
             line: 0,
             crawford: None,
+            cube: 1,
         }
     }
 
@@ -578,11 +620,12 @@ impl GameRecord {
         use std::fmt::Write as _;
         let _ = writeln!(out, " Game {}", self.number);
         let left_score = format!("{} : {}", mat_name(&players[0], "Left"), self.scores[0]);
-        // gnubg pads the left half to 31 characters; a longer one keeps a space after it.
-        let gap = if left_score.len() >= 31 { " " } else { "" };
+        // gnubg pads the left half to 31 bytes (`%-31s`: a name with letters beyond ASCII gets
+        // fewer spaces than its characters suggest); a longer one keeps a space after it.
+        let gap = " ".repeat(31usize.saturating_sub(left_score.len()).max(1));
         let _ = writeln!(
             out,
-            " {left_score:<31}{gap}{} : {}",
+            " {left_score}{gap}{} : {}",
             mat_name(&players[1], "Right"),
             self.scores[1]
         );
@@ -601,18 +644,22 @@ impl GameRecord {
                 // right player's drop (the left's result cannot sit beside it).
                 Action::Wins(_) if !after_drop || turn.player == 0 => {
                     flush(&mut pending, &mut n, out);
-                    let text = action_text(&turn.action, false);
+                    let text = action_text(&turn.action, false, self.cube);
                     let indent = if turn.player == 0 { 5 } else { 33 };
                     let _ = writeln!(out, "{:indent$}{text}", "");
                 }
                 action if turn.player == 0 => {
                     flush(&mut pending, &mut n, out);
-                    pending = Some(action_text(action, false));
+                    pending = Some(action_text(action, false, self.cube));
                 }
                 action => {
                     n += 1;
                     let left = pending.take().unwrap_or_default();
-                    let _ = writeln!(out, "{n:>3}) {left:<27} {}", action_text(action, true));
+                    let _ = writeln!(
+                        out,
+                        "{n:>3}) {left:<27} {}",
+                        action_text(action, true, self.cube)
+                    );
                 }
             }
         }
@@ -631,6 +678,7 @@ impl MatchRecord {
             games: Vec::new(),
             jacoby: false,
             beavers: false,
+            crawford: true,
         }
     }
 
@@ -744,15 +792,17 @@ impl MatchRecord {
             }
             (vec![d.cube], format!("a pass of a double from {}", d.cube))
         } else if let Some((last, kind)) = finished {
-            let mut worth = vec![kind * last.cube];
-            if self.length == 0 && last.cube == 1 && last.cube_owner.is_none() && kind > 1 {
-                worth.push(1);
+            let mut worth = vec![kind.saturating_mul(last.cube)];
+            // The Jacoby rule: a gammon with the cube in the middle (at 1, or where gnubg's
+            // automatic doubles put it) is worth the cube.
+            if self.length == 0 && last.cube_owner.is_none() && kind > 1 {
+                worth.push(last.cube);
             }
             let end = ["a single game", "a gammon", "a backgammon"][kind as usize - 1];
             (worth, format!("{end} with the cube at {}", last.cube))
         } else if let Some(r) = replay.resignation {
             (
-                vec![r.cube, 2 * r.cube, 3 * r.cube],
+                vec![r.cube, r.cube.saturating_mul(2), r.cube.saturating_mul(3)],
                 format!("a resignation with the cube at {}", r.cube),
             )
         } else {
@@ -779,9 +829,39 @@ impl MatchRecord {
     /// starts with a side one point away, the Crawford game where the game says so
     /// ([`GameRecord::crawford`]), else the first such game, unless a game before it was the
     /// Crawford game or started post-Crawford (a side one point away, said not to be the
-    /// Crawford game). Money sessions and 1-point matches have none.
+    /// Crawford game). Money sessions, 1-point matches and matches played without the
+    /// Crawford rule ([`MatchRecord::crawford_rule`]) have none.
     #[must_use]
     pub fn crawford_games(&self) -> Vec<bool> {
+        if self.crawford_rule() {
+            self.crawford_games_by_rule()
+        } else {
+            vec![false; self.games.len()]
+        }
+    }
+
+    /// Whether the match is played under the Crawford rule: as the record says
+    /// ([`MatchRecord::crawford`]), unless the game the scores make the Crawford game, where no
+    /// game says which is, holds a double: a `.mat` record cannot say that the rule was off,
+    /// and such a double says it (gnubg's `set automatic crawford off`).
+    #[must_use]
+    pub fn crawford_rule(&self) -> bool {
+        self.crawford
+            && !self
+                .games
+                .iter()
+                .zip(self.crawford_games_by_rule())
+                .any(|(g, inferred)| {
+                    inferred
+                        && g.crawford.is_none()
+                        && g.turns
+                            .iter()
+                            .any(|t| matches!(t.action, Action::Double(_) | Action::Beaver(_)))
+                })
+    }
+
+    /// [`MatchRecord::crawford_games`] under the Crawford rule.
+    fn crawford_games_by_rule(&self) -> Vec<bool> {
         let mut played = false;
         self.games
             .iter()
@@ -947,7 +1027,8 @@ impl GameRecord {
     ///
     /// # Errors
     /// [`MatError`] at the line of a move that is illegal, ambiguous or by the wrong player,
-    /// of a move after the game is over, of a move on a set-up board that is not a position
+    /// of a move after the game is over (borne off), of any action after a drop or the
+    /// result, of a take or drop with no double to answer, of a double beyond 32768, of a move on a set-up board that is not a position
     /// (only a built record can hold one), or of a `Wins` that contradicts a finished position.
     pub fn replay(&self) -> Result<Replay, MatError> {
         let mut position = Position::START;
@@ -960,15 +1041,26 @@ impl GameRecord {
         let mut rolls: Vec<RolledTurn> = Vec::new();
         let mut finished: Option<(Column, u32)> = None;
         let mut written: Option<(Column, u32)> = None;
-        let mut cube = false;
+        let mut cube = self.cube > 1;
+        // What ended the game and its line: a drop, or the result.
+        let mut ended: Option<(&str, usize)> = None;
         // The cube's value and owner, and a double's (or beaver's) value and the owner it
         // makes once taken: the taker of a double, the beaver's maker (who keeps the cube).
-        let mut value = 1u32;
+        let mut value = self.cube.max(1);
         let mut owner: Option<Column> = None;
         let mut offered: Option<(u32, Column)> = None;
         let mut doubles: Vec<DoubleTurn> = Vec::new();
         let mut resignation = None;
         for turn in &self.turns {
+            if let Some((what, line)) = ended.filter(|_| !matches!(turn.action, Action::Wins(_))) {
+                return Err(err(
+                    turn.line,
+                    format!(
+                        "{} after the game ended ({what} on line {line})",
+                        turn.action.name()
+                    ),
+                ));
+            }
             match &turn.action {
                 Action::SetUp(s) => {
                     if let Some(b) = s.board {
@@ -1064,12 +1156,19 @@ impl GameRecord {
                             ),
                         ));
                     }
-                    if *v != 2 * value {
+                    // The cube shows at most 2^15 (a `.mat` record cannot say more).
+                    if *v > 1 << 15 {
+                        return Err(err(
+                            turn.line,
+                            format!("a double to {v}, beyond the cube's largest value, 32768"),
+                        ));
+                    }
+                    if value.checked_mul(2) != Some(*v) {
                         return Err(err(
                             turn.line,
                             format!(
                                 "a double to {v}, but the cube is at {value}: it goes to {}",
-                                2 * value
+                                u64::from(value) * 2
                             ),
                         ));
                     }
@@ -1096,13 +1195,14 @@ impl GameRecord {
                 }
                 Action::Beaver(v) => {
                     match offered {
-                        Some((d, taker)) if taker == turn.player && *v == 2 * d => {}
+                        Some((d, taker))
+                            if taker == turn.player && d.checked_mul(2) == Some(*v) => {}
                         Some((d, taker)) if taker == turn.player => {
                             return Err(err(
                                 turn.line,
                                 format!(
                                     "a beaver to {v}, but the double is to {d}: it goes to {}",
-                                    2 * d
+                                    u64::from(d) * 2
                                 ),
                             ))
                         }
@@ -1114,15 +1214,19 @@ impl GameRecord {
                 }
                 Action::Take => {
                     cube = true;
-                    if let Some((v, taker)) = offered.take() {
-                        value = v;
-                        owner = Some(taker);
-                    }
+                    let Some((v, taker)) = offered.take() else {
+                        return Err(err(turn.line, "a take with no double to answer"));
+                    };
+                    value = v;
+                    owner = Some(taker);
                     answer(&mut doubles, rolls.len(), CubeResponse::Take);
                 }
                 Action::Drop => {
                     cube = true;
-                    offered = None;
+                    if offered.take().is_none() {
+                        return Err(err(turn.line, "a drop with no double to answer"));
+                    }
+                    ended = Some(("the drop", turn.line));
                     answer(&mut doubles, rolls.len(), CubeResponse::Pass);
                 }
                 Action::Wins(points) => {
@@ -1141,6 +1245,7 @@ impl GameRecord {
                         }
                     }
                     written = Some((turn.player, *points));
+                    ended = Some(("the result", turn.line));
                     let passed = doubles.last().is_some_and(|d| {
                         d.before_roll == rolls.len() && d.answer == Some(CubeResponse::Pass)
                     });

@@ -123,6 +123,22 @@ pub fn is_sgf(text: &str) -> bool {
         .is_some_and(|rest| rest.trim_start().starts_with(';'))
 }
 
+/// The text of a record file's bytes: UTF-8 when they are, else Latin-1 (ISO-8859-1, each byte
+/// its code point), as gnubg reads a `.mat` file of an older program (`José` written by a
+/// Windows program). A byte-order mark is kept (the readers skip it).
+///
+/// ```
+/// use tavla_notation::sgf::decode_text;
+///
+/// assert_eq!(decode_text(b"Jos\xc3\xa9".to_vec()), "José");
+/// assert_eq!(decode_text(b"Jos\xe9".to_vec()), "José");
+/// ```
+#[must_use]
+pub fn decode_text(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes)
+        .unwrap_or_else(|e| e.into_bytes().iter().map(|&b| char::from(b)).collect())
+}
+
 /// Reads a match record in SGF or `.mat` form, chosen by content: SGF when [`is_sgf`], `.mat`
 /// when the first line that is not blank or a `;` comment is `N point match`.
 ///
@@ -458,6 +474,8 @@ struct GameInfo {
     players: [Option<String>; 2],
     /// `RU[..:Jacoby:..]`.
     jacoby: bool,
+    /// `RU[..:Crawford:..]` in a match (or `CrawfordGame`); true in money play.
+    crawford_rule: bool,
 }
 
 /// The side names, white (the left player) and black.
@@ -465,6 +483,18 @@ const SIDES: [&str; 2] = ["white", "black"];
 
 /// The set-up properties (`CV` only after the root).
 const SETUP: [&str; 6] = ["AE", "AW", "AB", "PL", "DI", "CP"];
+
+/// The largest cube value: 2^15, as gnubg's Match ID holds it and the `.mat` reader allows.
+const MAX_CUBE: u32 = 1 << 15;
+
+/// A `CV` value: a power of two from 1 to 32768.
+fn cube_value(text: &str) -> Result<u32, String> {
+    text.trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|v| v.is_power_of_two() && *v <= MAX_CUBE)
+        .ok_or_else(|| format!("a cube value is a power of two from 1 to {MAX_CUBE}"))
+}
 
 /// Reads the set-up properties of a node into a [`SetUp`]; `None` when it has none. `cube` is
 /// the cube's value so far (a `CV` sets it). Errors give the offset and what is wrong.
@@ -552,18 +582,8 @@ fn read_setup(
             }
             "CV" => {
                 single()?;
-                let v = first
-                    .text
-                    .trim()
-                    .parse::<u32>()
-                    .ok()
-                    .filter(|v| v.is_power_of_two());
-                let Some(v) = v else {
-                    return Err((
-                        first.at,
-                        format!("{}: a cube value is a power of two", prop.show()),
-                    ));
-                };
+                let v = cube_value(&first.text)
+                    .map_err(|p| (first.at, format!("{}: {p}", prop.show())))?;
                 *cube = v;
                 setup.cube = Some(v);
             }
@@ -642,13 +662,16 @@ fn game(
         length: None,
         players: [None, None],
         jacoby: false,
+        crawford_rule: true,
     };
     let mut number = None;
     let mut scores = [0u32; 2];
     let mut result: Option<(Column, u32, usize)> = None;
     let mut cube = 1u32;
-    // `RU` says whether this is the Crawford game (gnubg: `CrawfordGame` among its rules).
+    // `RU` says whether this is the Crawford game (gnubg: `CrawfordGame` among its rules), and
+    // whether the rule is on at all (gnubg writes `Crawford` only then).
     let mut crawford = None;
+    let mut crawford_rule = false;
     // tavla 0.1.0 wrote `RU[Crawford]` on every game of a match, the Crawford game too.
     let mut old_tavla = false;
     for prop in &tree.nodes[0].props {
@@ -682,6 +705,7 @@ fn game(
                 for rule in first.text.split(':') {
                     let rule = rule.trim();
                     info.jacoby |= rule == "Jacoby";
+                    crawford_rule |= rule == "Crawford" || rule == "CrawfordGame";
                     if rule == "CrawfordGame" {
                         crawford = Some(true);
                     }
@@ -698,18 +722,15 @@ fn game(
                 }
             }
             "RE" => result = Some(read_result(first).map_err(|p| err(first.at, p))?),
+            // gnubg's automatic doubles in a money session: the cube the game starts at.
             "CV" => {
-                cube = number_of(first, "cube value", &first.text)?;
-                if !cube.is_power_of_two() {
-                    return Err(err(
-                        first.at,
-                        format!("{}: a cube value is a power of two", prop.show()),
-                    ));
-                }
+                cube = cube_value(&first.text)
+                    .map_err(|p| err(first.at, format!("{}: {p}", prop.show())))?;
             }
             _ => {}
         }
     }
+    let start_cube = cube;
     let mut turns = Vec::new();
     // The side whose double is waiting for an answer.
     let mut doubled: Option<Column> = None;
@@ -787,6 +808,11 @@ fn game(
         // Left to the scores, as in a `.mat` record.
         crawford = None;
     }
+    // A match played without the Crawford rule: gnubg writes no `Crawford` in `RU`.
+    info.crawford_rule = crawford_rule || old_tavla || info.length.unwrap_or(0) == 0;
+    if !info.crawford_rule {
+        crawford = Some(false);
+    }
     let number = number.map_or(u32::try_from(ordinal).unwrap_or(u32::MAX), |g| {
         g.saturating_add(1)
     });
@@ -798,6 +824,7 @@ fn game(
             turns,
             line: lines.line(tree.at),
             crawford,
+            cube: start_cube,
         },
     ))
 }
@@ -919,11 +946,13 @@ impl MatchRecord {
         let mut length = None;
         let mut players = None;
         let mut jacoby = false;
+        let mut crawford = true;
         let mut games = Vec::with_capacity(trees.len());
         for (i, tree) in trees.iter().enumerate() {
             let (info, mut record) = game(tree, i + 1, &lines)?;
             mark_hits(&mut record);
             jacoby |= info.jacoby;
+            crawford &= info.crawford_rule;
             let l = info.length.unwrap_or(0);
             match length {
                 None => length = Some(l),
@@ -954,6 +983,7 @@ impl MatchRecord {
             games,
             jacoby,
             beavers: false,
+            crawford,
         })
     }
 }
@@ -1080,6 +1110,7 @@ impl MatchRecord {
         use std::fmt::Write as _;
         let mut out = String::new();
         let crawford_games = self.crawford_games();
+        let crawford_rule = self.crawford_rule();
         for (g, game) in self.games.iter().enumerate() {
             let _ =
                 write!(
@@ -1095,10 +1126,14 @@ impl MatchRecord {
             );
             if crawford_games[g] {
                 out.push_str("RU[Crawford:CrawfordGame]");
-            } else if self.length > 0 {
+            } else if self.length > 0 && crawford_rule {
                 out.push_str("RU[Crawford]");
-            } else if self.jacoby {
+            } else if self.length == 0 && self.jacoby {
                 out.push_str("RU[Jacoby]");
+            }
+            // The cube gnubg's automatic doubles started the game at.
+            if game.cube > 1 {
+                let _ = write!(out, "CV[{}]", game.cube);
             }
             let ended_on_board = game
                 .replay()
