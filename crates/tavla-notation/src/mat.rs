@@ -1101,6 +1101,18 @@ impl GameRecord {
                     if finished.is_some() {
                         return Err(err(turn.line, "a move after the game is over"));
                     }
+                    if offered.is_some() {
+                        let on = doubles
+                            .last()
+                            .map_or(String::new(), |d| format!(" on line {}", d.line));
+                        return Err(err(
+                            turn.line,
+                            format!(
+                                "a move while the double{on} waits for its answer (a take or \
+                                 a drop)"
+                            ),
+                        ));
+                    }
                     if let Some(p) = to_move {
                         if p != turn.player {
                             return Err(err(
@@ -1144,6 +1156,15 @@ impl GameRecord {
                         return Err(err(
                             turn.line,
                             "a double while a double waits for its answer",
+                        ));
+                    }
+                    if let Some(p) = to_move.filter(|&p| p != turn.player) {
+                        return Err(err(
+                            turn.line,
+                            format!(
+                                "the {} player doubles on the {} player's turn",
+                                WHO[turn.player], WHO[p]
+                            ),
                         ));
                     }
                     if owner == Some(1 - turn.player) {
@@ -1342,11 +1363,10 @@ mod tests {
  tavla : 0                      gnubg : 0
   1)                             31: 8/5 6/5
   2)  Doubles => 2                Takes
-  3) 62: 24/18 13/11             55: 13/8 13/8 8/3 8/3
-  4)                              Doubles => 4
-  5)  Beavers => 8                Takes
-  6) 21: 6/5 6/4
-  7)  Doubles => 16               Drops
+  3) 62: 24/18 13/11              Doubles => 4
+  4)  Beavers => 8                Takes
+  5)                             55: 13/8 13/8 8/3 8/3
+  6)  Doubles => 16               Drops
       Wins 8 points
 ";
         let replay = MatchRecord::parse(text).unwrap().games[0].replay().unwrap();
@@ -1357,7 +1377,7 @@ mod tests {
             .collect();
         // tavla doubles to 2, gnubg takes; gnubg redoubles to 4 and tavla beavers, keeping
         // the cube; tavla's redouble to 16 is passed.
-        assert_eq!(cubes, [(1, None), (2, Some(1)), (2, Some(1)), (8, Some(0))]);
+        assert_eq!(cubes, [(1, None), (2, Some(1)), (8, Some(0))]);
         assert_eq!(replay.result, Some((0, 8)));
         assert!(replay.cube);
         // Each double with the cube before it, the roll after it and its answer.
@@ -1371,8 +1391,8 @@ mod tests {
             doubles,
             [
                 (0, 1, None, 1, Some(CubeResponse::Take)),
-                (1, 2, Some(1), 3, Some(CubeResponse::Beaver)),
-                (0, 8, Some(0), 4, Some(CubeResponse::Pass)),
+                (1, 2, Some(1), 2, Some(CubeResponse::Beaver)),
+                (0, 8, Some(0), 3, Some(CubeResponse::Pass)),
             ]
         );
         // The positions are the doubler's view: tavla's first double is before its 62.

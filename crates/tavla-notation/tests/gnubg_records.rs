@@ -173,13 +173,24 @@ fn nothing_follows_the_end_of_a_game() {
         let e = refused(&format!("{opening}{rest}"));
         assert!(e.contains(needle), "{rest:?}: {e}");
     }
+    // A double on the other player's turn, and a move before a double is answered.
+    let e = refused("  1) 31: 8/5 6/5\n  2)  Doubles => 2                Takes\n");
+    assert!(
+        e.contains("line 6: the left player doubles on the right player's turn"),
+        "{e}"
+    );
+    let e = refused("  1) 31: 8/5 6/5                  Doubles => 2\n  2) 42: 8/4 6/4\n");
+    assert!(
+        e.contains("line 6: a move while the double on line 5 waits for its answer"),
+        "{e}"
+    );
     // The reviewer's first case: a take answering nothing, on the right of the first line.
     let e = refused("  1) 31: 8/5 6/5                  Takes\n  2)  Drops                      62: 24/18 13/11\n");
     assert!(e.contains("line 5: a take with no double to answer"), "{e}");
     // A drop, then its result beside it or on the next line, ends the game as it should.
     for ending in [
         "  2)  Doubles => 2                Drops\n      Wins 1 point\n",
-        "  2)                              Doubles => 2\n  3)  Drops                       Wins 1 point\n",
+        "  2) 42: 8/4 6/4                  Doubles => 2\n  3)  Drops                       Wins 1 point\n",
     ] {
         let text = format!(" 5 point match\n\n Game 1\n a : 0                          b : 0\n{opening}{ending}");
         let replay = MatchRecord::parse(&text).unwrap().replay().unwrap_or_else(|e| panic!("{ending:?}: {e}"));
