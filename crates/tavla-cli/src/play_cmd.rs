@@ -115,8 +115,9 @@ pub struct PlayArgs {
     /// decision first) when it has none, or with its double waiting for the answer; its cube,
     /// and in a match its score and the rest of the match. You play the side that acts next
     /// (on roll, or to answer its double) unless --side says otherwise. The cube is in play in a match, with --cube, or when POS has it
-    /// turned or offered or the Jacoby rule or beavers. Each board drawn shows its XGID, to
-    /// play on from later.
+    /// turned or offered or the Jacoby rule or beavers; an XGID whose cube limit (field 10) is
+    /// 0 is a game without the cube, and a cube above its limit is refused. Each board drawn
+    /// shows its XGID, to play on from later.
     #[arg(
         long,
         value_name = "POS",
@@ -243,6 +244,41 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
         );
     }
     let start = args.position.as_deref().map(start_state).transpose()?;
+    // An XGID's cube limit (field 10; 0: a game without the cube) is kept as far as `play`
+    // can: a cube above it is refused, and 0 plays without the cube.
+    let cubeless_xgid = match (args.position.as_deref(), start) {
+        (Some(text), Some(s)) => match text.trim().parse::<Xgid>() {
+            Ok(xgid) => {
+                let max = xgid.max_cube_log2;
+                let doubled = s.dice == Dice::DoubleOffered;
+                if s.cube.log2 > max || (doubled && s.cube.log2 >= max) {
+                    return Err(InputError(format!(
+                        "--position: the cube {} is above the XGID's limit of {} (field 10, \
+                         {max}{})",
+                        if doubled {
+                            format!("doubled to {}", 2u32 << s.cube.log2)
+                        } else {
+                            format!("at {}", 1u32 << s.cube.log2)
+                        },
+                        1u32 << max,
+                        if max == 0 { ": cubeless" } else { "" }
+                    ))
+                    .into());
+                }
+                max == 0
+            }
+            Err(_) => false,
+        },
+        _ => false,
+    };
+    if cubeless_xgid && (args.cube || args.jacoby || args.beavers) {
+        return Err(InputError(
+            "--cube, --jacoby and --beavers: the XGID is of a game without the cube (field 10 \
+             is 0)"
+                .into(),
+        )
+        .into());
+    }
     let save_sgf = args
         .save
         .as_deref()
@@ -273,7 +309,16 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
     };
     // The cube and the money rules: a position brings its own.
     let (cube, jacoby, beavers) = match start {
+        _ if length > 0 && cubeless_xgid => {
+            return Err(InputError(
+                "--position: a match from an XGID without the cube (field 10 is 0); tavla \
+                 plays matches with the cube"
+                    .into(),
+            )
+            .into())
+        }
         _ if length > 0 => (true, false, false),
+        Some(_) if cubeless_xgid => (false, false, false),
         Some(s) => {
             let turned = s.cube.log2 > 0 || s.cube.owner != CubeOwner::Centre;
             let cube =

@@ -329,3 +329,40 @@ fn cube_words_typed_at_the_move_prompt_say_why_they_do_not_apply() {
         assert!(out.contains(said), "{said}: {out}");
     }
 }
+
+#[test]
+fn an_xgids_cube_limit_is_kept() {
+    // Field 10 at 0: a game without the cube; a cube above the limit is refused.
+    let start = "XGID=-b----E-C---eE---c-e----B-";
+    let (code, _, err) = play(
+        &[
+            "--engine",
+            "random",
+            "--position",
+            &format!("{start}:1:1:1:00:0:0:0:0:0"),
+        ],
+        "quit\n",
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("the cube at 2 is above the XGID's limit of 1 (field 10, 0: cubeless)"),
+        "{err}"
+    );
+    let cubeless = format!("{start}:0:0:1:00:0:0:0:0:0");
+    let (code, out, err) = play(
+        &["--engine", "random", "--seed", "1", "--position", &cubeless],
+        "double\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("(a cubeless money game)"), "{out}");
+    assert!(out.contains("There is no cube in this game"), "{out}");
+    let (code, _, err) = play(
+        &["--engine", "random", "--cube", "--position", &cubeless],
+        "quit\n",
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("the XGID is of a game without the cube"),
+        "{err}"
+    );
+}
