@@ -247,25 +247,12 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
     // An XGID's cube limit (field 10; 0: a game without the cube) is kept as far as `play`
     // can: a cube above it is refused, and 0 plays without the cube.
     let cubeless_xgid = match (args.position.as_deref(), start) {
-        (Some(text), Some(s)) => match text.trim().parse::<Xgid>() {
+        (Some(text), Some(_)) => match text.trim().parse::<Xgid>() {
             Ok(xgid) => {
-                let max = xgid.max_cube_log2;
-                let doubled = s.dice == Dice::DoubleOffered;
-                if s.cube.log2 > max || (doubled && s.cube.log2 >= max) {
-                    return Err(InputError(format!(
-                        "--position: the cube {} is above the XGID's limit of {} (field 10, \
-                         {max}{})",
-                        if doubled {
-                            format!("doubled to {}", 2u32 << s.cube.log2)
-                        } else {
-                            format!("at {}", 1u32 << s.cube.log2)
-                        },
-                        1u32 << max,
-                        if max == 0 { ": cubeless" } else { "" }
-                    ))
-                    .into());
+                if let Some(why) = xgid.cube_over_limit() {
+                    return Err(InputError(format!("--position: {why}")).into());
                 }
-                max == 0
+                xgid.max_cube_log2 == 0
             }
             Err(_) => false,
         },

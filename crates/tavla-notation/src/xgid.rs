@@ -134,6 +134,26 @@ impl Xgid {
             max_cube_log2: Xgid::DEFAULT_MAX_CUBE_LOG2.max((state.cube.log2 + doubled).min(15)),
         }
     }
+
+    /// Why the cube, or the double offered, is above this XGID's cube limit (field 10), if it
+    /// is: `the cube at 2 is above the XGID's limit of 1 (field 10, 0: cubeless)`.
+    #[must_use]
+    pub fn cube_over_limit(&self) -> Option<String> {
+        let (cube, max) = (self.state.cube.log2, self.max_cube_log2);
+        let doubled = self.state.dice == Dice::DoubleOffered;
+        (cube > max || (doubled && cube >= max)).then(|| {
+            format!(
+                "the cube {} is above the XGID's limit of {} (field 10, {max}{})",
+                if doubled {
+                    format!("doubled to {}", 2u64 << cube)
+                } else {
+                    format!("at {}", 1u64 << cube)
+                },
+                1u64 << max,
+                if max == 0 { ": cubeless" } else { "" }
+            )
+        })
+    }
 }
 
 impl From<GameState> for Xgid {

@@ -538,22 +538,10 @@ impl Engine {
                     self.load(state, Xgid::DEFAULT_MAX_CUBE_LOG2);
                 }
                 PositionSpec::Xgid(xgid) => {
-                    let (cube, max) = (xgid.state.cube.log2, xgid.max_cube_log2);
-                    let doubled = xgid.state.dice == Dice::DoubleOffered;
-                    if cube > max || (doubled && cube >= max) {
+                    if let Some(why) = xgid.cube_over_limit() {
                         return Err(Refusal(
                             ErrorCode::BadValue,
-                            format!(
-                                "position xgid: the cube{} is above the XGID's limit of {} \
-                                 (field 10, {max}{})",
-                                if doubled {
-                                    format!(" doubled to {}", 2u32 << cube)
-                                } else {
-                                    format!(" at {}", 1u32 << cube)
-                                },
-                                1u32 << max,
-                                if max == 0 { ": cubeless" } else { "" }
-                            ),
+                            format!("position xgid: {why}"),
                         ));
                     }
                     self.load(&xgid.state, xgid.max_cube_log2);
