@@ -635,6 +635,12 @@ pub fn read_fast_record(text: &str) -> Result<MatchRecord, FastRecordError> {
             }
             "game" => {
                 if let Some(g) = current.take() {
+                    if g.result.is_none() && g.game.turns.is_empty() {
+                        return Err(err(
+                            line,
+                            format!("the game begun on line {} has no turns", g.game.line),
+                        ));
+                    }
                     if g.result.is_none() && !g.game.turns.is_empty() {
                         return Err(err(line, "the game before has no result".to_string()));
                     }
@@ -662,6 +668,12 @@ pub fn read_fast_record(text: &str) -> Result<MatchRecord, FastRecordError> {
         }
     }
     if let Some(g) = current {
+        if g.result.is_none() && g.game.turns.is_empty() {
+            return Err(err(
+                g.game.line,
+                "a game with no turns at the end of the record".to_string(),
+            ));
+        }
         finish(g, &mut scores, &mut games);
     }
     if games.is_empty() {

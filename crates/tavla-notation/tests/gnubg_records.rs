@@ -255,6 +255,19 @@ fn a_byte_order_mark_is_skipped() {
 }
 
 #[test]
+fn a_fast_record_game_with_no_turns_is_refused_with_its_line() {
+    let e = read_fast_record("players A B\ngame\ngame\nR 3@5 1@5\n").unwrap_err();
+    assert_eq!(e.line, 3, "{e}");
+    assert!(
+        e.problem.contains("the game begun on line 2 has no turns"),
+        "{e}"
+    );
+    let e = read_fast_record("players A B\nR 3@5 1@5\nR wins 1\ngame\n").unwrap_err();
+    assert_eq!(e.line, 4, "{e}");
+    assert!(e.problem.contains("a game with no turns at the end"), "{e}");
+}
+
+#[test]
 fn latin1_records_are_read_as_gnubg_reads_them() {
     let bytes = std::fs::read(format!(
         "{}/tests/data/records/latin1.mat",
