@@ -4,7 +4,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Command, Stdio};
+use std::process::{Child, ChildStderr, Command, Stdio};
 
 use serde_json::Value;
 
@@ -111,10 +111,12 @@ fn evaluations_version_errors_and_exit() {
     assert_eq!(answers.len(), 9, "{answers:?}");
 }
 
-#[test]
-fn a_socket_serves_requests_until_exit() {
+/// `tavla external` on a free port with more arguments: the process, its stderr (after the
+/// line that gives the address) and the address.
+fn listening(args: &[&str]) -> (Child, BufReader<ChildStderr>, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_tavla"))
-        .args(["external", "--listen", "127.0.0.1:0", "--connections", "1"])
+        .args(["external", "--listen", "127.0.0.1:0"])
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -128,6 +130,12 @@ fn a_socket_serves_requests_until_exit() {
         .strip_prefix("tavla external: listening on ")
         .unwrap_or_else(|| panic!("{first}"))
         .to_string();
+    (child, stderr, address)
+}
+
+#[test]
+fn a_socket_serves_requests_until_exit() {
+    let (mut child, _, address) = listening(&["--connections", "1"]);
     let mut stream = TcpStream::connect(&address).unwrap();
     let f01 = vectors()[0]["fibs"].as_str().unwrap().to_string();
     write!(stream, "{f01}\r\nexit\r\n").unwrap();
@@ -145,22 +153,8 @@ fn a_socket_serves_requests_until_exit() {
 
 #[test]
 fn a_silent_client_is_closed_and_the_next_one_served() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tavla"))
-        .args(["external", "--listen", "127.0.0.1:0", "--connections", "2"])
-        .args(["--idle-timeout", "1"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut first = String::new();
-    stderr.read_line(&mut first).unwrap();
-    let address = first
-        .trim()
-        .strip_prefix("tavla external: listening on ")
-        .unwrap_or_else(|| panic!("{first}"))
-        .to_string();
+    let (mut child, mut stderr, address) =
+        listening(&["--connections", "2", "--idle-timeout", "1"]);
     // The first client connects, sends half a request and falls silent: the server closes
     // the connection after a second without a request.
     let mut silent = TcpStream::connect(&address).unwrap();
