@@ -605,8 +605,8 @@ async fn analyse(
     }
     let result = tokio::task::spawn_blocking(move || -> Result<String> {
         let _slot = e.heavy_slot()?;
-        let text = String::from_utf8(body.to_vec())
-            .map_err(|_| InputError("the record is not UTF-8 text".into()))?;
+        // UTF-8, or Latin-1 where it is not, as the CLI reads records (and gnubg).
+        let text = tavla_notation::sgf::decode_text(body.to_vec());
         let record = tavla_notation::sgf::parse_record(&text)
             .map_err(|e| InputError(format!("the record: {e}")))?;
         if record.games.is_empty() {

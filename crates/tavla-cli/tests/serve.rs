@@ -1210,3 +1210,29 @@ fn the_server_bounds_its_work_and_names_what_it_refuses() {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
 }
+
+#[test]
+fn a_latin1_record_is_analysed_as_the_cli_reads_it() {
+    let server = Server::start();
+    let record = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/records/latin1.mat"
+    ))
+    .unwrap();
+    assert!(
+        String::from_utf8(record.clone()).is_err(),
+        "the file is Latin-1"
+    );
+    let mut stream = TcpStream::connect(&server.address).unwrap();
+    write!(
+        stream,
+        "POST /v1/analyse?ply=0 HTTP/1.1\r\nHost: test\r\nConnection: close\r\nContent-Length: {}\r\n\r\n",
+        record.len()
+    )
+    .unwrap();
+    stream.write_all(&record).unwrap();
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).unwrap();
+    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+    assert!(reply.contains("Jos\u{e9}"), "{reply}");
+}
