@@ -133,15 +133,20 @@ fn listening(args: &[&str]) -> (Child, BufReader<ChildStderr>, String) {
     (child, stderr, address)
 }
 
-#[test]
-fn a_socket_serves_requests_until_exit() {
-    let (mut child, _, address) = listening(&["--connections", "1"]);
-    let mut stream = TcpStream::connect(&address).unwrap();
+/// The first FIBS vector and `exit` sent on a new connection to `address`: all it answers.
+fn first_vector_then_exit(address: &str) -> String {
+    let mut stream = TcpStream::connect(address).unwrap();
     let f01 = vectors()[0]["fibs"].as_str().unwrap().to_string();
     write!(stream, "{f01}\r\nexit\r\n").unwrap();
     let mut reply = String::new();
     stream.read_to_string(&mut reply).unwrap();
-    assert_eq!(reply, "24/18 13/11 \n");
+    reply
+}
+
+#[test]
+fn a_socket_serves_requests_until_exit() {
+    let (mut child, _, address) = listening(&["--connections", "1"]);
+    assert_eq!(first_vector_then_exit(&address), "24/18 13/11 \n");
     // One connection asked for: the server stops.
     let status = child.wait().unwrap();
     assert!(status.success());
@@ -166,11 +171,6 @@ fn a_silent_client_is_closed_and_the_next_one_served() {
     stderr.read_line(&mut closed).unwrap();
     assert!(closed.contains("no request in 1 s"), "{closed}");
     // The second is served.
-    let mut stream = TcpStream::connect(&address).unwrap();
-    let f01 = vectors()[0]["fibs"].as_str().unwrap().to_string();
-    write!(stream, "{f01}\r\nexit\r\n").unwrap();
-    let mut reply = String::new();
-    stream.read_to_string(&mut reply).unwrap();
-    assert_eq!(reply, "24/18 13/11 \n");
+    assert_eq!(first_vector_then_exit(&address), "24/18 13/11 \n");
     assert!(child.wait().unwrap().success());
 }
