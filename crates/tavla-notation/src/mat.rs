@@ -333,6 +333,28 @@ fn line_actions(rest: &str, line: usize, out: &mut Vec<Turn>) -> Result<(), MatE
     Ok(())
 }
 
+/// `raw` with each tab replaced by the spaces up to the next multiple of 8 columns, as a
+/// terminal shows it. A record laid out with tabs (an editor's "tabify") keeps its two halves
+/// where the eye sees them, and a turn line's halves are told apart by column.
+fn expand_tabs(raw: &str) -> std::borrow::Cow<'_, str> {
+    if !raw.contains('\t') {
+        return std::borrow::Cow::Borrowed(raw);
+    }
+    let mut out = String::with_capacity(raw.len() + 32);
+    let mut column = 0;
+    for c in raw.chars() {
+        if c == '\t' {
+            let next = (column / 8 + 1) * 8;
+            out.extend(std::iter::repeat_n(' ', next - column));
+            column = next;
+        } else {
+            out.push(c);
+            column += 1;
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Reads ` name : score        name : score`.
 fn score_line(text: &str, line: usize) -> Result<([String; 2], [u32; 2]), MatError> {
     let bad = || {
@@ -370,6 +392,8 @@ impl MatchRecord {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         for (i, raw) in text.lines().enumerate() {
             let line = i + 1;
+            let expanded = expand_tabs(raw);
+            let raw: &str = &expanded;
             let trimmed = raw.trim();
             if let Some(comment) = trimmed.strip_prefix(';') {
                 if games.is_empty() {

@@ -254,6 +254,43 @@ fn a_byte_order_mark_is_skipped() {
     assert_eq!((record.length, record.games[0].turns.len()), (3, 1));
 }
 
+/// `line` as an editor's "tabify" leaves it: each run of two or more spaces that ends at a
+/// multiple of 8 columns becomes a tab (the line is ASCII).
+fn tabify(line: &str) -> String {
+    let bytes = line.as_bytes();
+    let mut out = String::new();
+    for chunk in bytes.chunks(8) {
+        let text = std::str::from_utf8(chunk).unwrap();
+        let kept = text.trim_end_matches(' ');
+        if chunk.len() == 8 && text.len() - kept.len() >= 2 {
+            out.push_str(kept);
+            out.push('\t');
+        } else {
+            out.push_str(text);
+        }
+    }
+    out
+}
+
+#[test]
+fn a_record_laid_out_with_tabs_reads_as_its_columns_show() {
+    // gnubg's own export, tabified: turn lines whose left half is blank (a double, a take,
+    // a roll the left player could not play) keep their right half by column.
+    let mat = data("nocr8.mat");
+    let tabbed: String = mat.lines().map(|l| format!("{}\n", tabify(l))).collect();
+    assert!(tabbed.contains("\t\t\t"), "the fixture has blank left halves");
+    assert!(tabbed.lines().filter(|l| l.contains('\t')).count() > 50);
+    let record = MatchRecord::parse(&tabbed).unwrap();
+    assert_eq!(record, MatchRecord::parse(&mat).unwrap());
+    assert!(record.replay().is_ok());
+    // A right-half result indented by tabs is the right player's.
+    let wins = "\t\t\t\t  Wins 4 points";
+    let text = format!(" 1 point match\n Game 1\n a : 0  b : 0\n  1)\t\t\t\t 52: 13/11 13/8\n{wins}\n");
+    let record = MatchRecord::parse(&text).unwrap();
+    let players: Vec<usize> = record.games[0].turns.iter().map(|t| t.player).collect();
+    assert_eq!(players, [1, 1]);
+}
+
 #[test]
 fn a_fast_record_game_with_no_turns_is_refused_with_its_line() {
     let e = read_fast_record("players A B\ngame\ngame\nR 3@5 1@5\n").unwrap_err();
