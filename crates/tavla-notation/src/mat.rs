@@ -434,6 +434,19 @@ impl MatchRecord {
                     .filter(|_| words.len() == 2)
                     .and_then(|w| w.parse::<u32>().ok())
                     .ok_or_else(|| err(line, format!("`{trimmed}`: not `Game N`")))?;
+                // Every writer numbers games in order; a number out of order is a game pasted
+                // twice or lost, and would make the game named in every later message doubtful.
+                if let Some(before) = games.last() {
+                    if Some(number) != before.number.checked_add(1) {
+                        return Err(err(
+                            line,
+                            format!(
+                                "`{trimmed}` follows game {} (line {}): games are numbered in order",
+                                before.number, before.line
+                            ),
+                        ));
+                    }
+                }
                 games.push(GameRecord {
                     number,
                     scores: [0, 0],
@@ -1599,6 +1612,11 @@ mod tests {
     fn errors_name_the_line() {
         let cases = [
             ("Game 1\n", 1, "point match"),
+            (
+                " 0 point match\n Game 1\n a : 0  b : 0\n  1) 31: 8/5 6/5\n Game 1\n",
+                5,
+                "follows game 1 (line 2): games are numbered in order",
+            ),
             (" 0 point match\n\n Game 1\n", 3, "no score line"),
             (" 0 point match\n Game x\n", 2, "Game N"),
             (
