@@ -1034,7 +1034,7 @@ pub struct RolloutArgs {
     /// Also when the position says so (an XGID's Jacoby flag).
     #[arg(long, requires = "cube")]
     pub jacoby: bool,
-    /// Start no game after this many seconds (at least one game is played): the result is
+    /// Start no game after this many seconds (at least two games are played): the result is
     /// that of the games played, the first ones of the full rollout, and says how many.
     #[arg(long, value_name = "SECONDS")]
     pub time_limit: Option<u64>,
@@ -1145,8 +1145,12 @@ pub(crate) fn rollout_watched(
     if state.position.is_game_over() {
         return Err(InputError("the game is over in this position".into()).into());
     }
-    if args.games == 0 {
-        return Err(InputError("--games must be positive".into()).into());
+    if args.games < 2 {
+        return Err(InputError(format!(
+            "--games {}: a rollout plays at least 2 games (one says nothing of its spread)",
+            args.games
+        ))
+        .into());
     }
     if args.balance_parity && args.truncate == 0 {
         return Err(InputError(
@@ -1237,7 +1241,7 @@ pub(crate) fn rollout_watched(
             out,
             "{} games ({}), side on roll, cubeless:",
             r.games,
-            rollout_settings(args.seed, &config)
+            rollout_settings(r.games, args.seed, &config)
         )?;
         write_probabilities(out, &p)?;
         writeln!(
@@ -1479,7 +1483,7 @@ fn play_rollouts(
         "{} for {roll}, {} each ({}), on the same dice; {how}, for the side that plays:",
         counted(rows.len(), "play"),
         counted(games as usize, "game"),
-        rollout_settings(args.seed, &config)
+        rollout_settings(games, args.seed, &config)
     )?;
     for (rank, &k) in order.iter().enumerate() {
         let (r, probs) = &rows[k];
@@ -1540,6 +1544,8 @@ impl From<tavla_nn::rollout::CubefulPlayRollout> for PlayResult {
 #[derive(Serialize)]
 struct JsonRolloutSettings {
     games: u32,
+    /// The games asked for: more than `games` where the time limit stopped the rollout.
+    games_asked: u32,
     seed: u64,
     luck_adjust: bool,
     truncate: u32,
@@ -1553,6 +1559,7 @@ impl JsonRolloutSettings {
     fn new(games: u32, seed: u64, config: &tavla_nn::rollout::RolloutConfig) -> Self {
         JsonRolloutSettings {
             games,
+            games_asked: config.games,
             seed,
             luck_adjust: config.luck_adjust,
             truncate: config.truncate,
@@ -1563,10 +1570,11 @@ impl JsonRolloutSettings {
     }
 }
 
-/// A rollout's settings in words: seed, players, luck adjustment, truncation.
-fn rollout_settings(seed: u64, config: &tavla_nn::rollout::RolloutConfig) -> String {
+/// A rollout's settings in words: seed, players, luck adjustment, truncation, and the time
+/// limit where it stopped the rollout before the `config.games` asked for (`games` played).
+fn rollout_settings(games: u32, seed: u64, config: &tavla_nn::rollout::RolloutConfig) -> String {
     format!(
-        "seed {seed}, {}-ply players, {}luck-adjusted{}{}",
+        "seed {seed}, {}-ply players, {}luck-adjusted{}{}{}",
         config.ply,
         if config.luck_adjust { "" } else { "not " },
         if config.truncate > 0 {
@@ -1578,6 +1586,14 @@ fn rollout_settings(seed: u64, config: &tavla_nn::rollout::RolloutConfig) -> Str
             ", under the Jacoby rule"
         } else {
             ""
+        },
+        if games < config.games {
+            format!(
+                ", stopped by the time limit after {games} of {} games",
+                config.games
+            )
+        } else {
+            String::new()
         }
     )
 }
@@ -1709,7 +1725,7 @@ fn cubeful_rollout(
         out,
         "{} games a line ({}, 0-ply cube decisions), side on roll, {game}, the cube on {} ({}){}:",
         r.games,
-        rollout_settings(args.seed, &config),
+        rollout_settings(r.games, args.seed, &config),
         state.cube.value(),
         match holder {
             CubeHolder::Centre => "in the middle",

@@ -343,7 +343,11 @@ fn rollout_at_any_ply_is_seeded_and_refuses_bad_options() {
         ),
         (
             vec!["rollout", START, "--games", "0"],
-            "--games must be positive",
+            "--games 0: a rollout plays at least 2 games",
+        ),
+        (
+            vec!["rollout", START, "--games", "1"],
+            "--games 1: a rollout plays at least 2 games",
         ),
         (
             vec!["rollout", START, "--balance-parity"],
@@ -392,13 +396,21 @@ fn a_time_limit_stops_a_rollout_after_its_first_games() {
             "--json",
             "--quiet",
         ]);
-        let stopped = json(&limited);
+        let mut stopped = json(&limited);
         let games = stopped["games"].as_u64().unwrap();
-        assert!((1..100_000_000).contains(&games), "{stopped}");
+        assert!((2..100_000_000).contains(&games), "{stopped}");
+        // It says how many were asked for, and otherwise is the rollout of the games played.
+        let asked = stopped.as_object_mut().unwrap().remove("games_asked");
+        assert_eq!(asked, Some(100_000_000.into()), "{args:?}");
         let n = games.to_string();
         let mut full = args.clone();
         full.extend(["--games", n.as_str(), "--json", "--quiet"]);
-        assert_eq!(json(&full), stopped, "{args:?}");
+        let mut full = json(&full);
+        assert_eq!(
+            full.as_object_mut().unwrap().remove("games_asked"),
+            Some(games.into())
+        );
+        assert_eq!(full, stopped, "{args:?}");
     }
 }
 

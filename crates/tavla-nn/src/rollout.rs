@@ -100,8 +100,8 @@ pub struct RolloutConfig {
     pub balance_parity: bool,
     /// The depth at which both sides choose their plays (0 to [`MAX_PLY`]).
     pub ply: u8,
-    /// Start no game after this moment, once one has been started: the rollout then covers
-    /// its first games, at least one (see [`rollout_until`]).
+    /// Start no game after this moment, once two have been started: the rollout then covers
+    /// its first games, at least two where it asks for two (see [`rollout_until`]).
     pub deadline: Option<Instant>,
     /// Money play with the cube under the Jacoby rule: in a cubeful money rollout, gammons and
     /// backgammons count single while the cube has not been turned, and the players double,
@@ -400,7 +400,7 @@ pub fn rollout_until(
 /// (each with its own clone of `search`, reset, and scratch lists), and hands their results
 /// to `take` in game order, as each is ready and those before it have been taken (so what a
 /// rollout keeps does not grow with its games). The threads take the next game in turn and
-/// ask `stop` before each (and, once a game has been taken, whether `config.deadline` has
+/// ask `stop` before each (and, once two games have been taken, whether `config.deadline` has
 /// passed); a game once taken is finished, so the games played are the first `n`, for some
 /// `n`. A game's result must depend only on its number (each game starts with an empty
 /// cache), so neither the thread count nor the order in which the threads finish the games
@@ -437,7 +437,7 @@ fn run_games<T: Send>(
                     let mut evals = Vec::new();
                     while !stop() {
                         let late = || config.deadline.is_some_and(|d| Instant::now() >= d);
-                        if next.load(Ordering::Relaxed) > 0 && late() {
+                        if next.load(Ordering::Relaxed) > 1 && late() {
                             break;
                         }
                         let i = next.fetch_add(1, Ordering::Relaxed);
@@ -513,11 +513,11 @@ impl Moments {
         }
     }
 
-    /// The standard error of a mean whose co-moment sum is `sum_sq` (0 from fewer than two
-    /// games).
+    /// The standard error of a mean whose co-moment sum is `sum_sq` (infinite from fewer than
+    /// two games: one game says nothing of the spread).
     fn stderr_of(&self, sum_sq: f64) -> f64 {
         if self.n < 2 {
-            return 0.0;
+            return f64::INFINITY;
         }
         let n = self.n as f64;
         (sum_sq.max(0.0) / (n - 1.0) / n).sqrt()
@@ -1500,11 +1500,11 @@ mod tests {
         let d = m.differences_from_best();
         close(d[0], two_pass(&|g| g[0] - g[2]));
         assert_eq!(d[2], (0.0, 0.0));
-        // One game has no spread.
+        // One game says nothing of the spread.
         let mut one = Moments::new(2);
         one.push([1.0, -1.0]);
-        assert_eq!(one.mean_and_stderr(1), (-1.0, 0.0));
-        assert_eq!(one.difference(0, 1), (2.0, 0.0));
+        assert_eq!(one.mean_and_stderr(1), (-1.0, f64::INFINITY));
+        assert_eq!(one.difference(0, 1), (2.0, f64::INFINITY));
     }
 
     #[test]

@@ -278,14 +278,18 @@ fn a_record_laid_out_with_tabs_reads_as_its_columns_show() {
     // a roll the left player could not play) keep their right half by column.
     let mat = data("nocr8.mat");
     let tabbed: String = mat.lines().map(|l| format!("{}\n", tabify(l))).collect();
-    assert!(tabbed.contains("\t\t\t"), "the fixture has blank left halves");
+    assert!(
+        tabbed.contains("\t\t\t"),
+        "the fixture has blank left halves"
+    );
     assert!(tabbed.lines().filter(|l| l.contains('\t')).count() > 50);
     let record = MatchRecord::parse(&tabbed).unwrap();
     assert_eq!(record, MatchRecord::parse(&mat).unwrap());
     assert!(record.replay().is_ok());
     // A right-half result indented by tabs is the right player's.
     let wins = "\t\t\t\t  Wins 4 points";
-    let text = format!(" 1 point match\n Game 1\n a : 0  b : 0\n  1)\t\t\t\t 52: 13/11 13/8\n{wins}\n");
+    let text =
+        format!(" 1 point match\n Game 1\n a : 0  b : 0\n  1)\t\t\t\t 52: 13/11 13/8\n{wins}\n");
     let record = MatchRecord::parse(&text).unwrap();
     let players: Vec<usize> = record.games[0].turns.iter().map(|t| t.player).collect();
     assert_eq!(players, [1, 1]);

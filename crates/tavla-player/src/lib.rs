@@ -293,14 +293,19 @@ impl RolloutControl {
             }
             // The sums whose mean and standard error these are.
             let n = games as f64;
-            let var = stderr * stderr * n;
-            running[play] = (games, mean * n, var * (n - 1.0).max(0.0) + n * mean * mean);
+            // One game has no spread (its standard error, infinite, is not a sum's).
+            let spread = if games > 1 {
+                stderr * stderr * n * (n - 1.0)
+            } else {
+                0.0
+            };
+            running[play] = (games, mean * n, spread + n * mean * mean);
         }
     }
 
     /// Each play's running estimate so far, in the order of the plays: the games finished for
     /// it (in whatever order the threads finished them, so not yet the first ones of the
-    /// rollout), their mean equity and its standard error.
+    /// rollout), their mean equity and its standard error (infinite before two games).
     #[must_use]
     pub fn running(&self) -> Vec<(u64, f64, f64)> {
         let running = self.running.lock().map(|r| r.clone()).unwrap_or_default();
@@ -309,10 +314,11 @@ impl RolloutControl {
             .map(|(n, sum, sq)| {
                 let k = n as f64;
                 let mean = if n > 0 { sum / k } else { 0.0 };
+                // One game says nothing of the spread: its standard error is infinite.
                 let var = if n > 1 {
                     ((sq - k * mean * mean) / (k - 1.0)).max(0.0)
                 } else {
-                    0.0
+                    f64::INFINITY
                 };
                 (n, mean, (var / k.max(1.0)).sqrt())
             })
@@ -396,7 +402,8 @@ mod tests {
         assert_eq!(control.games_done(), 4);
         let running = control.running();
         assert_eq!(running.len(), 2);
-        assert_eq!(running[0], (1, -1.0, 0.0));
+        // One game: no spread known.
+        assert_eq!(running[0], (1, -1.0, f64::INFINITY));
         // Play 1: 1, 0, 2: mean 1, sample variance 1, standard error 1/sqrt(3).
         let (n, mean, stderr) = running[1];
         assert_eq!((n, mean), (3, 1.0));

@@ -791,9 +791,9 @@ impl Engine {
         let l = &go.limits;
         let bad = |message: String| Refusal(ErrorCode::BadValue, message);
         let games = l.trials.unwrap_or(ROLLOUT_TRIALS);
-        if !(1..=MAX_ROLLOUT_TRIALS).contains(&games) {
+        if !(2..=MAX_ROLLOUT_TRIALS).contains(&games) {
             return Err(bad(format!(
-                "go rollout: trials {games} is not 1 to {MAX_ROLLOUT_TRIALS}"
+                "go rollout: trials {games} is not 2 to {MAX_ROLLOUT_TRIALS}"
             )));
         }
         let ply = match l.depth {
