@@ -8,7 +8,8 @@
 //!    Windows.
 //!
 //! File names carry the kind, the shape and the format version
-//! (`bearoff-os-6x15.v1.tbo`, `bearoff-ts-6x8.v1.tbo`). A file that is missing, unreadable,
+//! (`bearoff-os-6x15.v1.tbo`, `bearoff-ts-6x8.v1.tbo`, and the cubeful two-sided table
+//! `bearoff-ts-6x6-cubeful.v1.tbo`). A file that is missing, unreadable,
 //! corrupt or of another shape is rebuilt and replaced (written to a temporary file and renamed,
 //! so concurrent processes never read half a file). Nothing is committed to the repository: the
 //! default 6 × 15 one-sided database takes well under a second to build.
@@ -28,6 +29,11 @@ pub const DEFAULT_ONE_SIDED: (usize, usize) = (6, 15);
 
 /// Shape (points, checkers) of the default two-sided database.
 pub const DEFAULT_TWO_SIDED: (usize, usize) = (6, 8);
+
+/// Shape (points, checkers) of the default two-sided database with cubeful money equities
+/// (the shape of gnubg's own exact cubeful table: its positions are the short bearoffs where
+/// the last rolls decide the cube, and it takes about 14 MB).
+pub const DEFAULT_CUBEFUL_TWO_SIDED: (usize, usize) = (6, 6);
 
 /// How a database was obtained from the cache.
 #[derive(Debug)]
@@ -80,6 +86,12 @@ pub fn two_sided_file_name(points: usize, checkers: usize) -> String {
     format!("bearoff-ts-{points}x{checkers}.v{VERSION}.tbo")
 }
 
+/// The file name of a cached two-sided database with cubeful money equities.
+#[must_use]
+pub fn cubeful_two_sided_file_name(points: usize, checkers: usize) -> String {
+    format!("bearoff-ts-{points}x{checkers}-cubeful.v{VERSION}.tbo")
+}
+
 /// Loads the one-sided database of the shape from `dir`, or builds and saves it.
 ///
 /// # Errors
@@ -113,14 +125,55 @@ pub fn two_sided_in(
     checkers: usize,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(TwoSidedDb, CacheOutcome), DbError> {
-    let path = dir.join(two_sided_file_name(points, checkers));
+    two_sided_with(dir, points, checkers, TwoSidedOptions::default(), progress)
+}
+
+/// Loads the two-sided database of the shape with cubeful money equities from `dir`, or
+/// builds and saves it (under [`cubeful_two_sided_file_name`]).
+///
+/// # Errors
+/// As [`one_sided_in`].
+pub fn cubeful_two_sided_in(
+    dir: &Path,
+    points: usize,
+    checkers: usize,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(TwoSidedDb, CacheOutcome), DbError> {
+    two_sided_with(
+        dir,
+        points,
+        checkers,
+        TwoSidedOptions { cubeful: true },
+        progress,
+    )
+}
+
+fn two_sided_with(
+    dir: &Path,
+    points: usize,
+    checkers: usize,
+    options: TwoSidedOptions,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(TwoSidedDb, CacheOutcome), DbError> {
+    let name = if options.cubeful {
+        cubeful_two_sided_file_name(points, checkers)
+    } else {
+        two_sided_file_name(points, checkers)
+    };
+    let path = dir.join(name);
     load_or_build(
         || {
             let db = TwoSidedDb::load(&path)?;
             check_shape(&path, db.points(), db.checkers(), points, checkers)?;
+            if db.is_cubeful() != options.cubeful {
+                return Err(DbError::CubefulMismatch {
+                    path: path.clone(),
+                    cubeful: options.cubeful,
+                });
+            }
             Ok(db)
         },
-        || Ok(TwoSidedDb::build_with(points, checkers, TwoSidedOptions::default(), progress)?.0),
+        || Ok(TwoSidedDb::build_with(points, checkers, options, progress)?.0),
         |db| db.save(&path),
     )
 }
@@ -141,6 +194,16 @@ pub fn default_one_sided() -> Result<(OneSidedDb, CacheOutcome), DbError> {
 pub fn default_two_sided() -> Result<(TwoSidedDb, CacheOutcome), DbError> {
     let (p, c) = DEFAULT_TWO_SIDED;
     two_sided_in(&data_dir()?, p, c, &mut |_, _| {})
+}
+
+/// The default two-sided database with cubeful money equities (6 points × 6 checkers) from
+/// [`data_dir`].
+///
+/// # Errors
+/// [`DbError::NoCacheDir`] when there is no cache directory.
+pub fn default_cubeful_two_sided() -> Result<(TwoSidedDb, CacheOutcome), DbError> {
+    let (p, c) = DEFAULT_CUBEFUL_TWO_SIDED;
+    cubeful_two_sided_in(&data_dir()?, p, c, &mut |_, _| {})
 }
 
 fn check_shape(
@@ -219,6 +282,24 @@ mod tests {
         assert!(matches!(o, CacheOutcome::Built), "{o:?}");
         let (_, o) = two_sided_in(&dir, 3, 3, &mut |_, _| {}).unwrap();
         assert!(matches!(o, CacheOutcome::Loaded), "{o:?}");
+        // The cubeful table has its own file; a cubeless one in its place is rebuilt.
+        let (db, o) = cubeful_two_sided_in(&dir, 3, 3, &mut |_, _| {}).unwrap();
+        assert!(matches!(o, CacheOutcome::Built) && db.is_cubeful(), "{o:?}");
+        let (db, o) = cubeful_two_sided_in(&dir, 3, 3, &mut |_, _| {}).unwrap();
+        assert!(
+            matches!(o, CacheOutcome::Loaded) && db.is_cubeful(),
+            "{o:?}"
+        );
+        std::fs::copy(
+            dir.join(two_sided_file_name(3, 3)),
+            dir.join(cubeful_two_sided_file_name(3, 3)),
+        )
+        .unwrap();
+        let (db, o) = cubeful_two_sided_in(&dir, 3, 3, &mut |_, _| {}).unwrap();
+        assert!(
+            matches!(o, CacheOutcome::Rebuilt(DbError::CubefulMismatch { .. })) && db.is_cubeful(),
+            "{o:?}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -226,5 +307,9 @@ mod tests {
     fn file_names_carry_shape_and_version() {
         assert_eq!(one_sided_file_name(6, 15), "bearoff-os-6x15.v1.tbo");
         assert_eq!(two_sided_file_name(6, 8), "bearoff-ts-6x8.v1.tbo");
+        assert_eq!(
+            cubeful_two_sided_file_name(6, 6),
+            "bearoff-ts-6x6-cubeful.v1.tbo"
+        );
     }
 }

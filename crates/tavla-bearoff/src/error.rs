@@ -253,6 +253,15 @@ pub enum DbError {
         /// Checkers asked for.
         checkers: u8,
     },
+    /// The file holds a two-sided database with cubeful equities where one without was asked
+    /// for, or the other way round.
+    #[error("{}: {} cubeful equities", path.display(), if *cubeful { "holds no" } else { "holds unexpected" })]
+    CubefulMismatch {
+        /// The file.
+        path: PathBuf,
+        /// Whether cubeful equities were asked for.
+        cubeful: bool,
+    },
     /// The database cannot be built.
     #[error("cannot build the database")]
     Shape(#[from] ShapeError),

@@ -842,6 +842,11 @@ struct JsonEval {
 #[derive(Serialize)]
 struct JsonCube {
     efficiency: f32,
+    /// Money play: the equities are exact, from the cubeful bearoff database (the efficiency
+    /// is then not used).
+    exact: bool,
+    /// Money play under the Jacoby rule.
+    jacoby: bool,
     holder: &'static str,
     no_double: f32,
     double_take: f32,
@@ -875,11 +880,15 @@ pub fn eval_with(args: &EvalArgs, search: &mut Search, out: &mut dyn Write) -> R
     let holder = CubeHolder::of(&state);
     let cube = search.cube_decision(&state, ply);
     let redouble = holder == CubeHolder::OnRoll;
+    let money = state.match_length == 0;
+    let exact = money && search.has_exact_cube(&state.position);
     if args.engine.json {
         let json = JsonEval {
             probs: p.into(),
             cube: cube.map(|a| JsonCube {
                 efficiency: a.efficiency,
+                exact,
+                jacoby: money && state.jacoby,
                 holder: match holder {
                     CubeHolder::Centre => "centre",
                     CubeHolder::OnRoll => "on roll",
@@ -919,9 +928,12 @@ pub fn eval_with(args: &EvalArgs, search: &mut Search, out: &mut dyn Write) -> R
         writeln!(out, "Cube: {why}.")?;
         return Ok(());
     };
-    let how = if state.match_length == 0 {
+    let jacoby = if state.jacoby { " (Jacoby)" } else { "" };
+    let how = if exact {
+        format!("money{jacoby}, exact: tavla's cubeful bearoff database")
+    } else if money {
         format!(
-            "money, {ply}-ply cubeful, Janowski leaves at efficiency {:.2}",
+            "money{jacoby}, {ply}-ply cubeful, Janowski leaves at efficiency {:.2}",
             a.efficiency
         )
     } else {

@@ -377,9 +377,13 @@ pub fn shared_bearoff() -> Result<Arc<BearoffRace>> {
         BearoffRace::default_databases_reported().context("loading the bearoff databases")?;
     // A cache that does not serve (unwritable, or holding an unusable file) costs every run
     // a rebuild: said once, on stderr. A first build is not worth a word.
-    for (what, outcome) in ["two-sided bearoff", "one-sided bearoff"]
-        .iter()
-        .zip(&outcomes)
+    for (what, outcome) in [
+        "two-sided bearoff",
+        "one-sided bearoff",
+        "cubeful two-sided bearoff",
+    ]
+    .iter()
+    .zip(&outcomes)
     {
         if let Some(outcome @ (CacheOutcome::Rebuilt(_) | CacheOutcome::NotSaved(_))) = outcome {
             crate::bearoff_cmd::note(what, outcome);

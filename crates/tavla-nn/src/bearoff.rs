@@ -25,7 +25,7 @@
 //! the opponent's position, which the databases need not cover (a gammon saved or not, the
 //! last rolls of a bearoff against checkers still coming home).
 
-use tavla_bearoff::{DbError, OneSided, OneSidedDb, RollDistribution, TwoSidedDb};
+use tavla_bearoff::{CubefulEquities, DbError, OneSided, OneSidedDb, RollDistribution, TwoSidedDb};
 use tavla_core::Position;
 
 use crate::probs::Probabilities;
@@ -35,6 +35,8 @@ use crate::probs::Probabilities;
 pub struct BearoffRace {
     two_sided: Option<TwoSidedDb>,
     one_sided: Option<OneSidedDb>,
+    /// A two-sided database with cubeful money equities, for cube decisions.
+    cubeful: Option<TwoSidedDb>,
 }
 
 /// The checkers of both sides of a race with every checker in its home board, in the
@@ -92,7 +94,16 @@ impl BearoffRace {
         BearoffRace {
             two_sided: Some(db),
             one_sided: None,
+            cubeful: None,
         }
+    }
+
+    /// Exact cubeful money equities from `db` where it covers a race (ignored unless `db`
+    /// holds them, [`TwoSidedDb::is_cubeful`]).
+    #[must_use]
+    pub fn with_cubeful(mut self, db: TwoSidedDb) -> BearoffRace {
+        self.cubeful = db.is_cubeful().then_some(db);
+        self
     }
 
     /// One-sided values from `db` where the exact database (if any) does not reach.
@@ -102,9 +113,10 @@ impl BearoffRace {
         self
     }
 
-    /// The default databases (two-sided 6 × 8, one-sided 6 × 15), built on first use and
-    /// cached (see `tavla_bearoff::cache`; under a second the first time). Where there is no
-    /// cache directory they are built in memory each time.
+    /// The default databases (two-sided 6 × 8, one-sided 6 × 15, and two-sided 6 × 6 with
+    /// cubeful money equities), built on first use and cached (see `tavla_bearoff::cache`;
+    /// a few seconds the first time). Where there is no cache directory they are built in
+    /// memory each time.
     ///
     /// # Errors
     /// When a database cannot be built.
@@ -112,15 +124,18 @@ impl BearoffRace {
         Ok(BearoffRace::default_databases_reported()?.0)
     }
 
-    /// As [`BearoffRace::default_databases`], with how each database was obtained (two-sided
-    /// first; `None` where there is no cache folder and it was built in memory), so that a
-    /// program can say when the cache did not serve.
+    /// As [`BearoffRace::default_databases`], with how each database was obtained (two-sided,
+    /// one-sided, cubeful two-sided; `None` where there is no cache folder and it was built in
+    /// memory), so that a program can say when the cache did not serve.
     ///
     /// # Errors
     /// As [`BearoffRace::default_databases`].
     pub fn default_databases_reported(
-    ) -> Result<(BearoffRace, [Option<tavla_bearoff::cache::CacheOutcome>; 2]), DbError> {
-        use tavla_bearoff::cache::{self, DEFAULT_ONE_SIDED, DEFAULT_TWO_SIDED};
+    ) -> Result<(BearoffRace, [Option<tavla_bearoff::cache::CacheOutcome>; 3]), DbError> {
+        use tavla_bearoff::cache::{
+            self, DEFAULT_CUBEFUL_TWO_SIDED, DEFAULT_ONE_SIDED, DEFAULT_TWO_SIDED,
+        };
+        use tavla_bearoff::TwoSidedOptions;
         let (two, two_outcome) = match cache::default_two_sided() {
             Ok((db, outcome)) => (db, Some(outcome)),
             Err(DbError::NoCacheDir) => (
@@ -137,10 +152,37 @@ impl BearoffRace {
             ),
             Err(e) => return Err(e),
         };
+        let (cubeful, cubeful_outcome) = match cache::default_cubeful_two_sided() {
+            Ok((db, outcome)) => (db, Some(outcome)),
+            Err(DbError::NoCacheDir) => {
+                let (p, c) = DEFAULT_CUBEFUL_TWO_SIDED;
+                let options = TwoSidedOptions { cubeful: true };
+                (
+                    TwoSidedDb::build_with(p, c, options, &mut |_, _| {})?.0,
+                    None,
+                )
+            }
+            Err(e) => return Err(e),
+        };
         Ok((
-            BearoffRace::new(two).with_one_sided(one),
-            [two_outcome, one_outcome],
+            BearoffRace::new(two)
+                .with_one_sided(one)
+                .with_cubeful(cubeful),
+            [two_outcome, one_outcome, cubeful_outcome],
         ))
+    }
+
+    /// The exact cubeful money equities of `pos` for the side on roll before its cube
+    /// decision (per unit of the cube, both sides handling the cube perfectly), when the
+    /// cubeful database covers it; `None` otherwise. The database's races are too short for
+    /// gammons, so the Jacoby rule changes nothing in them.
+    #[must_use]
+    pub fn probe_cubeful(&self, pos: &Position) -> Option<CubefulEquities> {
+        let db = self.cubeful.as_ref()?;
+        let (mine, theirs) = home_boards(pos)?;
+        db.cubeful_equities(&OneSided::new(&mine).ok()?, &OneSided::new(&theirs).ok()?)
+            .ok()
+            .flatten()
     }
 
     /// The probabilities of `pos` for the side on roll, before it rolls, when a database

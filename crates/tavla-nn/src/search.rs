@@ -373,7 +373,9 @@ impl Search {
     /// The money cube decision of the side on roll of `pos`, before it rolls, with the cube
     /// held by `holder` (under the Jacoby rule when `jacoby`), by a cubeful search `ply` deep.
     ///
-    /// At 0-ply this is [`CubeAnalysis::money`] on the 0-ply probabilities. Deeper, the
+    /// In the short races the cubeful bearoff database covers
+    /// ([`BearoffRace::probe_cubeful`]) the equities are exact at every depth. Elsewhere, at
+    /// 0-ply this is [`CubeAnalysis::money`] on the 0-ply probabilities. Deeper, the
     /// equities of not doubling and of doubling into a take are averages over the 21 rolls of
     /// the position left by the best play (chosen cubeless at 0-ply, as in [`Search::evaluate`]),
     /// valued for the opponent with the cube where that decision leaves it and the opponent's
@@ -387,11 +389,12 @@ impl Search {
         jacoby: bool,
     ) -> CubeAnalysis {
         let ply = ply.min(MAX_PLY);
-        if ply == 0 || pos.is_game_over() {
+        let exact = self.exact_cubeful(pos);
+        if exact.is_none() && (ply == 0 || pos.is_game_over()) {
             let p = self.eval0(pos);
             return CubeAnalysis::money(pos, p, holder, jacoby);
         }
-        let nd = self.cubeful(pos, ply, jacoby);
+        let nd = exact.unwrap_or_else(|| self.cubeful(pos, ply, jacoby));
         let k = holder as usize;
         CubeAnalysis::from_equities(
             cube_efficiency(pos),
@@ -508,9 +511,31 @@ impl Search {
         out
     }
 
+    /// Whether the money cube decisions of `pos` are exact at every depth (the cubeful bearoff
+    /// database holds the position, [`BearoffRace::probe_cubeful`]).
+    #[must_use]
+    pub fn has_exact_cube(&self, pos: &Position) -> bool {
+        self.exact_cubeful(pos).is_some()
+    }
+
+    /// The exact cubeful money equities of `pos` as [`Search::cubeful`] gives them, where the
+    /// bearoff databases hold them ([`BearoffRace::probe_cubeful`]).
+    fn exact_cubeful(&self, pos: &Position) -> Option<[f32; 3]> {
+        let e = self.bearoff.as_ref()?.probe_cubeful(pos)?;
+        let mut nd = [0.0f32; 3];
+        nd[CubeHolder::Centre as usize] = e.centred.no_double as f32;
+        nd[CubeHolder::OnRoll as usize] = e.owned.no_double as f32;
+        nd[CubeHolder::Opponent as usize] = e.opponent_owns as f32;
+        Some(nd)
+    }
+
     /// The cubeful equities of `pos` for the side on roll before its cube decision, one per
-    /// [`CubeHolder`] (in declaration order), per unit of the cube, at `ply`.
+    /// [`CubeHolder`] (in declaration order), per unit of the cube, at `ply` (exact where the
+    /// bearoff databases hold cubeful equities).
     fn cubeful(&mut self, pos: &Position, ply: u8, jacoby: bool) -> [f32; 3] {
+        if let Some(exact) = self.exact_cubeful(pos) {
+            return exact;
+        }
         if ply == 0 || pos.is_game_over() {
             let p = self.eval0(pos);
             return CubeHolder::ALL.map(|h| CubeAnalysis::money(pos, p, h, jacoby).no_double);

@@ -1,5 +1,10 @@
 //! Race values from the bearoff databases, checked against gnubg and against the exact
-//! two-sided database.
+//! two-sided database; and money cube decisions in short bearoffs, checked against gnubg's.
+//!
+//! `data/gnubg-cubeful-bearoff.txt` was made with `tools/refdata/make-cubeful-bearoff`: 398
+//! races of 1 to 6 checkers a side, the cube centred or owned by the side on roll, and gnubg's
+//! cube decision from its exact cubeful bearoff database (most within 0.12 of the doubling
+//! line).
 //!
 //! `data/gnubg-bearoff-race.txt` was made with `tools/refdata/make-bearoff-race`: 600 races
 //! with every checker home, 1 to 15 checkers a side, and gnubg's 0-ply probabilities, which
@@ -9,7 +14,8 @@
 use tavla_bearoff::{OneSided, OneSidedDb, PerfectHash, TwoSidedDb};
 use tavla_core::Position;
 use tavla_nn::bearoff::BearoffRace;
-use tavla_nn::{Evaluator, Probabilities, Weights};
+use tavla_nn::cube::CubeHolder;
+use tavla_nn::{Evaluator, Probabilities, Search, Weights};
 
 struct Case {
     pos: Position,
@@ -224,4 +230,42 @@ fn results_that_cannot_happen_are_valued_at_zero() {
         assert_eq!(p.win_backgammon, 0.0, "{p:?}");
         assert!(max_diff(p, &direct) < 1e-5);
     }
+}
+
+#[test]
+fn short_bearoff_cube_decisions_are_gnubgs_exact_ones_at_every_depth() {
+    let race = std::sync::Arc::new(BearoffRace::default_databases().unwrap());
+    let mut search =
+        Search::new(std::sync::Arc::new(Weights::default_weights())).with_bearoff(race);
+    let mut checked = 0;
+    for line in include_str!("data/gnubg-cubeful-bearoff.txt").lines() {
+        if line.starts_with('#') {
+            continue;
+        }
+        let t: Vec<&str> = line.split_whitespace().collect();
+        let pos = Position::from_position_id(t[0]).unwrap();
+        let holder = match t[2] {
+            "centre" => CubeHolder::Centre,
+            "owned" => CubeHolder::OnRoll,
+            other => panic!("{other}"),
+        };
+        let (nd, dt): (f32, f32) = (t[3].parse().unwrap(), t[4].parse().unwrap());
+        let action = t[5].replace('_', " ");
+        assert!(search.has_exact_cube(&pos), "{line}");
+        for ply in [0, 1] {
+            let a = search.cube_analysis(&pos, ply, holder, false);
+            assert!((a.no_double - nd).abs() < 2e-4, "{line}: ply {ply}: {a:?}");
+            assert!(
+                (a.double_take - dt).abs() < 4e-4,
+                "{line}: ply {ply}: {a:?}"
+            );
+            let ours = a.action.describe(holder == CubeHolder::OnRoll);
+            assert_eq!(ours, action, "{line}: ply {ply}: {a:?}");
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 398);
+    // Seven checkers a side are beyond the table: the model, as before.
+    let seven = board(&[(1, 7), (24, -7)]);
+    assert!(!search.has_exact_cube(&seven));
 }
