@@ -1195,6 +1195,24 @@ pub(crate) fn rollout_watched(
             .into());
         }
     }
+    let plays = args.dice.is_some() || args.top.is_some() || !args.plays.is_empty();
+    if args.cube && !plays && CubeHolder::of(&state) != CubeHolder::Opponent {
+        if state.cube_is_dead() {
+            return Err(InputError(format!(
+                "--cube: the cube is dead for {}, whose single win at cube {} ends the match: \
+                 there is no double to roll out (a cubeless rollout values the position)",
+                state.turn,
+                state.cube.value()
+            ))
+            .into());
+        }
+        if state.cube.log2 >= 15 {
+            return Err(InputError(
+                "--cube: the cube is at its highest (32768): there is no double to roll out".into(),
+            )
+            .into());
+        }
+    }
     let search = args.engine.search()?;
     let threads = crate::input::threads(args.threads);
     let config = RolloutConfig {
@@ -1621,21 +1639,31 @@ fn cubeful_rollout(
 ) -> Result<()> {
     let holder = CubeHolder::of(state);
     let score = tavla_nn::met::MatchScore::of(state, state.turn);
-    let len = 2 * u64::from(args.games);
+    // With the opponent's cube there is no double: one line, playing on.
+    let can_double = holder != CubeHolder::Opponent;
+    let len = if can_double { 2 } else { 1 } * u64::from(args.games);
     watch.set_units(if score.is_some() {
         RunningUnits::MatchChances
     } else {
         RunningUnits::CubefulEquity
     });
     if let Ok(mut lines) = watch.lines.lock() {
-        *lines = vec!["no double", "double, take"];
+        *lines = if can_double {
+            vec!["no double", "double, take"]
+        } else {
+            vec!["playing on"]
+        };
     }
     // Last: a watcher that sees the total sees the labels and units too.
     watch.total.store(len, Ordering::Relaxed);
     let r = with_progress(
         args.quiet,
         len,
-        "games, both lines",
+        if can_double {
+            "games, both lines"
+        } else {
+            "games"
+        },
         watch.control.counter(),
         || {
             tavla_nn::rollout::cubeful_rollout_until(
@@ -1671,9 +1699,12 @@ fn cubeful_rollout(
         struct JsonChances {
             no_double: f64,
             no_double_ci95: f64,
-            double_take: f64,
-            double_take_ci95: f64,
-            double_pass: f64,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            double_take: Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            double_take_ci95: Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            double_pass: Option<f64>,
         }
         #[derive(Serialize)]
         struct JsonCubeful {
@@ -1683,10 +1714,15 @@ fn cubeful_rollout(
             holder: &'static str,
             no_double: f64,
             no_double_ci95: f64,
-            double_take: f64,
-            double_take_ci95: f64,
-            double_pass: f64,
-            double_take_minus_no_double_ci95: f64,
+            /// The double's lines: absent when the opponent owns the cube.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            double_take: Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            double_take_ci95: Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            double_pass: Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            double_take_minus_no_double_ci95: Option<f64>,
             action: String,
             /// In a match: the lines as chances of winning the match (the equities above are
             /// these normalised).
@@ -1703,17 +1739,17 @@ fn cubeful_rollout(
             },
             no_double: equity(r.no_double),
             no_double_ci95: eq_ci(r.no_double_stderr),
-            double_take: equity(r.double_take),
-            double_take_ci95: eq_ci(r.double_take_stderr),
-            double_pass: 1.0,
-            double_take_minus_no_double_ci95: eq_ci(r.difference_stderr),
+            double_take: can_double.then(|| equity(r.double_take)),
+            double_take_ci95: can_double.then(|| eq_ci(r.double_take_stderr)),
+            double_pass: can_double.then_some(1.0),
+            double_take_minus_no_double_ci95: can_double.then(|| eq_ci(r.difference_stderr)),
             action: r.analysis.action.describe(redouble).to_string(),
             match_winning_chances: normalise.map(|(_, pass, _)| JsonChances {
                 no_double: r.no_double,
                 no_double_ci95: ci(r.no_double_stderr),
-                double_take: r.double_take,
-                double_take_ci95: ci(r.double_take_stderr),
-                double_pass: pass,
+                double_take: can_double.then_some(r.double_take),
+                double_take_ci95: can_double.then(|| ci(r.double_take_stderr)),
+                double_pass: can_double.then_some(pass),
             }),
         };
         writeln!(out, "{}", serde_json::to_string_pretty(&j)?)?;
@@ -1765,6 +1801,16 @@ fn cubeful_rollout(
         ),
         (Some(_), None) => format!("{:6.2}%          ({:+.4})", 100.0 * m, equity(m)),
     };
+    if !can_double {
+        writeln!(
+            out,
+            "  {:<16} {}",
+            "playing on",
+            value(r.no_double, Some(r.no_double_stderr))
+        )?;
+        writeln!(out, "  the opponent owns the cube: no double to decide")?;
+        return Ok(());
+    }
     writeln!(
         out,
         "  {:<16} {}",

@@ -648,6 +648,48 @@ fn cubeful_rollouts_give_both_lines_and_the_action() {
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8(o.stderr).unwrap();
     assert!(err.contains("Crawford game"), "{err}");
+    // Nor has a dead cube: the leader after the Crawford game, and a 1-point match.
+    for (length, x, o) in [(5, 4, 2), (1, 0, 0)] {
+        state.match_length = length;
+        state.score = tavla_core::BySide { x, o };
+        state.crawford = false;
+        let xgid = tavla_notation::Xgid::new(state).to_string();
+        let out = tavla(&["rollout", &xgid, "--cube", "--games", "36"]);
+        assert_eq!(out.status.code(), Some(2), "{xgid}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains("the cube is dead for X"), "{xgid}: {err}");
+    }
+    // With the opponent's cube there is no double: one line, playing on, and no double's.
+    let mut state = tavla_notation::parse_position(START).unwrap();
+    state.cube = tavla_core::Cube {
+        log2: 1,
+        owner: tavla_core::CubeOwner::Side(state.turn.other()),
+    };
+    let xgid = tavla_notation::Xgid::new(state).to_string();
+    let args = [
+        "rollout",
+        &xgid,
+        "--cube",
+        "--games",
+        "36",
+        "--truncate",
+        "6",
+    ];
+    let mut with_json = args.to_vec();
+    with_json.push("--json");
+    let v: serde_json::Value = serde_json::from_str(&stdout(&tavla(&with_json))).unwrap();
+    assert_eq!(v["holder"], "opponent", "{v}");
+    assert!(v["no_double"].as_f64().unwrap().abs() < 1.0, "{v}");
+    for absent in [
+        "double_take",
+        "double_pass",
+        "double_take_minus_no_double_ci95",
+    ] {
+        assert!(v.get(absent).is_none(), "{absent}: {v}");
+    }
+    let text = stdout(&tavla(&args));
+    assert!(text.contains("playing on"), "{text}");
+    assert!(!text.contains("double, take"), "{text}");
 }
 
 #[test]

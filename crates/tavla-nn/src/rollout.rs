@@ -852,12 +852,13 @@ pub struct CubefulRolloutResult {
     /// Its standard error.
     pub no_double_stderr: f64,
     /// Mean equity of the games played after a double and a take (the opponent then owns the
-    /// cube at twice its value).
+    /// cube at twice its value). NaN when the opponent owns the cube: the side on roll cannot
+    /// double, and only the first line is played.
     pub double_take: f64,
-    /// Its standard error.
+    /// Its standard error (NaN as `double_take`).
     pub double_take_stderr: f64,
     /// Standard error of `double_take - no_double`: the two lines share their dice, so this is
-    /// smaller than either line's.
+    /// smaller than either line's (NaN as `double_take`).
     pub difference_stderr: f64,
     /// The decision the two equities make for the root's cube ([`CubeAnalysis::from_equities`]).
     pub analysis: CubeAnalysis,
@@ -1206,22 +1207,25 @@ fn rollout_lines(
         score,
         root_may_double: false,
     };
-    // The double/take line plays on with the cube doubled, owned by the opponent.
-    let mut moments = Moments::new(2);
-    let games = cubeful_games(
-        search,
-        &[line(cube, owner), line(2 * cube, Some(false))],
-        &config,
-        finished,
-        stop,
-        |game| moments.push(game),
-    );
+    // The double/take line plays on with the cube doubled, owned by the opponent; there is
+    // none when the opponent owns the cube.
+    let mut lines = vec![line(cube, owner)];
+    if holder != CubeHolder::Opponent {
+        lines.push(line(2 * cube, Some(false)));
+    }
+    let mut moments = Moments::new(lines.len());
+    let games = cubeful_games(search, &lines, &config, finished, stop, |game| {
+        moments.push(game);
+    });
     if games == 0 {
         return None;
     }
     let (no_double, no_double_stderr) = moments.mean_and_stderr(0);
-    let (double_take, double_take_stderr) = moments.mean_and_stderr(1);
-    let (_, difference_stderr) = moments.difference(1, 0);
+    let ((double_take, double_take_stderr), difference_stderr) = if lines.len() == 2 {
+        (moments.mean_and_stderr(1), moments.difference(1, 0).1)
+    } else {
+        ((f64::NAN, f64::NAN), f64::NAN)
+    };
     Some((
         games,
         [
