@@ -7,8 +7,8 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use serde_json::{json, Value};
 use tavla_core::perft::{divide, perft as count_perft};
-use tavla_core::{Dice, GameState, PlayList, Roll, Rules};
-use tavla_notation::{format, format_pretty, format_ubgi, Notation};
+use tavla_core::{CubeOwner, Dice, GameState, PlayList, Roll, Rules};
+use tavla_notation::{format, format_pretty, format_ubgi, Notation, Xgid};
 
 use crate::board;
 use crate::input::{self, InputError};
@@ -136,19 +136,60 @@ pub fn show(args: &ShowArgs, out: &mut impl Write) -> Result<()> {
         ("XGID: ", Notation::Xgid),
         ("FIBS: ", Notation::Fibs),
     ] {
-        writeln!(out, "{label} {}", format(&state, n))?;
+        writeln!(out, "{label} {}", write_as(&args.position, &state, n))?;
     }
-    if let Some(note) = dropped_from_match_id(&args.position) {
-        writeln!(out, "Note: {note}")?;
+    let notes = notes(&args.position, &state);
+    if !notes.is_empty() {
+        writeln!(out, "Note: {}", notes.join("; "))?;
     }
     Ok(())
 }
 
+/// `state`, read from `text`, written in `notation`; an XGID written as an XGID keeps its cube
+/// limit (field 10), which a [`GameState`] does not hold.
+fn write_as(text: &str, state: &GameState, notation: Notation) -> String {
+    match input::xgid(text) {
+        Some(xgid) if notation == Notation::Xgid => xgid.to_string(),
+        _ => format(state, notation),
+    }
+}
+
+/// What `text` says that the notations shown do not all keep, or that is unusual, in words.
+fn notes(text: &str, state: &GameState) -> Vec<String> {
+    let mut notes = dropped_from_match_id(text);
+    if let Some(xgid) = input::xgid(text) {
+        let max = xgid.max_cube_log2;
+        if max == 0 {
+            notes.push(
+                "the XGID is of a game without the cube (field 10 is 0); only the XGID keeps it"
+                    .to_string(),
+            );
+        } else if max != Xgid::DEFAULT_MAX_CUBE_LOG2 {
+            notes.push(format!(
+                "the XGID's cube limit is {} (field 10 is {max}, not {}); only the XGID keeps it",
+                1u64 << max,
+                Xgid::DEFAULT_MAX_CUBE_LOG2
+            ));
+        }
+    }
+    if let (0, CubeOwner::Side(owner)) = (state.cube.log2, state.cube.owner) {
+        notes.push(format!(
+            "the cube is at 1 and owned by {owner}, which no game reaches (a cube is owned once \
+             doubled); kept as given"
+        ));
+    }
+    notes
+}
+
 /// What a gnubg ID says that a [`GameState`] does not keep (the game's state when it is not
-/// in progress, a pending resignation), in words; `None` for anything else.
-fn dropped_from_match_id(text: &str) -> Option<String> {
+/// in progress, a pending resignation, a money session's score), or reads otherwise (a turn
+/// that is not the dice owner's), in words; nothing for anything else.
+fn dropped_from_match_id(text: &str) -> Vec<String> {
     use tavla_notation::{GameStatus, GnubgId, Resignation};
-    let id = text.trim().parse::<GnubgId>().ok()?.match_id;
+    let Ok(id) = text.trim().parse::<GnubgId>() else {
+        return Vec::new();
+    };
+    let id = id.match_id;
     let status = match id.game_state {
         GameStatus::Playing => None,
         GameStatus::NoGame => Some("no game has started"),
@@ -173,12 +214,25 @@ fn dropped_from_match_id(text: &str) -> Option<String> {
             "the Match ID has a resignation of {r} pending, not kept"
         ));
     }
-    (!notes.is_empty()).then(|| notes.join("; "))
+    if id.match_length == 0 && (id.score.x, id.score.o) != (0, 0) {
+        notes.push(format!(
+            "the Match ID has a money session's score, X {} and O {}, not kept (shown as 0:0)",
+            id.score.x, id.score.o
+        ));
+    }
+    if !id.doubled && id.resignation == Resignation::None && id.turn != id.dice_owner {
+        notes.push(format!(
+            "the Match ID's turn is {}'s with nothing pending, but {} holds the dice: read as \
+             {}'s turn, as gnubg does",
+            id.turn, id.dice_owner, id.dice_owner
+        ));
+    }
+    notes
 }
 
 pub fn convert(args: &ConvertArgs, out: &mut impl Write) -> Result<()> {
     let state = input::position(&args.position)?;
-    writeln!(out, "{}", format(&state, args.to.into()))?;
+    writeln!(out, "{}", write_as(&args.position, &state, args.to.into()))?;
     Ok(())
 }
 
@@ -309,7 +363,9 @@ pub fn moves(args: &MovesArgs, out: &mut impl Write) -> Result<()> {
 /// when the position has a roll.
 fn batch_case(line: &str) -> Result<(GameState, Roll), InputError> {
     let words: Vec<&str> = line.split_whitespace().collect();
-    let is_die = |w: &str| w.len() == 1 && w.chars().all(|c| ('1'..='6').contains(&c));
+    // Any one digit is a die word, as the words after the position are without --batch: `7`
+    // is refused as a die, not read as part of the position.
+    let is_die = |w: &str| w.len() == 1 && w.chars().all(|c| c.is_ascii_digit());
     // Dice-like words (`31`, `3-1`, and `77`, refused below as dice, not read as a position).
     let is_dice = |w: &str| {
         w.len() <= 3

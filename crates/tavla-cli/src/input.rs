@@ -3,7 +3,7 @@
 use std::fmt;
 
 use tavla_core::{Dice, GameState, Roll};
-use tavla_notation::parse_position;
+use tavla_notation::{parse_position, Notation, Xgid};
 
 /// A position or dice the user gave that cannot be read; the program exits with code 2.
 #[derive(Debug)]
@@ -86,17 +86,39 @@ pub fn position(text: &str) -> Result<GameState, InputError> {
 }
 
 /// [`parse_position`], refusing also a board no game reaches: both sides borne off (the game
-/// ended when the first side bore off its last checker), which every notation can write.
+/// ended when the first side bore off its last checker), which every notation can write; and,
+/// for an XGID, a cube above its limit (field 10), as `play` and UBGI refuse it.
 ///
 /// # Errors
 /// Why the text is not a position.
 pub fn parse(text: &str) -> Result<GameState, String> {
     let state = parse_position(text).map_err(|e| e.to_string())?;
+    let name = match Notation::detect(text) {
+        Some(Notation::Bpn) => "BPN",
+        Some(Notation::Gnubg) => "gnubg ID",
+        Some(Notation::Xgid) => "XGID",
+        Some(Notation::Fibs) => "FIBS board",
+        None => "Position ID",
+    };
     let pos = &state.position;
     if pos.off() == 15 && pos.opponent_off() == 15 {
-        return Err("both sides have borne off all their checkers".into());
+        return Err(format!(
+            "{name} {:?}: both sides have borne off all their checkers",
+            text.trim()
+        ));
+    }
+    if let Some(why) = xgid(text).and_then(|x| x.cube_over_limit()) {
+        return Err(format!("XGID {:?}: {why}", text.trim()));
     }
     Ok(state)
+}
+
+/// `text` read as an XGID, when it is one: its cube limit (field 10) is more than a
+/// [`GameState`] holds.
+pub fn xgid(text: &str) -> Option<Xgid> {
+    (Notation::detect(text) == Some(Notation::Xgid))
+        .then(|| text.trim().parse::<Xgid>().ok())
+        .flatten()
 }
 
 /// Refuses a finished game (a side has borne off all its checkers): it has no plays.

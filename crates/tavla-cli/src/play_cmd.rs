@@ -245,17 +245,9 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
     }
     let start = args.position.as_deref().map(start_state).transpose()?;
     // An XGID's cube limit (field 10; 0: a game without the cube) is kept as far as `play`
-    // can: a cube above it is refused, and 0 plays without the cube.
+    // can: a cube above it is refused (by `input::parse`), and 0 plays without the cube.
     let cubeless_xgid = match (args.position.as_deref(), start) {
-        (Some(text), Some(_)) => match text.trim().parse::<Xgid>() {
-            Ok(xgid) => {
-                if let Some(why) = xgid.cube_over_limit() {
-                    return Err(InputError(format!("--position: {why}")).into());
-                }
-                xgid.max_cube_log2 == 0
-            }
-            Err(_) => false,
-        },
+        (Some(text), Some(_)) => input::xgid(text).is_some_and(|x| x.max_cube_log2 == 0),
         _ => false,
     };
     if cubeless_xgid && (args.cube || args.jacoby || args.beavers) {

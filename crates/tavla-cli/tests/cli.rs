@@ -51,6 +51,12 @@ fn batch_writes_one_line_per_input_line_with_errors_in_place() {
     assert!(lines[1]["error"].as_str().unwrap().contains("line 2"));
     assert_eq!(lines[2]["moves"].as_array().unwrap().len(), 11);
     assert!(lines[3]["error"].is_string());
+    // A die out of range is named as a die, as it is without --batch.
+    let error = &lines[3]["error"];
+    assert!(
+        error.as_str().unwrap().contains("invalid die '7'"),
+        "{error}"
+    );
     // Three dice are named as such, not read as part of the position.
     let out = tavla_stdin(&["moves", "--batch", "-"], &format!("{START} 3 1 2\n"));
     assert!(stdout(&out).contains("three dice `3 1 2`"));
@@ -750,7 +756,7 @@ fn finished_and_impossible_positions_are_refused_and_a_blocked_roll_passes() {
         let o = tavla(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         assert!(
-            stderr(&o).contains("both sides have borne off"),
+            stderr(&o).contains("XGID \"XGID=--------------------------:0:0:1:00:0:0:0:0:10\": both sides have borne off"),
             "{args:?}: {}",
             stderr(&o)
         );
@@ -787,6 +793,70 @@ fn thread_counts_are_bounded() {
         assert!(
             stderr(&o).contains("from 0 (one per core) to 1024"),
             "{args:?}"
+        );
+    }
+}
+
+const S: &str = "-b----E-C---eE---c-e----B-";
+
+/// An XGID's cube limit (field 10) is kept XGID to XGID, named by `show` when it is not XG's
+/// usual 10, and a cube above it is refused, as `play` and UBGI refuse it.
+#[test]
+fn an_xgids_cube_limit_is_kept_named_and_enforced() {
+    let cubeless = format!("XGID={S}:0:0:1:00:0:0:0:0:0");
+    let out = stdout(&tavla(&["convert", &cubeless, "--to", "xgid"]));
+    assert_eq!(out, format!("{cubeless}\n"));
+    let out = stdout(&tavla(&["show", &cubeless]));
+    assert!(out.contains(&format!("XGID:  {cubeless}\n")), "{out}");
+    assert!(
+        out.contains("Note: the XGID is of a game without the cube (field 10 is 0)"),
+        "{out}"
+    );
+    let out = stdout(&tavla(&["show", &format!("XGID={S}:0:0:1:00:0:0:0:0:4")]));
+    assert!(
+        out.contains("the XGID's cube limit is 16 (field 10 is 4, not 10)"),
+        "{out}"
+    );
+    assert!(!stdout(&tavla(&["show", &format!("XGID={S}:0:0:1:00:0:0:0:0:10")])).contains("Note:"));
+    let over = format!("XGID={S}:3:0:1:00:0:0:0:0:2");
+    for args in [vec!["show", &over], vec!["convert", &over, "--to", "bpn"]] {
+        let o = tavla(&args);
+        let cmd = args[0];
+        assert_eq!(o.status.code(), Some(2), "{cmd}");
+        assert!(
+            stderr(&o).contains("the cube at 8 is above the XGID's limit of 4 (field 10, 2)"),
+            "{cmd}: {}",
+            stderr(&o)
+        );
+    }
+}
+
+/// `show` names what a gnubg Match ID holds that is dropped or read otherwise, and a cube
+/// owned at 1 (SPEC-bpn A4: "parses but is flagged as unusual").
+#[test]
+fn show_notes_money_scores_a_stray_turn_and_an_owned_1_cube() {
+    let out = stdout(&tavla(&["show", "4HPwATDgc/ABMA:cAkAADAAKAAE"]));
+    assert!(
+        out.ends_with("Note: the Match ID has a money session's score, X 5 and O 3, not kept (shown as 0:0)\n"),
+        "{out}"
+    );
+    for id in ["cAEAAAAAAAAE", "cIEFAAAAAAAE"] {
+        let out = stdout(&tavla(&["show", &format!("4HPwATDgc/ABMA:{id}")]));
+        assert!(
+            out.ends_with("Note: the Match ID's turn is O's with nothing pending, but X holds the dice: read as X's turn, as gnubg does\n"),
+            "{id}: {out}"
+        );
+    }
+    for (bpn, owner) in [("n12", "X"), ("n11", "O")] {
+        let out = stdout(&tavla(&[
+            "show",
+            &format!("b4E1C3eE3c1e4B-w0b0-b00-{bpn}-0:0:0"),
+        ]));
+        assert!(
+            out.contains(&format!(
+                "Note: the cube is at 1 and owned by {owner}, which no game reaches"
+            )),
+            "{bpn}: {out}"
         );
     }
 }

@@ -98,6 +98,11 @@ fn err(field: BpnField, offset: usize, problem: Problem) -> ParseBpnError {
     }
 }
 
+/// Whether `text` is a whole BPN placement (24 points), for telling BPN from other notations.
+pub(crate) fn is_placement(text: &str) -> bool {
+    parse_placement(text, 0, &mut [0; 25], &mut [0; 25]).is_ok()
+}
+
 /// Reads the placement into X's and O's arrays.
 fn parse_placement(text: &str, at: usize, x: &mut [u8; 25], o: &mut [u8; 25]) -> Result<()> {
     let bytes = text.as_bytes();
@@ -476,18 +481,21 @@ impl FromStr for Bpn {
                 },
             ));
         }
-        let position = position_from_sides(&x, &o, turn).map_err(|p| {
-            let field = if matches!(p, Problem::TooManyCheckers { .. }) && (x[24] | o[24]) > 0 {
-                BpnField::Bar
-            } else {
-                BpnField::Placement
-            };
-            let at = if field == BpnField::Bar {
-                fields[1].0
-            } else {
-                fields[0].0
-            };
-            err(field, at, p)
+        let position = position_from_sides(&x, &o, turn).map_err(|p| match p {
+            // Named in BPN's words, at the side's part of the bar field when it has checkers
+            // there (the count is the placement's and the bar's), else at the placement.
+            Problem::TooManyCheckers { side, count } => {
+                let (who, letter, bar) = match side {
+                    Side::X => ("black", 'b', x[24]),
+                    Side::O => ("white", 'w', o[24]),
+                };
+                let problem = Problem::TooManyCheckersOf { who, count };
+                match fields[1].1.find(letter).filter(|_| !draft && bar > 0) {
+                    Some(i) => err(BpnField::Bar, fields[1].0 + i, problem),
+                    None => err(BpnField::Placement, fields[0].0, problem),
+                }
+            }
+            p => err(BpnField::Placement, fields[0].0, p),
         })?;
         let state = GameState {
             position,
@@ -652,13 +660,22 @@ mod tests {
         assert_eq!(e.field, BpnField::Flags);
         let e = parse("b4E1C3eE3c1e4B-w1b0-w31-n1-0:0:7").unwrap_err();
         assert_eq!((e.field, e.offset), (BpnField::Bar, 15));
-        assert!(matches!(
+        assert_eq!(
             e.problem,
-            Problem::TooManyCheckers {
-                side: Side::O,
+            Problem::TooManyCheckersOf {
+                who: "white",
                 count: 16
             }
-        ));
+        );
+        // Black's sixteen checkers are all in the placement; white's bar checker is not at
+        // fault.
+        let e = parse("O1A21-w1b0-b00-n1-0:0:0").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid BPN: placement at offset 0: black has 16 checkers (at most 15)"
+        );
+        let e = parse("O1A21-w0b1-b00-n1-0:0:0").unwrap_err();
+        assert_eq!((e.field, e.offset), (BpnField::Bar, 8));
     }
 
     #[test]

@@ -11,9 +11,12 @@
 //!   FIBS session are then dropped (a money [`GameState`] has a 0:0 score);
 //! * any non-zero "was doubled" means a double is pending; the doubler is the side named by the
 //!   turn token;
-//! * the game is the Crawford game when a side is 1-away, tokens 51 and 52 are both zero
-//!   (gnubg's reading of them as post-Crawford and not-Crawford) and the cube is a centred
+//! * the game is the Crawford game when exactly one side is 1-away (a 1-point match, or both
+//!   sides at 1-away, has none), tokens 51 and 52 are both zero (gnubg's reading of them as
+//!   post-Crawford and not-Crawford; a FIBS server sends them as 0) and the cube is a centred
 //!   1-cube;
+//! * tokens 43 (home) and 44 (bar) must agree with the direction: `0:25` for direction -1,
+//!   `25:0` for direction 1;
 //! * exactly one side allowed to double owns the cube, otherwise it is centred.
 //!
 //! Not representable: the Jacoby rule and beavers (gnubg passes them as options after the board
@@ -26,7 +29,7 @@ use tavla_core::{BySide, Cube, CubeOwner, Dice, Die, GameState, PlayList, Roll, 
 
 use crate::error::{parse_int, Problem};
 use crate::state::{
-    check_match, position_from_sides, sides_of, someone_one_away, MatchCheck, MAX_MATCH_LENGTH,
+    check_match, crawford_possible, position_from_sides, sides_of, MatchCheck, MAX_MATCH_LENGTH,
 };
 
 /// The names of the 53 tokens, in order.
@@ -94,6 +97,8 @@ const PLAYER_MAY_DOUBLE: usize = 38;
 const WAS_DOUBLED: usize = 40;
 const COLOUR: usize = 41;
 const DIRECTION: usize = 42;
+const HOME: usize = 43;
+const BAR: usize = 44;
 const PLAYER_OFF: usize = 45;
 const PLAYER_ON_BAR: usize = 47;
 const DID_CRAWFORD: usize = 51;
@@ -295,6 +300,21 @@ impl FromStr for FibsBoard {
         let t = s.trim();
         let lead = s.len() - s.trim_start().len();
         let tokens = crate::error::split_offsets(t, ':', lead);
+        if tokens[0].1.eq_ignore_ascii_case("board") && tokens[0].1 != "board" {
+            let (i, found) = tokens[0]
+                .1
+                .char_indices()
+                .find(|(_, c)| c.is_ascii_uppercase())
+                .unwrap_or((0, 'B'));
+            return Err(err(
+                0,
+                lead + i,
+                Problem::UnexpectedChar {
+                    found,
+                    expected: "the tag \"board\" in lower case",
+                },
+            ));
+        }
         if tokens[0].1 != "board" {
             return Err(err(
                 0,
@@ -327,7 +347,7 @@ impl FromStr for FibsBoard {
                 38 | 39 => (0, 1, "0 or 1"),
                 WAS_DOUBLED => (-1, 1, "-1, 0 or 1"),
                 COLOUR | DIRECTION => (-1, 1, "-1 or 1"),
-                43 | 44 => (0, 25, "0 or 25"),
+                HOME | BAR => (0, 25, "0 or 25"),
                 45..=48 => (0, 15, "a checker count 0..=15"),
                 49 => (0, 4, "0..=4"),
                 _ => (0, i64::from(i32::MAX), "a non-negative number"),
@@ -349,6 +369,31 @@ impl FromStr for FibsBoard {
             }
         }
         let (colour, direction) = (v[COLOUR], v[DIRECTION]);
+        // The player bears off at `home` and enters from `bar`, which the direction fixes.
+        let (home, bar) = if direction == -1 { (0, 25) } else { (25, 0) };
+        for (i, want, expected) in [
+            (
+                HOME,
+                home,
+                "the home the direction gives: 0 for direction -1, 25 for 1",
+            ),
+            (
+                BAR,
+                bar,
+                "the bar the direction gives: 25 for direction -1, 0 for 1",
+            ),
+        ] {
+            if v[i] != want {
+                return Err(err(
+                    i,
+                    at(i),
+                    Problem::OutOfRange {
+                        value: v[i],
+                        expected,
+                    },
+                ));
+            }
+        }
         // Step 1. The checkers, in each side's own numbering.
         let mut x = [0u8; 25];
         let mut o = [0u8; 25];
@@ -478,7 +523,7 @@ impl FromStr for FibsBoard {
         };
         // A turned cube also says the game is not the Crawford game.
         let crawford = !money
-            && someone_one_away(score.x, score.o, match_length)
+            && crawford_possible(score.x, score.o, match_length)
             && v[DID_CRAWFORD] == 0
             && v[REDOUBLES] == 0
             && cube_value == 1
@@ -541,6 +586,8 @@ mod tests {
         t[32] = "-1".into();
         t[41] = "-1".into();
         t[42] = "1".into();
+        t[43] = "25".into();
+        t[44] = "0".into();
         let b: FibsBoard = t.join(":").parse().unwrap();
         assert_eq!(b.state.position, Position::START);
         assert_eq!(b.state.turn, Side::X);
@@ -569,5 +616,45 @@ mod tests {
             "invalid FIBS board: token 47 (player on bar) at offset 108: the player (token 1) \
              has 16 checkers (at most 15)"
         );
+        let e = SPEC
+            .replacen("board", "Board", 1)
+            .parse::<FibsBoard>()
+            .unwrap_err();
+        assert_eq!((e.field, e.offset), (FibsField(0), 0));
+        assert!(e.to_string().contains("lower case"), "{e}");
+    }
+
+    /// Home and bar (tokens 43, 44) follow the direction: 0:25 for -1, 25:0 for 1.
+    #[test]
+    fn home_and_bar_must_match_the_direction() {
+        let swapped = SPEC.replacen(":1:-1:0:25:", ":1:-1:25:0:", 1);
+        let e = swapped.parse::<FibsBoard>().unwrap_err();
+        assert_eq!(e.field, FibsField(43));
+        assert_eq!(&swapped[e.offset..e.offset + 3], "25:");
+        let e = SPEC
+            .replacen(":1:-1:0:25:", ":1:-1:0:0:", 1)
+            .parse::<FibsBoard>()
+            .unwrap_err();
+        assert_eq!(e.field, FibsField(44));
+        assert!(
+            e.to_string()
+                .starts_with("invalid FIBS board: token 44 (bar) at offset"),
+            "{e}"
+        );
+    }
+
+    /// A FIBS server sends tokens 51/52 as 0: with both sides at 1-away (a 1-point match, or
+    /// double match point) there is no Crawford game to infer.
+    #[test]
+    fn no_crawford_game_when_both_sides_are_1_away() {
+        let one_point = SPEC.replacen(":3:0:0:", ":1:0:0:", 1);
+        let b: FibsBoard = one_point.parse().unwrap();
+        assert_eq!(b.state.match_length, 1);
+        assert!(!b.state.crawford);
+        let dmp = SPEC.replacen(":3:0:0:", ":3:2:2:", 1);
+        assert!(!dmp.parse::<FibsBoard>().unwrap().state.crawford);
+        // One side at 1-away: the Crawford game, as before.
+        let crawford = SPEC.replacen(":3:0:0:", ":3:2:0:", 1);
+        assert!(crawford.parse::<FibsBoard>().unwrap().state.crawford);
     }
 }

@@ -31,17 +31,18 @@
 //!
 //! | notation | not representable |
 //! |---|---|
-//! | BPN | nothing in a [`GameState`] (outside it: resignations, cube limits, beavers pending) |
-//! | XGID | nothing in a [`GameState`]; a pending beaver/raccoon (`B`/`R`) is refused |
-//! | gnubg ID | beavers (read as off); the Jacoby rule in match play (read as off) |
+//! | BPN | nothing in a [`GameState`] (outside it: resignations, an XGID's cube limit, beavers pending) |
+//! | XGID | nothing in a [`GameState`]; a pending beaver/raccoon (`B`/`R`) is refused. Its max cube (field 10) is outside a [`GameState`] (kept in [`Xgid`]): every other notation drops it, so an XGID with a limit (field 10 = 0: cubeless) converted to another notation is an ordinary cubeful game, and [`format()`] writes field 10 as 10 |
+//! | gnubg ID | beavers (read as off); the Jacoby rule in match play (read as off); money-session scores (read as 0:0); a turn that is not the dice owner's with nothing pending (read as the dice owner's, as gnubg does); the game status and a pending resignation ([`MatchId`] keeps them, a [`GameState`] does not) |
 //! | FIBS board | the Jacoby rule and beavers (read as off); money-session scores (read as 0:0); a 9999-point match (FIBS's "unlimited", read as money) |
 //! | Position ID | everything but the checkers (read as X on roll, money, centred cube, no dice) |
 //!
 //! Readers refuse states no notation should hold, so that whatever one reader accepts every
 //! writer can carry: a match longer than 32767 points (the 15 bits of gnubg's Match ID), a
 //! money game with a score, a score not below the match length, a Crawford game with no side
-//! at 1-away, in money play or with a turned cube, the Jacoby or beaver flag in match play
-//! (BPN), and a pending double by a side that may not double.
+//! at 1-away (or with both sides there), in money play or with a turned cube, the Jacoby or
+//! beaver flag in match play (BPN), and a pending double by a side that may not double (the
+//! cube is the opponent's, it is the Crawford game, the cube is dead or at 32768).
 //!
 //! # Feature flags
 //!
@@ -209,29 +210,50 @@ fn is_base64(s: &str) -> bool {
     s.bytes().all(|c| match_id::base64_value(c).is_some())
 }
 
+/// The notation `s` most resembles, so that a mistyped position gets the error of the parser
+/// it was meant for (naming its field and offset) rather than another's.
 fn detect(s: &str) -> Detected {
     let t = s.trim();
-    if t.starts_with("board:") {
+    let starts = |prefix: &str| {
+        t.get(..prefix.len())
+            .is_some_and(|p| p.eq_ignore_ascii_case(prefix))
+    };
+    if starts("board:") {
         return Detected::Fibs;
     }
-    if t.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("XGID=")) {
+    if starts("XGID=") {
         return Detected::Xgid;
     }
-    let first = t.split(':').next().unwrap_or("");
-    // XGID's position field has only `-` and letters; BPN always has digits (its bar field).
-    if t.contains(':')
-        && first.len() == 26
-        && first.bytes().all(|c| c == b'-' || c.is_ascii_alphabetic())
-    {
+    let fields: Vec<&str> = t.split(':').collect();
+    let first = fields[0];
+    let spaced = t.contains(char::is_whitespace);
+    // A FIBS board has 53 tokens; with a mistyped tag it is still one.
+    if fields.len() > 20 {
+        return Detected::Fibs;
+    }
+    // XGID has 9 or 10 `:`-separated fields, BPN at most 4, a gnubg ID 2. XGID's position
+    // field has only `-` and letters; BPN's text before its first `:` always has a digit (its
+    // bar field, or the first draft's cube).
+    let xgid_board = (20..=32).contains(&first.len())
+        && first.bytes().all(|c| c == b'-' || c.is_ascii_alphabetic());
+    if !spaced && (fields.len() >= 8 || (fields.len() >= 2 && xgid_board)) {
         return Detected::Xgid;
     }
-    if let Some((pos, mid)) = t.split_once(':') {
-        if pos.len() == 14 && is_base64(pos) && is_base64(mid) {
-            return Detected::Gnubg;
+    // `PositionID:MatchID`: two fields, no `-` (which BPN always has and Base64 never).
+    if fields.len() == 2 && !spaced && !t.contains('-') && (10..=18).contains(&first.len()) {
+        return Detected::Gnubg;
+    }
+    if fields.len() == 1 && !t.contains('-') {
+        if t.parse::<tavla_core::PositionId>().is_ok() {
+            return Detected::PositionId;
         }
-    }
-    if t.len() == 14 && is_base64(t) {
-        return Detected::PositionId;
+        // A BPN placement alone (the rest of the fields left out).
+        if bpn::is_placement(t) {
+            return Detected::Bpn;
+        }
+        if (10..=18).contains(&t.len()) && is_base64(t) {
+            return Detected::PositionId;
+        }
     }
     if t.contains('-') {
         return Detected::Bpn;
@@ -301,6 +323,21 @@ mod tests {
             (" 4HPwATDgc/ABMA ", Detected::PositionId),
             ("board:a:b:1", Detected::Fibs),
             ("hello", Detected::Unknown),
+            // Mistyped, each is taken for the notation it most resembles.
+            (
+                "-b----E-C---eE---c-e---B-:0:0:1:00:0:0:0:0:10",
+                Detected::Xgid,
+            ),
+            ("-b----E-C---eE---c-e----B-:0:0:1:00", Detected::Xgid),
+            ("b4E1C3eE3c1e4B", Detected::Bpn),
+            ("4HPwATDgc/AB!A:cAkAAAAAAAAE", Detected::Gnubg),
+            ("4HPwATDgc/ABMA:cAkAAAAAAA!E", Detected::Gnubg),
+            ("4HPwATDgc/ABMAA", Detected::PositionId),
+            ("Board:X:O:1", Detected::Fibs),
+            (
+                "bord:X:O:1:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0",
+                Detected::Fibs,
+            ),
         ];
         for (s, d) in cases {
             assert_eq!(detect(s), d, "{s}");
@@ -310,6 +347,31 @@ mod tests {
             parse_position("hello"),
             Err(ParseError::Unrecognized { .. })
         ));
+    }
+
+    /// A mistyped position gets the error of the notation it was meant in, naming the field
+    /// and the offset.
+    #[test]
+    fn mistyped_positions_get_their_notations_error() {
+        let cases = [
+            (
+                "-b----E-C---eE---c-e---B-:0:0:1:00:0:0:0:0:10",
+                "invalid XGID: position at offset 0: found 25, expected 26 characters",
+            ),
+            (
+                "b4E1C3eE3c1e4B",
+                "invalid BPN: string at offset 0: found 1, expected 5 or 6, separated by '-'",
+            ),
+            ("4HPwATDgc/AB!A:cAkAAAAAAAAE", "'!'"),
+            ("4HPwATDgc/ABMA:cAkAAAAAAA!E", "invalid match ID"),
+            ("4HPwATDgc/ABMAA", "15"),
+            ("Board:X:O:1", "invalid FIBS board: token 0 (tag)"),
+        ];
+        for (text, want) in cases {
+            let e = parse_position(text).unwrap_err().to_string();
+            assert!(e.contains(want), "{text}: {e}");
+            assert!(!e.contains("is not BPN, XGID"), "{text}: {e}");
+        }
     }
 
     #[test]

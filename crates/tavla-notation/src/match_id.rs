@@ -263,19 +263,40 @@ impl MatchId {
     ///
     /// # Errors
     /// [`Problem::Unsupported`] for a pending beaver or raccoon (the doubler does not own a
-    /// non-centred cube, or the double is pending on the doubler's own turn), and
-    /// [`Problem::Inconsistent`] for dice rolled while a double is pending.
+    /// non-centred cube, or the double is pending on the doubler's own turn),
+    /// [`Problem::Inconsistent`] for dice rolled while a double is pending, a double the
+    /// doubler may not make (in the Crawford game, or with a dead cube) and the other match
+    /// rules every reader enforces. [`GnubgId::to_game_state`] also names the field.
     pub fn to_game_state(&self, position: Position) -> Result<GameState, Problem> {
+        self.game_state_at(position).map_err(|(_, p)| p)
+    }
+
+    /// [`MatchId::to_game_state`], with the field at fault.
+    fn game_state_at(&self, position: Position) -> Result<GameState, (MatchIdField, Problem)> {
         let dice = if self.doubled {
             if self.turn == self.dice_owner {
-                return Err(Problem::Unsupported {
-                    what: "a pending beaver (the doubler must answer it)",
-                });
+                return Err((
+                    MatchIdField::Decision,
+                    Problem::Unsupported {
+                        what: "a pending beaver (the doubler must answer it)",
+                    },
+                ));
+            }
+            if self.cube_owner == CubeOwner::Side(self.turn) {
+                return Err((
+                    MatchIdField::CubeOwner,
+                    Problem::Unsupported {
+                        what: "a pending raccoon (the side doubled owns the cube)",
+                    },
+                ));
             }
             if self.dice.is_some() {
-                return Err(Problem::Inconsistent {
-                    reason: "dice rolled while a double is pending",
-                });
+                return Err((
+                    MatchIdField::Dice,
+                    Problem::Inconsistent {
+                        reason: "dice rolled while a double is pending",
+                    },
+                ));
             }
             Dice::DoubleOffered
         } else {
@@ -303,13 +324,15 @@ impl MatchId {
             jacoby: money && self.jacoby,
             beavers: false,
         };
-        match check_match(&state) {
-            Ok(()) => Ok(state),
-            Err((MatchCheck::Double, _)) => Err(Problem::Unsupported {
-                what: "a pending raccoon or a double the doubler may not make",
-            }),
-            Err((_, problem)) => Err(problem),
-        }
+        check_match(&state).map_err(|(check, problem)| {
+            let field = match check {
+                MatchCheck::Score => MatchIdField::Score,
+                MatchCheck::Crawford => MatchIdField::Crawford,
+                MatchCheck::Double => MatchIdField::Decision,
+            };
+            (field, problem)
+        })?;
+        Ok(state)
     }
 
     /// The 9-byte key.
@@ -584,10 +607,14 @@ pub enum ParseGnubgIdError {
     #[error("gnubg ID: {0}")]
     MatchId(ParseMatchIdError),
     /// Both parts are well formed but describe a state a [`GameState`] cannot hold.
-    #[error("gnubg ID {input:?}: {problem}")]
+    #[error("gnubg ID {input:?}: match ID {field} at offset {offset}: {problem}")]
     State {
-        /// The text.
+        /// The text (the ID as written back, so that `offset` points into it).
         input: String,
+        /// The field of the Match ID at fault.
+        field: MatchIdField,
+        /// Byte offset in `input` of the character that holds (the start of) the field.
+        offset: usize,
         /// What is wrong.
         problem: Problem,
     },
@@ -634,10 +661,16 @@ impl GnubgId {
             .to_position()
             .map_err(ParseGnubgIdError::PositionId)?;
         self.match_id
-            .to_game_state(position)
-            .map_err(|problem| ParseGnubgIdError::State {
-                input: self.to_string(),
-                problem,
+            .game_state_at(position)
+            .map_err(|(field, problem)| {
+                // The Match ID follows the Position ID and its colon.
+                let offset = self.position.to_string().len() + 1 + field.char_offset();
+                ParseGnubgIdError::State {
+                    input: self.to_string(),
+                    field,
+                    offset,
+                    problem,
+                }
             })
     }
 }

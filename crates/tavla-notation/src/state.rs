@@ -58,13 +58,21 @@ pub(crate) fn someone_one_away(x: u32, o: u32, len: u32) -> bool {
     len > 0 && (x + 1 == len || o + 1 == len)
 }
 
+/// Whether `len`-point match scores can be those of the Crawford game: exactly one side at
+/// 1-away. With both there (a 1-point match, or double match point after the Crawford game)
+/// there is no Crawford game.
+pub(crate) fn crawford_possible(x: u32, o: u32, len: u32) -> bool {
+    len > 0 && ((x + 1 == len) != (o + 1 == len))
+}
+
 /// The rules every reader enforces on the match part of a state:
 ///
 /// * money play (`match_length == 0`) has a 0:0 score and no Crawford game;
 /// * in match play each score is below the match length, and the Crawford game needs a side at
 ///   1-away and a centred 1-cube;
 /// * a pending double comes from a side that may double: the cube is centred or the doubler's,
-///   and it is not the Crawford game.
+///   it is not the Crawford game, the cube is below 32768 and it is not dead
+///   ([`GameState::cube_is_dead`]: gnubg refuses such a double, "The cube is dead").
 pub(crate) fn check_match(state: &GameState) -> Result<(), (MatchCheck, Problem)> {
     let len = state.match_length;
     let (x, o) = (state.score.x, state.score.o);
@@ -138,6 +146,23 @@ pub(crate) fn check_match(state: &GameState) -> Result<(), (MatchCheck, Problem)
                 MatchCheck::Double,
                 Problem::Inconsistent {
                     reason: "no doubling in the Crawford game",
+                },
+            ));
+        }
+        if state.cube_is_dead() {
+            return Err((
+                MatchCheck::Double,
+                Problem::Inconsistent {
+                    reason: "the cube is dead: a single game at the cube's value already \
+                             wins the doubler the match, so no double is offered",
+                },
+            ));
+        }
+        if !state.may_double() {
+            return Err((
+                MatchCheck::Double,
+                Problem::Inconsistent {
+                    reason: "a 32768 cube (the highest) cannot be doubled",
                 },
             ));
         }

@@ -11,16 +11,33 @@ fn gnubg_reads_our_xgid_as_our_gnubg_id() {
     let path = format!("{}/tests/data/gnubg-states.txt", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap();
     let mut checked = 0;
+    let mut dead_doubles = 0;
     for (n, line) in text.lines().enumerate() {
         if line.starts_with('#') || line.trim().is_empty() {
             continue;
         }
         let (xgid, gnubg) = line.split_once(' ').unwrap();
         let line_no = n + 1;
-        let parsed: Xgid = xgid
-            .parse()
-            .unwrap_or_else(|e| panic!("line {line_no}: {e}"));
-        assert_eq!(parsed.to_string(), xgid, "line {line_no}");
+        // The file predates the rule that a dead cube may not be turned: its doubles with a
+        // dead cube are now refused (gnubg refuses them too, "The cube is dead"), and checked
+        // as the doubler's cube decision, which is what gnubg made of them.
+        let parsed: Xgid = match xgid.parse::<Xgid>() {
+            Err(e) if e.to_string().contains("the cube is dead") => {
+                dead_doubles += 1;
+                let (head, tail) = xgid.split_once(":D:").expect("a pending double");
+                let undoubled = format!("{head}:00:{tail}");
+                let parsed: Xgid = undoubled
+                    .parse()
+                    .unwrap_or_else(|e| panic!("line {line_no}: {e}"));
+                assert!(parsed.state.cube_is_dead(), "line {line_no}");
+                parsed
+            }
+            other => {
+                let parsed = other.unwrap_or_else(|e| panic!("line {line_no}: {e}"));
+                assert_eq!(parsed.to_string(), xgid, "line {line_no}");
+                parsed
+            }
+        };
         let mut state = parsed.state;
         if state.dice == Dice::DoubleOffered {
             // gnubg steps back from a pending double to the doubler's cube decision.
@@ -32,4 +49,5 @@ fn gnubg_reads_our_xgid_as_our_gnubg_id() {
         checked += 1;
     }
     assert_eq!(checked, 750);
+    assert_eq!(dead_doubles, 71);
 }

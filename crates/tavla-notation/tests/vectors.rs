@@ -168,8 +168,8 @@ fn bpn_vectors() {
             }
             r if r.contains("16 checkers") => {
                 e.problem
-                    == Problem::TooManyCheckers {
-                        side: Side::O,
+                    == Problem::TooManyCheckersOf {
+                        who: "white",
                         count: 16,
                     }
             }
