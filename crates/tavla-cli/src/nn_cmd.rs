@@ -13,7 +13,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
-use tavla_core::{GameState, PlayList, Position, Roll};
+use tavla_core::{Dice, GameState, PlayList, Position, Roll};
 use tavla_eval::heuristic::{HeuristicConfig, HeuristicEval};
 use tavla_nn::arena::{duel, DuelResult};
 use tavla_nn::cube::{CubeAnalysis, CubeHolder, PlayWorth};
@@ -747,6 +747,15 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
     if pos.is_game_over() {
         return Err(InputError("the game is over in this position".into()).into());
     }
+    if state.dice == Dice::DoubleOffered {
+        return Err(InputError(
+            "a double is waiting for its answer in this position: no play before it is \
+             answered (`tavla eval` gives the take or pass; to rank plays after a take, give \
+             the position with the cube turned)"
+                .into(),
+        )
+        .into());
+    }
     check_ply(args.engine.ply)?;
     if args.top == 0 {
         return Err(InputError("--top must be at least 1".into()).into());
@@ -833,6 +842,10 @@ pub struct EvalArgs {
 struct JsonEval {
     #[serde(flatten)]
     probs: JsonProbs,
+    /// The position has a double waiting for its answer: the decision below is the doubler's,
+    /// and its take or pass answers it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    double_pending: bool,
     /// The cube decision; absent when the game is over, in the Crawford game, or beyond the
     /// match equity table.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -885,6 +898,7 @@ pub fn eval_with(args: &EvalArgs, search: &mut Search, out: &mut dyn Write) -> R
     if args.engine.json {
         let json = JsonEval {
             probs: p.into(),
+            double_pending: state.dice == Dice::DoubleOffered,
             cube: cube.map(|a| JsonCube {
                 efficiency: a.efficiency,
                 exact,
@@ -908,6 +922,13 @@ pub fn eval_with(args: &EvalArgs, search: &mut Search, out: &mut dyn Write) -> R
     writeln!(out, "{ply}-ply, side on roll, before rolling (cubeless):")?;
     write_probabilities(out, &p)?;
     writeln!(out, "  equity {:+.4}", p.equity())?;
+    if let Dice::Rolled(roll) = state.dice {
+        writeln!(
+            out,
+            "Note: the roll {roll} in the position is not used: this is the value before \
+             rolling (`tavla hint` ranks the plays of the roll)."
+        )?;
+    }
     let Some(a) = cube else {
         if state.position.is_game_over() {
             return Ok(());
@@ -966,7 +987,20 @@ pub fn eval_with(args: &EvalArgs, search: &mut Search, out: &mut dyn Write) -> R
         "equity per unit of the cube"
     };
     writeln!(out, "Cube ({how}), {unit}:")?;
-    write_cube_rows(out, &a, redouble)
+    write_cube_rows(out, &a, redouble)?;
+    if state.dice == Dice::DoubleOffered {
+        writeln!(
+            out,
+            "The double waiting in the position: {} ({} by the figures above).",
+            if a.opponent_takes() { "take" } else { "pass" },
+            if a.opponent_takes() {
+                "taking loses no more than passing"
+            } else {
+                "taking loses more than passing"
+            }
+        )?;
+    }
+    Ok(())
 }
 
 /// The equities of no double, double/take and double/pass of a cube decision (with the match

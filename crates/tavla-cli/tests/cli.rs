@@ -860,3 +860,59 @@ fn show_notes_money_scores_a_stray_turn_and_an_owned_1_cube() {
         );
     }
 }
+
+#[test]
+fn eval_says_what_it_makes_of_a_pending_double_and_dice_and_hint_waits_for_the_answer() {
+    // A double waiting at the start (the cube in the middle): eval gives the doubler's
+    // decision and answers the double by it; hint has no play to rank before the answer.
+    let doubled = "XGID=-b----E-C---eE---c-e----B-:0:0:1:D:0:0:0:0:10";
+    let text = stdout(&tavla(&["eval", doubled]));
+    assert!(
+        text.contains("proper cube action: No double, take"),
+        "{text}"
+    );
+    assert!(
+        text.contains("The double waiting in the position: take"),
+        "{text}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(&tavla(&["eval", doubled, "--json"]))).unwrap();
+    assert_eq!(v["double_pending"], true, "{v}");
+    let plain: serde_json::Value =
+        serde_json::from_str(&stdout(&tavla(&["eval", START, "--json"]))).unwrap();
+    assert!(plain.get("double_pending").is_none(), "{plain}");
+    let o = tavla(&["hint", doubled, "31"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("a double is waiting for its answer"),
+        "{}",
+        stderr(&o)
+    );
+    // A position with its roll: eval values it before the roll, and says so.
+    let rolled = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10";
+    let text = stdout(&tavla(&["eval", rolled]));
+    assert!(
+        text.contains("the roll 31 in the position is not used"),
+        "{text}"
+    );
+    // Short bearoffs: the cube decision is exact, and says so (two checkers against one:
+    // gnubg's exact table says double, take; no double +0.2778, double/take +0.5556).
+    let short = "XGID=--A-A----------------a----:0:0:1:00:0:0:0:0:10";
+    let text = stdout(&tavla(&["eval", short]));
+    assert!(
+        text.contains("exact: tavla's cubeful bearoff database"),
+        "{text}"
+    );
+    assert!(text.contains("proper cube action: Double, take"), "{text}");
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(&tavla(&["eval", short, "--json"]))).unwrap();
+    assert_eq!(v["cube"]["exact"], true, "{v}");
+    assert!(
+        (v["cube"]["no_double"].as_f64().unwrap() - 0.2778).abs() < 1e-3,
+        "{v}"
+    );
+    assert!(
+        (v["cube"]["double_take"].as_f64().unwrap() - 0.5556).abs() < 1e-3,
+        "{v}"
+    );
+}
