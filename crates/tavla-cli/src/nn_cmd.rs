@@ -792,6 +792,13 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
             .collect();
         writeln!(out, "{}", serde_json::to_string_pretty(&rows)?)?;
     } else {
+        if state.match_length > 0 && !matches!(worth_of, PlayWorth::Match { .. }) {
+            writeln!(
+                out,
+                "Note: this score is beyond tavla's match equity table (32-away): the plays are \
+                 ranked by money equity."
+            )?;
+        }
         for (i, r) in shown.enumerate() {
             let text = crate::cmd::play_text(&pos, &plays.play(r.index));
             let diff = if i == 0 {
