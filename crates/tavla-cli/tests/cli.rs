@@ -895,6 +895,10 @@ fn eval_says_what_it_makes_of_a_pending_double_and_dice_and_hint_waits_for_the_a
         text.contains("the roll 31 in the position is not used"),
         "{text}"
     );
+    // A match beyond the match equity table: hint ranks by money equity, and says so.
+    let long = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:64:10";
+    let text = stdout(&tavla(&["hint", long, "--top", "1"]));
+    assert!(text.contains("ranked by money equity"), "{text}");
     // Short bearoffs: the cube decision is exact, and says so (two checkers against one:
     // gnubg's exact table says double, take; no double +0.2778, double/take +0.5556).
     let short = "XGID=--A-A----------------a----:0:0:1:00:0:0:0:0:10";
