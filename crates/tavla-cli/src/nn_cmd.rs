@@ -1556,20 +1556,33 @@ fn play_rollouts(
         counted(games as usize, "game"),
         rollout_settings(games, args.seed, &config)
     )?;
+    // Match winning chances as percentages, as the position's cubeful rollout writes them.
+    let percent = cubeful == Some("match");
     for (rank, &k) in order.iter().enumerate() {
         let (r, probs) = &rows[k];
-        let diff = if rank == 0 {
-            String::new()
+        let diff = match (rank, percent) {
+            (0, _) => String::new(),
+            (_, false) => format!("{:+.4} ± {:.4}", r.difference, 1.96 * r.difference_stderr),
+            (_, true) => format!(
+                "{:+.2}% ± {:.2}%",
+                100.0 * r.difference,
+                196.0 * r.difference_stderr
+            ),
+        };
+        let value = if percent {
+            format!(
+                "{:6.2}% ± {:.2}%",
+                100.0 * r.equity,
+                196.0 * r.equity_stderr
+            )
         } else {
-            format!("{:+.4} ± {:.4}", r.difference, 1.96 * r.difference_stderr)
+            format!("{:+.4} ± {:.4}", r.equity, 1.96 * r.equity_stderr)
         };
         let columns = probs.as_ref().map(probability_columns).unwrap_or_default();
         let line = format!(
-            "{:>2}. {:<24} {:+.4} ± {:.4}  {diff:<17}  {columns}",
+            "{:>2}. {:<24} {value}  {diff:<17}  {columns}",
             rank + 1,
             text(k),
-            r.equity,
-            1.96 * r.equity_stderr,
         );
         writeln!(out, "{}", line.trim_end())?;
     }
