@@ -244,10 +244,15 @@ fn one_score(
     row(out, "  dead cube, gammons 28%", &tp(|t| t.dead))?;
     row(out, "  live cube, gammons 28%", &tp(|t| t.live))?;
     if let Some(h) = holder {
+        // Two sides as far away are told apart by their columns.
+        let side = if sides[0].away == sides[1].away {
+            format!("{} column's", ["left", "right"][h])
+        } else {
+            format!("{}-away", sides[h].away)
+        };
         writeln!(
             out,
-            "  (the {}-away side holds the cube: only it can double, so only the other takes)",
-            sides[h].away
+            "  (the {side} side holds the cube: only it can double, so only the other takes)"
         )?;
     }
     let unmade = (0..2).any(|i| Some(i) != holder && sides[i].take_points.is_none());
@@ -417,5 +422,16 @@ mod tests {
             v["sides"][1]["take_points"]["live"].as_f64().is_some(),
             "{v}"
         );
+        // In words: by its away, or by its column where both sides are as far away.
+        let text = |xgid: &str| {
+            let mut a = args(None, Some(xgid), None);
+            a.json = false;
+            let mut out = Vec::new();
+            met(&a, &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        assert!(text(xgid).contains("(the 4-away side holds the cube"));
+        let level = "XGID=-b----E-C---eE---c-e----B-:1:1:1:00:0:0:0:5:10";
+        assert!(text(level).contains("(the left column's side holds the cube"));
     }
 }
