@@ -273,6 +273,9 @@ pub fn label_games(
                 let mut mine = Vec::new();
                 let mut g = k;
                 while g < count {
+                    // Each game starts with an empty cache: a pruned search's values could
+                    // otherwise depend on the games its thread labelled before.
+                    search.reset();
                     mine.push((g, label_game(&mut search, config, first + g)));
                     progress.fetch_add(1, Ordering::Relaxed);
                     g += threads;
@@ -801,6 +804,20 @@ mod tests {
         // Games 3..6 alone are the tail of the same data.
         let c = label_games(&w, &make, &config(), 3, 3, 2, &AtomicU64::new(0));
         assert_eq!(&a[a.len() - c.len()..], &c[..]);
+    }
+
+    #[test]
+    fn pruned_search_labels_do_not_depend_on_threads() {
+        // A pruned search lets the full networks see only the plays the small ones rank
+        // best among those the cache does not already hold, so a cache carried over from
+        // another game could change a label in its last digits.
+        let w = small_weights();
+        let make = |w: Arc<Weights>| Search::new(w).with_prune(crate::search::Prune::embedded());
+        let config = LabelConfig { ply: 1, ..config() };
+        let a = label_games(&w, &make, &config, 0, 6, 1, &AtomicU64::new(0));
+        let b = label_games(&w, &make, &config, 0, 6, 2, &AtomicU64::new(0));
+        assert!(!a.is_empty());
+        assert_eq!(a, b);
     }
 
     #[test]
