@@ -76,7 +76,7 @@ pub fn relabel(args: &RelabelArgs) -> Result<()> {
     } else {
         None
     };
-    let mut header = format!(
+    let mut settings = format!(
         "# tavla train relabel: ply {} bearoff {} weights {:016x}",
         args.ply,
         args.bearoff,
@@ -84,10 +84,10 @@ pub fn relabel(args: &RelabelArgs) -> Result<()> {
     );
     if let Some(p) = &prune {
         let hash = tavla_nn::inputs::fnv1a(&p.weights.to_bytes());
-        header += &format!(" prune {hash:016x} keep {}", p.keep);
+        settings += &format!(" prune {hash:016x} keep {}", p.keep);
     }
-    header += &format!(" of {}", args.data.display());
-    let resumed = resume_point(args, &header, &lines)?;
+    let header = format!("{settings} of {}", args.data.display());
+    let resumed = resume_point(args, &settings, &header, &lines)?;
     let mut file = OpenOptions::new()
         .create(true)
         .append(true)
@@ -212,10 +212,17 @@ fn read_lines(args: &RelabelArgs) -> Result<Vec<Line>> {
 }
 
 /// The data lines an existing output file already holds, after checking that it was written
-/// with the same settings from the same data; a partly written last line is cut off. `None`
+/// with the same `settings` (its header, less the data file's name, which may be written
+/// another way: the data are checked line by line) from the same data; a partly written last
+/// line is cut off. `None`
 /// when there is no file or it holds not even the whole header line (which is then to be
 /// written); `Some(0)` when it holds only the header (a run stopped in its first batch).
-fn resume_point(args: &RelabelArgs, header: &str, lines: &[Line]) -> Result<Option<usize>> {
+fn resume_point(
+    args: &RelabelArgs,
+    settings: &str,
+    header: &str,
+    lines: &[Line],
+) -> Result<Option<usize>> {
     let out = args.out.display();
     let mut file = match OpenOptions::new().read(true).write(true).open(&args.out) {
         Ok(f) => f,
@@ -233,10 +240,11 @@ fn resume_point(args: &RelabelArgs, header: &str, lines: &[Line]) -> Result<Opti
         return Ok(None);
     }
     let mut kept = text[..whole].lines();
-    if kept.next() != Some(header) {
+    let first = kept.next().unwrap_or_default();
+    if !first.starts_with(&format!("{settings} of ")) {
         return Err(InputError(format!(
-            "{out} was written with other settings or from other data; \
-             choose another --out or delete it"
+            "{out} was written with other settings: its header is {first:?}, this run's \
+             {settings:?} (choose another --out, or the settings it was made with)"
         ))
         .into());
     }

@@ -975,6 +975,22 @@ fn relabel_gives_the_labels_of_a_search_of_the_same_positions_and_resumes() {
     let o = relabel("1");
     assert!(stderr(&o).contains("resuming"), "{}", stderr(&o));
     assert_eq!(std::fs::read_to_string(&again).unwrap(), text);
+    // The data file named another way is the same data (checked line by line).
+    std::fs::write(&again, &text[..text.len() / 2]).unwrap();
+    let other_name = dir.join(".").join("zero.txt");
+    let o = tavla(&[
+        "train",
+        "relabel",
+        "--data",
+        other_name.to_str().unwrap(),
+        "--out",
+        &again,
+        "--ply",
+        "1",
+        "--no-prune",
+    ]);
+    assert!(stderr(&o).contains("resuming"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&again).unwrap(), text);
     // Stopped in its first batch, with only the header written (or a part of it), it resumes
     // from the first line and writes no second header (review item 1).
     let header = text.lines().next().unwrap();
