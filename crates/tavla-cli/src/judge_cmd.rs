@@ -60,11 +60,21 @@ fn class_name(class: u8) -> String {
     }
 }
 
-/// Lists the `n` costliest choices of `j`.
-fn write_worst(out: &mut impl Write, set: &JudgedSet, j: &Judgement, n: usize) -> Result<()> {
+/// The indices of the `n` costliest choices of `j` (those that lost anything), costliest
+/// first.
+fn worst(j: &Judgement, n: usize) -> Vec<usize> {
     let mut order: Vec<usize> = (0..j.losses.len()).collect();
     order.sort_by(|&a, &b| j.losses[b].total_cmp(&j.losses[a]).then(a.cmp(&b)));
-    for &i in order.iter().take(n).filter(|&&i| j.losses[i] > 0.0) {
+    order
+        .into_iter()
+        .take(n)
+        .filter(|&i| j.losses[i] > 0.0)
+        .collect()
+}
+
+/// Lists the `n` costliest choices of `j`.
+fn write_worst(out: &mut impl Write, set: &JudgedSet, j: &Judgement, n: usize) -> Result<()> {
+    for i in worst(j, n) {
         let jp = &set.positions[i];
         writeln!(
             out,
@@ -182,6 +192,21 @@ pub fn judge(args: &JudgeArgs, out: &mut impl Write) -> Result<()> {
             let mut v = serde_json::to_value(j)?;
             v["seconds"] = (*seconds).into();
             v["plies"] = set.plies.into();
+            if args.worst > 0 {
+                v["worst"] = worst(j, args.worst)
+                    .into_iter()
+                    .map(|k| {
+                        let jp = &set.positions[k];
+                        serde_json::json!({
+                            "posid": jp.position.position_id().to_string(),
+                            "dice": [jp.roll.high().value(), jp.roll.low().value()],
+                            "loss": j.losses[k],
+                            "played": play_name(&jp.plays[j.choices[k]]),
+                            "best": play_name(jp.best_play()),
+                        })
+                    })
+                    .collect();
+            }
             if i > 0 {
                 let (d, ci) = paired_difference(j, &results[0].0);
                 v["vs_first"] = serde_json::json!({ "difference": d, "ci95": ci });
@@ -228,12 +253,13 @@ pub fn judge(args: &JudgeArgs, out: &mut impl Write) -> Result<()> {
         for (name, s) in rows {
             writeln!(
                 out,
-                "  {:<10} {:>5} positions  {:>7.2}{:<8}  {} errors, {} blunders",
+                "  {:<10} {:>5} positions  {:>7.2}{:<8}  {} not best, {} bad (> 0.08), {} blunders (> 0.16)",
                 name,
                 s.positions,
                 s.mean_loss,
                 ci(s.ci95),
                 s.errors,
+                s.bad,
                 s.blunders
             )?;
         }

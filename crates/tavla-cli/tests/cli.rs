@@ -254,6 +254,33 @@ fn judge_compares_players_on_the_same_positions() {
     assert!(table.contains(&header), "{table}");
     let rows = table.lines().filter(|l| l.contains(", first ")).count();
     assert_eq!(rows, listed.len(), "{table}");
+    // --worst lists the costliest choices, in the table and in the JSON alike.
+    let worst: Vec<serde_json::Value> = stdout(&tavla(&[
+        "judge", &sample, "--player", "random", "--json", "--worst", "3",
+    ]))
+    .lines()
+    .map(|l| serde_json::from_str(l).unwrap())
+    .collect();
+    let listed = worst[0]["worst"].as_array().unwrap();
+    assert_eq!(listed.len(), 3, "{}", worst[0]);
+    let losses: Vec<f64> = listed.iter().map(|w| w["loss"].as_f64().unwrap()).collect();
+    assert!(
+        losses.windows(2).all(|w| w[0] >= w[1]) && losses[2] > 0.0,
+        "{losses:?}"
+    );
+    assert!(listed.iter().all(|w| w["played"] != w["best"]));
+    let table = stdout(&tavla(&[
+        "judge", &sample, "--player", "random", "--worst", "3",
+    ]));
+    assert!(
+        table.contains(&format!("-{:.3}  played", losses[0])),
+        "{table}"
+    );
+    // The counts by gnubg's marks: not best, bad beyond 0.08, blunders beyond 0.16.
+    let all = &worst[0]["all"];
+    let counts = ["errors", "bad", "blunders"].map(|k| all[k].as_u64().unwrap());
+    assert!(counts[0] >= counts[1] && counts[1] >= counts[2], "{all}");
+    assert!(table.contains("bad (> 0.08)") && table.contains("blunders (> 0.16)"));
     // The table names every player and class.
     let table = stdout(&tavla(&[
         "judge", &sample, "--player", "neural", "--limit", "10",

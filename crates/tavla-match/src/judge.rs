@@ -273,9 +273,11 @@ pub struct LossSummary {
     /// Half-width of the 95% confidence interval of `mean_loss` (positions sampled at random
     /// from the set's source); `None` with fewer than two positions.
     pub ci95: Option<f64>,
-    /// Choices that were not the judge's best play.
+    /// Choices that were not the judge's best play (any loss).
     pub errors: usize,
-    /// Choices that lost more than 0.08 (gnubg's default blunder threshold).
+    /// Choices that lost more than 0.08: gnubg's "bad" (its error marks start there).
+    pub bad: usize,
+    /// Choices that lost more than 0.16: gnubg's "very bad", its blunders.
     pub blunders: usize,
 }
 
@@ -295,7 +297,8 @@ impl LossSummary {
             mean_loss: mean * 1000.0,
             ci95,
             errors: losses.iter().filter(|&&l| l > 1e-6).count(),
-            blunders: losses.iter().filter(|&&l| l > 0.08).count(),
+            bad: losses.iter().filter(|&&l| l > 0.08).count(),
+            blunders: losses.iter().filter(|&&l| l > 0.16).count(),
         }
     }
 }
@@ -556,6 +559,14 @@ mod tests {
         let (d, ci) = paired_difference(&j, &j);
         assert_eq!(d, 0.0);
         assert_eq!(ci, Some(0.0));
+    }
+
+    #[test]
+    fn losses_are_counted_by_gnubgs_marks() {
+        // gnubg marks a loss beyond 0.08 bad, beyond 0.16 very bad (a blunder).
+        let s = LossSummary::of(&[0.0, 0.05, 0.1, 0.2, 0.3]);
+        assert_eq!((s.errors, s.bad, s.blunders), (4, 3, 2));
+        assert!((s.mean_loss - 130.0).abs() < 1e-9);
     }
 
     #[test]
