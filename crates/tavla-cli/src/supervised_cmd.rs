@@ -568,6 +568,26 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
             return Err(InputError(format!("{name} must be in 1..={MAX_HIDDEN}, got {h}")).into());
         }
     }
+    // With --phase the other networks are written back unchanged: a size for one of them
+    // would be ignored (or, grown, would change it).
+    if let Some(only) = args.phase {
+        for (name, phase, h) in [
+            ("--contact-hidden", Phase::Contact, args.contact_hidden),
+            ("--crashed-hidden", Phase::Crashed, args.crashed_hidden),
+            ("--race-hidden", Phase::Race, args.race_hidden),
+        ] {
+            if h.is_some() && phase != only {
+                return Err(InputError(format!(
+                    "{name}: with --phase {} only the {} network is fitted, and the {} \
+                     network is written back unchanged",
+                    only.name(),
+                    only.name(),
+                    phase.name()
+                ))
+                .into());
+            }
+        }
+    }
     if args.second_hidden > MAX_SECOND {
         return Err(InputError(format!(
             "--second-hidden must be at most {MAX_SECOND}, got {}",

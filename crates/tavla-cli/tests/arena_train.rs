@@ -690,6 +690,14 @@ fn label_by_truncated_rollouts_and_refuse_bad_options() {
     let o = fit(&["--fresh", "--phase", "race", "--second-hidden", "3"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("not --phase race"), "{}", stderr(&o));
+    // The size of a network --phase leaves alone would be ignored, or change it: refused.
+    let o = fit(&["--phase", "race", "--contact-hidden", "128"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--contact-hidden: with --phase race only the race network"),
+        "{}",
+        stderr(&o)
+    );
     // --init is only used with --fresh for the networks --phase leaves alone.
     let o = fit(&["--fresh", "--init", weights.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
