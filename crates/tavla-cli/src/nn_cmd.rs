@@ -2122,7 +2122,7 @@ mod tests {
         assert!((mwc[0] - 0.5).abs() < 0.05 && mwc[2] > mwc[0], "{v}");
         // The cube at its highest, 2^15: no double.
         let top = run_eval(
-            "XGID=---bBDC-BB---Ba--b-bcbab--:15:0:1:00:0:0:0:0:10",
+            "XGID=---bBDC-BB---Ba--b-bcbab--:15:0:1:00:0:0:0:0:15",
             0,
             false,
         );
