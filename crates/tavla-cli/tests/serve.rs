@@ -598,8 +598,9 @@ fn rollouts_run_in_the_background_and_stop_on_request() {
     assert_eq!(plays["running_units"], "cubeless equity");
     server.forget(&cubeful);
 
-    // The plays of a roll with the cube (fields in the query string), stopped once a game
-    // is done: the first games of the full rollout, as the command gives them.
+    // The plays of a roll with the cube (fields in the query string), stopped once two games
+    // of each play are done: the first games of the full rollout, as the command gives them
+    // (which plays two games at least).
     let (status, v) = server.request(
         "POST",
         "/v1/rollouts?position=4HPwATDgc/ABMA&dice=42&top=2&games=50000&cube=true&truncate=6",
@@ -613,10 +614,10 @@ fn rollouts_run_in_the_background_and_stop_on_request() {
     let start = std::time::Instant::now();
     loop {
         let (_, v) = server.request("GET", &format!("/v1/rollouts/{big}"), "", false);
-        if v["games_done"].as_u64().unwrap() > 0 {
+        if v["games_done"].as_u64().unwrap() >= 4 {
             break;
         }
-        assert!(start.elapsed().as_secs() < 60, "no game played: {v}");
+        assert!(start.elapsed().as_secs() < 60, "not two games played: {v}");
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     let (status, v) = server.request("POST", &format!("/v1/rollouts/{big}/stop"), "", false);
@@ -625,9 +626,10 @@ fn rollouts_run_in_the_background_and_stop_on_request() {
     let stopped = server.wait_for(big);
     assert_eq!(stopped["state"], "stopped", "{stopped}");
     let games = stopped["result"]["games"].as_u64().unwrap();
-    assert!((1..50_000).contains(&games), "{stopped}");
+    assert!((2..50_000).contains(&games), "{stopped}");
+    assert_eq!(stopped["result"]["games_asked"], 50_000, "{stopped}");
     let n = games.to_string();
-    let cli = common::json(&common::tavla(&[
+    let mut cli = common::json(&common::tavla(&[
         "rollout",
         "4HPwATDgc/ABMA",
         "42",
@@ -640,6 +642,7 @@ fn rollouts_run_in_the_background_and_stop_on_request() {
         "6",
         "--json",
     ]));
+    cli["games_asked"] = 50_000.into();
     assert_eq!(stopped["result"], cli);
     // Each play's running estimate: the stopped rollout's games, as its result has them.
     assert_eq!(
@@ -718,9 +721,9 @@ fn bad_rollout_jobs_get_the_reason() {
         (
             "POST",
             "/v1/rollouts",
-            r#"{"position": "4HPwATDgc/ABMA", "games": 0}"#,
+            r#"{"position": "4HPwATDgc/ABMA", "games": 1}"#,
             400,
-            "games must be positive",
+            "games 1: a rollout plays at least 2 games",
         ),
         (
             "POST",
