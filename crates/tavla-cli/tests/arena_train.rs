@@ -1156,6 +1156,41 @@ fn td_curve_and_plot_curve_check_their_options_and_resume_cleanly() {
     let o = td(&stopped, "4");
     assert!(stderr(&o).contains("dropped 3 rows"), "{}", stderr(&o));
     assert_eq!(std::fs::read_to_string(&stopped_curve).unwrap(), curve);
+    // The checkpoint and the current weights, which other commands take.
+    let mut names: Vec<String> = std::fs::read_dir(dir.join("stopped"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "curve.csv",
+            "snapshots",
+            "state.json",
+            "weights-000000004.tnn",
+            "weights.tnn"
+        ]
+    );
+    stdout(&tavla(&[
+        "eval",
+        "4HPwATDgc/ABMA",
+        "--weights",
+        &path("stopped/weights.tnn"),
+    ]));
+    // Review: a folder with a run's files but no state.json got a new run over them.
+    std::fs::remove_file(dir.join("stopped/state.json")).unwrap();
+    let o = tavla(&["train", "td", "--dir", &stopped, "--games", "2", "--quiet"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "tavla: --dir {stopped}: it holds curve.csv, snapshots/, weights-000000004.tnn, \
+             weights.tnn but no state.json, so there is no run to resume there; a new run \
+             would write over them: give another folder, or move them away\n"
+        )
+    );
+    assert_eq!(std::fs::read_to_string(&stopped_curve).unwrap(), curve);
 
     // Review items 4 and 10: a mistyped opponent or --games 0 leaves the last measurements.
     let curve_eval = dir.join("straight/curve-eval.csv");
@@ -1173,6 +1208,8 @@ fn td_curve_and_plot_curve_check_their_options_and_resume_cleanly() {
             "opponent \"heurstic\" is neither random, heuristic nor a weights file",
         ),
         (&["--games", "0"][..], "--games must be positive"),
+        // Review: --every 0 was taken as 1.
+        (&["--every", "0"][..], "--every must be positive"),
     ] {
         let o = measure(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
