@@ -228,6 +228,21 @@ fn arena_refuses_bad_input_with_exit_code_2() {
             ],
             "cannot be used with",
         ),
+        // Review: --beavers was refused without --cube, but taken (and ignored) in a match.
+        (
+            vec![
+                "--a",
+                "random",
+                "--b",
+                "random",
+                "--games",
+                "2",
+                "--match",
+                "3",
+                "--beavers",
+            ],
+            "--beavers: beavers are a money-game rule, not played in a match (--match)",
+        ),
         (
             vec![
                 "--a",
@@ -246,6 +261,57 @@ fn arena_refuses_bad_input_with_exit_code_2() {
         assert_eq!(o.status.code(), Some(2), "{all:?}");
         assert!(stderr(&o).contains(want), "{all:?}: {}", stderr(&o));
     }
+}
+
+#[test]
+fn arena_records_go_where_they_cannot_mix_with_others() {
+    let dir = temp_dir("arena-mat");
+    let matches = dir.join("matches");
+    let matches_s = matches.to_str().unwrap();
+    let arena = |games: &str, mat: &str, more: &[&str]| {
+        let mut args = vec![
+            "arena", "--a", "random", "--b", "random", "--games", games, "--mat", mat,
+        ];
+        args.extend_from_slice(more);
+        tavla(&args)
+    };
+    stdout(&arena("4", matches_s, &["--match", "1"]));
+    // Review: a second, shorter run wrote over the first two files and left the others.
+    let o = arena("2", matches_s, &["--match", "1"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "tavla: --mat {matches_s}: the folder already holds 4 match records \
+             (match-00001.mat, ...); give an empty folder or remove them, so that the records \
+             there are of one run\n"
+        )
+    );
+    assert_eq!(std::fs::read_dir(&matches).unwrap().count(), 4);
+    // Other files do not count; a folder without records is written into.
+    let other = dir.join("other");
+    std::fs::create_dir(&other).unwrap();
+    std::fs::write(other.join("notes.txt"), "").unwrap();
+    stdout(&arena("2", other.to_str().unwrap(), &["--match", "1"]));
+    assert!(other.join("match-00002.mat").exists());
+    // Review: a "folder" that is a file was said not to exist (money games), or refused with
+    // the system's "File exists" (matches).
+    let file = dir.join("other/notes.txt");
+    let file_s = file.to_str().unwrap();
+    let o = arena("2", &format!("{file_s}/g.mat"), &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        format!("tavla: --mat {file_s}/g.mat: {file_s} is a file, not a folder\n")
+    );
+    let o = arena("2", file_s, &["--match", "1"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!("--mat {file_s}: that is a file; with --match")),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
