@@ -107,6 +107,21 @@ impl Header {
             source,
         })
     }
+
+    /// Reads a database file whole and checks it as loading it does: the header, the payload's
+    /// length and the checksum (not the kind, which it returns).
+    ///
+    /// # Errors
+    /// [`DbError`] when the file cannot be read or is not a whole, undamaged database file.
+    pub fn read_verified(path: &Path) -> Result<Header, DbError> {
+        let bytes = read_file(path)?;
+        parse_header(&bytes)
+            .and_then(|h| check_payload(&bytes, h).map(|_| h))
+            .map_err(|source| DbError::Format {
+                path: path.to_path_buf(),
+                source,
+            })
+    }
 }
 
 fn header_bytes(h: &Header) -> [u8; HEADER_LEN] {
@@ -208,6 +223,12 @@ pub(crate) fn parse(bytes: &[u8], expected: Kind) -> Result<(Header, &[u8]), For
             found: h.kind,
         });
     }
+    Ok((h, check_payload(bytes, h)?))
+}
+
+/// Checks the payload's length and the checksum of a file whose header is `h`; returns the
+/// payload.
+fn check_payload(bytes: &[u8], h: Header) -> Result<&[u8], FormatError> {
     let payload = &bytes[HEADER_LEN..];
     if payload.len() as u64 != h.payload_len {
         return Err(FormatError::PayloadLength {
@@ -226,7 +247,7 @@ pub(crate) fn parse(bytes: &[u8], expected: Kind) -> Result<(Header, &[u8]), For
             computed,
         });
     }
-    Ok((h, payload))
+    Ok(payload)
 }
 
 /// Reads a database file: its header, then no more than the payload the header announces

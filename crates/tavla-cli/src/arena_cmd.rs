@@ -2,7 +2,7 @@
 //! default), money games with the cube (`--cube`) or matches (`--match N`).
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
@@ -77,6 +77,7 @@ pub struct ArenaArgs {
     #[arg(long, conflicts_with = "match_length")]
     cube: bool,
     /// With --cube: a doubled player may beaver (take and redouble at once, keeping the cube).
+    /// A money-game rule: refused with --match.
     #[arg(long, requires = "cube")]
     beavers: bool,
     /// Before each roll the side on roll may offer to resign, and the other accepts or rejects
@@ -95,9 +96,54 @@ pub struct ArenaArgs {
     /// Also write every game to FILE as a `.mat` money session (A the left player; the games
     /// in pairs, A moving first in the first of each; with --cube, the doubles and their
     /// answers too), for `tavla luck --pairs` or gnubg's analysis. With --match, FILE is a
-    /// directory that gets one `.mat` file per match, `match-00001.mat` on. Standard rules only.
+    /// directory that gets one `.mat` file per match, `match-00001.mat` on (a directory that
+    /// already holds `match-*.mat` files is refused). Standard rules only.
     #[arg(long, value_name = "FILE")]
     mat: Option<PathBuf>,
+}
+
+/// Makes the folder of `--mat DIR` for a match arena, refusing one that already holds
+/// match records (`match-*.mat`): an earlier run's files beyond this run's matches would stay
+/// there among them.
+fn match_folder(dir: &Path) -> Result<(), InputError> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(InputError(format!(
+            "--mat {}: that is a file; with --match, --mat names a folder for one file per match",
+            dir.display()
+        )));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| {
+        InputError(format!(
+            "--mat {}: cannot make the folder: {e}",
+            dir.display()
+        ))
+    })?;
+    let cannot_read = |e: std::io::Error| {
+        InputError(format!(
+            "--mat {}: cannot read the folder: {e}",
+            dir.display()
+        ))
+    };
+    let mut earlier: Vec<String> = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(cannot_read)? {
+        let name = entry.map_err(cannot_read)?.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with("match-") && name.ends_with(".mat") {
+            earlier.push(name.into_owned());
+        }
+    }
+    earlier.sort();
+    match earlier.first() {
+        None => Ok(()),
+        Some(first) => Err(InputError(format!(
+            "--mat {}: the folder already holds {} match record{} ({first}{}); give an empty \
+             folder or remove them, so that the records there are of one run",
+            dir.display(),
+            earlier.len(),
+            if earlier.len() == 1 { "" } else { "s" },
+            if earlier.len() > 1 { ", ..." } else { "" },
+        ))),
+    }
 }
 
 /// The longest match: tavla's match equity table reaches [`MAX_AWAY`] points.
@@ -203,16 +249,15 @@ pub fn arena(args: &ArenaArgs, out: &mut impl Write) -> Result<()> {
         None if args.cube => Stakes::Cube,
         None => Stakes::Cubeless,
     };
+    if args.beavers && matches!(stakes, Stakes::Match(_)) {
+        return Err(InputError(
+            "--beavers: beavers are a money-game rule, not played in a match (--match)".into(),
+        )
+        .into());
+    }
     // Where the games go is checked before they are played, which may take hours.
     match (&args.mat, stakes) {
-        (Some(dir), Stakes::Match(_)) => {
-            std::fs::create_dir_all(dir).map_err(|e| {
-                InputError(format!(
-                    "--mat {}: cannot make the folder: {e}",
-                    dir.display()
-                ))
-            })?;
-        }
+        (Some(dir), Stakes::Match(_)) => match_folder(dir)?,
         (Some(path), _) => crate::input::output_file("--mat", path)?,
         (None, _) => {}
     }

@@ -59,7 +59,7 @@ pub enum BearoffCommand {
         /// With --two-sided: also compute cubeful money equities (cube centred or owned).
         #[arg(long, requires = "two_sided")]
         cubeful: bool,
-        /// Output file (default: the cache file for this shape).
+        /// Output file (default: the cache file for this shape); its folder must exist.
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
@@ -110,7 +110,8 @@ pub enum BearoffCommand {
         #[arg(long, value_name = "FILE")]
         db: Option<PathBuf>,
     },
-    /// Show the header of a database file.
+    /// Show the header of a database file, after checking the file whole (length and
+    /// checksum).
     Info {
         /// The database file.
         file: PathBuf,
@@ -167,7 +168,9 @@ pub fn run(args: BearoffArgs) -> Result<()> {
             Ok(())
         }
         BearoffCommand::Info { file } => {
-            let h = Header::read(&file)?;
+            // Checked whole, as loading it would be: a file cut short or damaged is not shown
+            // as a database.
+            let h = Header::read_verified(&file)?;
             outln!("file      {}", file.display());
             let cubeful = if h.kind == Kind::TwoSided && h.flags & 1 != 0 {
                 " (with cubeful equities)"
@@ -216,7 +219,11 @@ fn build(
         ("one-sided", cache::one_sided_file_name(points, checkers))
     };
     let path = match output {
-        Some(p) => p,
+        Some(p) => {
+            // Checked before the build, which may take minutes.
+            crate::input::output_file("--output", &p)?;
+            p
+        }
         None => cache::data_dir()?.join(name),
     };
     let bar = progress_bar(format!("{kind} {points}x{checkers}"));

@@ -40,7 +40,7 @@ pub fn threads(n: usize) -> usize {
 }
 
 /// Checks, before long work whose results it will hold, that the file `path` given as `flag`
-/// can be made: its folder exists, it is not itself a folder, and it can be opened for
+/// can be made: its folder exists (and is a folder), it is not itself a folder, and it can be opened for
 /// writing (a file that is there is left as it is; one that is not is made and removed).
 pub fn output_file(flag: &str, path: &std::path::Path) -> Result<(), InputError> {
     let dir = path
@@ -48,11 +48,12 @@ pub fn output_file(flag: &str, path: &std::path::Path) -> Result<(), InputError>
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(std::path::Path::new("."));
     if !dir.is_dir() {
-        return Err(InputError(format!(
-            "{flag} {}: there is no folder {}",
-            path.display(),
-            dir.display()
-        )));
+        let why = if dir.exists() {
+            format!("{} is a file, not a folder", dir.display())
+        } else {
+            format!("there is no folder {}", dir.display())
+        };
+        return Err(InputError(format!("{flag} {}: {why}", path.display())));
     }
     if path.is_dir() {
         return Err(InputError(format!(

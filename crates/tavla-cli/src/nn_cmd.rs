@@ -27,8 +27,10 @@ use crate::input::InputError;
 /// `tavla train td`: TD(λ) self-play from random weights, checkpointed and resumable.
 #[derive(Debug, Clone, Args)]
 pub struct TrainTdArgs {
-    /// Run directory: checkpoint (`weights.tnn`, `state.json`), snapshots and the learning
-    /// curve (`curve.csv`). A run resumes from the checkpoint found there.
+    /// Run directory: checkpoint (`state.json` and the `weights-N.tnn` it names), the current
+    /// weights (`weights.tnn`), snapshots and the learning curve (`curve.csv`). A run resumes
+    /// from the checkpoint found there; a folder with a run's files but no `state.json` is
+    /// refused.
     #[arg(long)]
     pub dir: PathBuf,
     /// Train until this many games in total have been played (counting earlier sittings).
@@ -95,7 +97,11 @@ pub fn train_td(args: &TrainTdArgs) -> Result<()> {
         }
     }
     let dir = &args.dir;
-    let mut trainer = if dir.join("state.json").exists() {
+    let resume = dir.join("state.json").exists();
+    if !resume {
+        not_a_run_yet(dir)?;
+    }
+    let mut trainer = if resume {
         let mut t = TdTrainer::load_checkpoint(dir)
             .with_context(|| format!("resuming from {}", dir.display()))?;
         let curve = dir.join("curve.csv");
@@ -190,6 +196,44 @@ pub fn train_td(args: &TrainTdArgs) -> Result<()> {
         moves as f64 / played.max(1) as f64
     );
     Ok(())
+}
+
+/// Refuses to start a new run in `dir` when it holds a run's files without its `state.json`
+/// (a run whose state was lost, or another program's folder): a new run would write over
+/// its weights and snapshots and add its rows to its learning curve.
+fn not_a_run_yet(dir: &Path) -> Result<()> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", dir.display())),
+    };
+    let mut found = Vec::new();
+    for entry in entries {
+        let entry = entry.with_context(|| format!("reading {}", dir.display()))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let run_file = name == "weights.tnn"
+            || name == "curve.csv"
+            || name == "snapshots"
+            || (name.starts_with("weights-") && name.ends_with(".tnn"));
+        if run_file {
+            found.push(if name == "snapshots" {
+                "snapshots/".to_string()
+            } else {
+                name
+            });
+        }
+    }
+    if found.is_empty() {
+        return Ok(());
+    }
+    found.sort();
+    Err(InputError(format!(
+        "--dir {}: it holds {} but no state.json, so there is no run to resume there; \
+         a new run would write over them: give another folder, or move them away",
+        dir.display(),
+        found.join(", ")
+    ))
+    .into())
 }
 
 /// Plays the current weights at 0-ply against the fixed opponents (random, heuristic) and
@@ -350,6 +394,9 @@ pub fn train_curve(args: &TrainCurveArgs) -> Result<()> {
     if args.games == 0 {
         return Err(InputError("--games must be positive".into()).into());
     }
+    if args.every == 0 {
+        return Err(InputError("--every must be positive (1 takes every snapshot)".into()).into());
+    }
     if args.opponents.is_empty() {
         return Err(InputError("--opponents names no opponent".into()).into());
     }
@@ -367,7 +414,7 @@ pub fn train_curve(args: &TrainCurveArgs) -> Result<()> {
         bail!("no snapshots in {}", snap.display());
     }
     let last = files.len() - 1;
-    let every = args.every.max(1);
+    let every = args.every;
     let picked: Vec<&PathBuf> = files
         .iter()
         .enumerate()

@@ -208,6 +208,58 @@ fn bad_input_exits_2_with_one_line() {
     }
 }
 
+#[test]
+fn bearoff_info_checks_the_whole_file_and_build_its_output_first() {
+    let dir = common::temp_dir("bearoff-info");
+    let db = dir.join("os.tbo");
+    let db_s = db.to_str().unwrap();
+    stdout(&tavla(&[
+        "bearoff",
+        "build",
+        "--points",
+        "3",
+        "--checkers",
+        "3",
+        "-o",
+        db_s,
+    ]));
+    let info = stdout(&tavla(&["bearoff", "info", db_s]));
+    assert!(info.contains("kind      one-sided"), "{info}");
+    // Review: a file cut short or damaged was shown as fine. Now info fails as lookup does.
+    let bytes = std::fs::read(&db).unwrap();
+    let cut = dir.join("cut.tbo");
+    std::fs::write(&cut, &bytes[..bytes.len() - 10]).unwrap();
+    let damaged = dir.join("damaged.tbo");
+    let mut flipped = bytes.clone();
+    *flipped.last_mut().unwrap() ^= 1;
+    std::fs::write(&damaged, &flipped).unwrap();
+    for (file, want) in [(&cut, "the header says"), (&damaged, "checksum")] {
+        let file = file.to_str().unwrap();
+        let o = tavla(&["bearoff", "info", file]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(want), "{}", stderr(&o));
+        let lookup = tavla(&["bearoff", "lookup", "--db", file, "1"]);
+        assert_eq!(stderr(&o), stderr(&lookup));
+    }
+    // Review: an output file in a "folder" that is a file was refused only after the build.
+    let o = tavla(&[
+        "bearoff",
+        "build",
+        "--points",
+        "3",
+        "--checkers",
+        "3",
+        "-o",
+        &format!("{db_s}/x.tbo"),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        format!("tavla: --output {db_s}/x.tbo: {db_s} is a file, not a folder\n")
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// A few positions of tools/judge/gnubg-2ply.jsonl.
 const JUDGED: &str = "../tavla-match/tests/data/judged-sample.jsonl";
 

@@ -13,6 +13,13 @@
 //! A [`TdTrainer`] owns the weights, the dice generator (ChaCha8, pinned) and the game counter;
 //! [`TdTrainer::save_checkpoint`] writes all three, so a run resumed from a checkpoint plays
 //! and learns exactly the games the uninterrupted run would have.
+//!
+//! A checkpoint is `state.json` and the weights file it names, `weights-N.tnn` for `N` games.
+//! Each file is written under a temporary name and renamed into place, the weights first:
+//! a run killed at any moment leaves a `state.json` whose weights file is there and agrees
+//! with it. Only then is the older weights file removed and `weights.tnn`, the run's current
+//! weights for other commands, rewritten (it may lag behind after a kill; loading does not
+//! read it). A `state.json` that names no file (the layout before) goes with `weights.tnn`.
 
 use std::path::{Path, PathBuf};
 
@@ -73,8 +80,8 @@ pub enum CheckpointError {
     /// The weights file.
     #[error(transparent)]
     Weights(#[from] WeightsError),
-    /// The state file could not be read or written.
-    #[error("cannot access checkpoint state {path}")]
+    /// A file of the checkpoint could not be read, written or removed.
+    #[error("cannot access checkpoint file {path}")]
     Io {
         /// The file.
         path: PathBuf,
@@ -110,6 +117,29 @@ struct State {
     rng_stream: u64,
     /// ChaCha8 word position, decimal (a u128).
     rng_word_pos: String,
+    /// The weights file of this checkpoint, in the same folder; none in checkpoints written
+    /// before it was named (their weights are `weights.tnn`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    weights: Option<String>,
+}
+
+/// The weights file that the checkpoints of older runs kept beside `state.json`, and that a
+/// run keeps as its current weights for other commands.
+pub const CURRENT_WEIGHTS: &str = "weights.tnn";
+
+/// The weights file of the checkpoint at `games` games.
+fn weights_name(games: u64) -> String {
+    format!("weights-{games:09}.tnn")
+}
+
+/// A weights file of a checkpoint (`weights-N.tnn`) or one being written (`.tmp`).
+fn is_checkpoint_weights(name: &str) -> bool {
+    name.strip_prefix("weights-")
+        .and_then(|rest| {
+            rest.strip_suffix(".tnn")
+                .or_else(|| rest.strip_suffix(".tnn.tmp"))
+        })
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// A self-play TD(λ) trainer.
@@ -241,18 +271,22 @@ impl TdTrainer {
         }
     }
 
-    /// Writes `dir/weights.tnn` and `dir/state.json` (creating `dir`).
+    /// Writes a checkpoint in `dir` (creating it): `weights-N.tnn`, then `state.json` naming
+    /// it, then removes the weights files of earlier checkpoints and rewrites `weights.tnn`.
+    /// Stopped at any point, `dir` holds a checkpoint [`TdTrainer::load_checkpoint`] reads: this
+    /// one or the one before.
     ///
     /// # Errors
-    /// When a file cannot be written.
+    /// When a file cannot be written or removed.
     pub fn save_checkpoint(&self, dir: &Path) -> Result<(), CheckpointError> {
         let state_path = dir.join("state.json");
-        let io = |source| CheckpointError::Io {
-            path: state_path.clone(),
-            source,
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| CheckpointError::Io { path, source }
         };
-        std::fs::create_dir_all(dir).map_err(io)?;
-        self.weights.save(&dir.join("weights.tnn"))?;
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+        let name = weights_name(self.weights.games);
+        self.weights.save(&dir.join(&name))?;
         let seed: String = self
             .rng
             .get_seed()
@@ -265,11 +299,26 @@ impl TdTrainer {
             rng_seed: seed,
             rng_stream: self.rng.get_stream(),
             rng_word_pos: self.rng.get_word_pos().to_string(),
+            weights: Some(name.clone()),
         };
         let text = serde_json::to_string_pretty(&state).expect("plain data serialises");
         let tmp = dir.join("state.json.tmp");
-        std::fs::write(&tmp, text).map_err(io)?;
-        std::fs::rename(&tmp, &state_path).map_err(io)
+        std::fs::write(&tmp, text).map_err(io(&state_path))?;
+        std::fs::rename(&tmp, &state_path).map_err(io(&state_path))?;
+        // The checkpoint is complete: what follows only tidies up.
+        for entry in std::fs::read_dir(dir).map_err(io(dir))? {
+            let entry = entry.map_err(io(dir))?;
+            let other = entry.file_name();
+            let Some(other) = other.to_str() else {
+                continue;
+            };
+            if other != name && is_checkpoint_weights(other) {
+                let path = entry.path();
+                std::fs::remove_file(&path).map_err(io(&path))?;
+            }
+        }
+        self.weights.save(&dir.join(CURRENT_WEIGHTS))?;
+        Ok(())
     }
 
     /// Resumes from a checkpoint written by [`TdTrainer::save_checkpoint`].
@@ -291,11 +340,18 @@ impl TdTrainer {
             path: state_path.clone(),
             what,
         };
+        let name = state.weights.as_deref().unwrap_or(CURRENT_WEIGHTS);
+        // A file of this folder, nowhere else.
+        if Path::new(name).file_name() != Some(std::ffi::OsStr::new(name)) {
+            return Err(invalid(format!(
+                "weights {name:?} is not a file name in the checkpoint's folder"
+            )));
+        }
         // Training evaluates with the f32 networks, as the run before the checkpoint did.
-        let weights = Weights::load(&dir.join("weights.tnn"))?.exact();
+        let weights = Weights::load(&dir.join(name))?.exact();
         if weights.games != state.games {
             return Err(invalid(format!(
-                "state says {} games, weights.tnn says {}",
+                "state says {} games, {name} says {}",
                 state.games, weights.games
             )));
         }
@@ -377,6 +433,92 @@ mod tests {
             assert_eq!(a.train_game(), b.train_game());
         }
         assert_eq!(a.weights(), b.weights());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn files(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_checkpoint_cut_short_leaves_the_one_before() {
+        // Review: the weights were renamed into place before state.json was written; a run
+        // killed between the two left a pair that never loaded again ("state says 3 games,
+        // weights.tnn says 4"). Here state.json cannot be written (a folder has its temporary
+        // name), as if the run had been killed at that moment.
+        let dir = std::env::temp_dir().join(format!("tavla-nn-td-cut-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut a = TdTrainer::new(small());
+        for _ in 0..3 {
+            a.train_game();
+        }
+        a.save_checkpoint(&dir).unwrap();
+        let at_3 = a.clone();
+        a.train_game();
+        let blocker = dir.join("state.json.tmp");
+        std::fs::create_dir(&blocker).unwrap();
+        assert!(a.save_checkpoint(&dir).is_err());
+        std::fs::remove_dir(&blocker).unwrap();
+        let mut b = TdTrainer::load_checkpoint(&dir).unwrap();
+        assert_eq!(b.games(), 3);
+        let mut at_3 = at_3;
+        for _ in 0..2 {
+            assert_eq!(at_3.train_game(), b.train_game());
+        }
+        assert_eq!(at_3.weights(), b.weights());
+        // The next checkpoint removes what the one cut short left.
+        b.save_checkpoint(&dir).unwrap();
+        assert_eq!(
+            files(&dir),
+            ["state.json", "weights-000000005.tnn", "weights.tnn"]
+        );
+        assert_eq!(
+            &Weights::load(&dir.join(CURRENT_WEIGHTS)).unwrap().exact(),
+            b.weights()
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_checkpoint_of_the_layout_before_resumes() {
+        // Runs made before the weights file was named: state.json and weights.tnn.
+        let dir = std::env::temp_dir().join(format!("tavla-nn-td-old-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut a = TdTrainer::new(small());
+        for _ in 0..2 {
+            a.train_game();
+        }
+        a.save_checkpoint(&dir).unwrap();
+        std::fs::rename(dir.join("weights-000000002.tnn"), dir.join(CURRENT_WEIGHTS)).unwrap();
+        let path = dir.join("state.json");
+        let mut state: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        state.as_object_mut().unwrap().remove("weights").unwrap();
+        std::fs::write(&path, state.to_string()).unwrap();
+        let mut b = TdTrainer::load_checkpoint(&dir).unwrap();
+        assert_eq!(a.train_game(), b.train_game());
+        // Its next checkpoint is of the new layout.
+        b.save_checkpoint(&dir).unwrap();
+        assert_eq!(
+            files(&dir),
+            ["state.json", "weights-000000003.tnn", "weights.tnn"]
+        );
+        // A name that leads out of the folder is refused.
+        let text = std::fs::read_to_string(&path)
+            .unwrap()
+            .replace("weights-000000003.tnn", "../weights-000000003.tnn");
+        std::fs::write(&path, text).unwrap();
+        let err = TdTrainer::load_checkpoint(&dir).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("\"../weights-000000003.tnn\" is not a file name"),
+            "{err}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
