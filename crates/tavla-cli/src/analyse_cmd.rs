@@ -85,7 +85,7 @@ pub struct AnalyseArgs {
     /// --rollout-seed; with the cube where the game had it, cubeless in a cubeless session),
     /// and the rollouts' difference printed beside the search's.
     #[arg(long, value_name = "GAMES", conflicts_with = "summary",
-          value_parser = clap::value_parser!(u32).range(1..))]
+          value_parser = clap::value_parser!(u32).range(i64::from(tavla_player::MIN_ROLLOUT_GAMES)..))]
     rollout: Option<u32>,
     /// The dice seed of --rollout.
     #[arg(long, value_name = "S", default_value_t = 1, requires = "rollout")]

@@ -211,10 +211,10 @@ fn not_a_run_yet(dir: &Path) -> Result<()> {
     for entry in entries {
         let entry = entry.with_context(|| format!("reading {}", dir.display()))?;
         let name = entry.file_name().to_string_lossy().into_owned();
-        let run_file = name == "weights.tnn"
-            || name == "curve.csv"
-            || name == "snapshots"
-            || (name.starts_with("weights-") && name.ends_with(".tnn"));
+        // A checkpoint's own weights file alone (`weights-N.tnn`) is what a run killed in
+        // its first checkpoint leaves: no run to lose, and the next checkpoint removes it.
+        let run_file =
+            name == tavla_nn::td::CURRENT_WEIGHTS || name == "curve.csv" || name == "snapshots";
         if run_file {
             found.push(if name == "snapshots" {
                 "snapshots/".to_string()
@@ -616,8 +616,8 @@ pub struct EngineArgs {
     #[arg(long)]
     pub json: bool,
     /// Value races with every checker home by the network instead of the bearoff databases
-    /// (by default exact two-sided 6 x 8 and one-sided 6 x 15; built on first use and cached,
-    /// see `tavla bearoff`).
+    /// (by default exact two-sided 6 x 8 and one-sided 6 x 15, and exact money cube decisions
+    /// from a cubeful two-sided 6 x 6; built on first use and cached, see `tavla bearoff`).
     #[arg(long)]
     pub no_bearoff: bool,
     /// Pruned inner move choices.
@@ -1245,10 +1245,11 @@ pub(crate) fn rollout_watched(
     if state.position.is_game_over() {
         return Err(InputError("the game is over in this position".into()).into());
     }
-    if args.games < 2 {
+    if args.games < tavla_player::MIN_ROLLOUT_GAMES {
         return Err(InputError(format!(
-            "--games {}: a rollout plays at least 2 games (one says nothing of its spread)",
-            args.games
+            "--games {}: a rollout plays at least {} games (one says nothing of its spread)",
+            args.games,
+            tavla_player::MIN_ROLLOUT_GAMES
         ))
         .into());
     }

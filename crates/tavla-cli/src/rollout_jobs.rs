@@ -139,7 +139,9 @@ impl Job {
             // A play that ends the game is told of its games only once the others are over.
             .filter(|(_, &(games, _, _))| games > 0)
             .map(|(i, &(games, equity, stderr))| {
-                let mut v = json!({ "games": games, "equity": equity, "ci95": 1.96 * stderr });
+                // One game has no interval: `ci95` is null until two are in.
+                let ci95 = Some(1.96 * stderr).filter(|c| c.is_finite());
+                let mut v = json!({ "games": games, "equity": equity, "ci95": ci95 });
                 if let Some(play) = plays.get(i) {
                     v["play"] = Value::String(play.clone());
                 }

@@ -1246,6 +1246,14 @@ fn td_curve_and_plot_curve_check_their_options_and_resume_cleanly() {
     let o = td(&stopped, "4");
     assert!(stderr(&o).contains("dropped 3 rows"), "{}", stderr(&o));
     assert_eq!(std::fs::read_to_string(&stopped_curve).unwrap(), curve);
+    // A run killed in its first checkpoint leaves only that checkpoint's weights: a new run
+    // starts there.
+    let first = dir.join("first");
+    std::fs::create_dir_all(&first).unwrap();
+    std::fs::write(first.join("weights-000000000.tnn"), b"cut short").unwrap();
+    let first = first.to_str().unwrap().to_string();
+    let o = tavla(&["train", "td", "--dir", &first, "--games", "2", "--quiet"]);
+    assert!(o.status.success(), "{}", stderr(&o));
     // The checkpoint and the current weights, which other commands take.
     let mut names: Vec<String> = std::fs::read_dir(dir.join("stopped"))
         .unwrap()
@@ -1275,9 +1283,9 @@ fn td_curve_and_plot_curve_check_their_options_and_resume_cleanly() {
     assert_eq!(
         stderr(&o),
         format!(
-            "tavla: --dir {stopped}: it holds curve.csv, snapshots/, weights-000000004.tnn, \
-             weights.tnn but no state.json, so there is no run to resume there; a new run \
-             would write over them: give another folder, or move them away\n"
+            "tavla: --dir {stopped}: it holds curve.csv, snapshots/, weights.tnn but no \
+             state.json, so there is no run to resume there; a new run would write over \
+             them: give another folder, or move them away\n"
         )
     );
     assert_eq!(std::fs::read_to_string(&stopped_curve).unwrap(), curve);

@@ -313,8 +313,9 @@ impl TdTrainer {
                 continue;
             };
             if other != name && is_checkpoint_weights(other) {
-                let path = entry.path();
-                std::fs::remove_file(&path).map_err(io(&path))?;
+                // A file left behind costs only space, and the next checkpoint tries again:
+                // not a reason to stop a run whose checkpoint is complete.
+                let _ = std::fs::remove_file(entry.path());
             }
         }
         self.weights.save(&dir.join(CURRENT_WEIGHTS))?;

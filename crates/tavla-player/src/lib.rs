@@ -326,6 +326,10 @@ impl RolloutControl {
     }
 }
 
+/// The fewest games a rollout plays: one game says nothing of the spread of its result, so a
+/// rollout of one would have no interval.
+pub const MIN_ROLLOUT_GAMES: u32 = 2;
+
 /// One rollout's result ([`Player::rollout`]), for the side it values.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RolloutValue {

@@ -791,9 +791,10 @@ impl Engine {
         let l = &go.limits;
         let bad = |message: String| Refusal(ErrorCode::BadValue, message);
         let games = l.trials.unwrap_or(ROLLOUT_TRIALS);
-        if !(2..=MAX_ROLLOUT_TRIALS).contains(&games) {
+        let fewest = u64::from(tavla_player::MIN_ROLLOUT_GAMES);
+        if !(fewest..=MAX_ROLLOUT_TRIALS).contains(&games) {
             return Err(bad(format!(
-                "go rollout: trials {games} is not 2 to {MAX_ROLLOUT_TRIALS}"
+                "go rollout: trials {games} is not {fewest} to {MAX_ROLLOUT_TRIALS}"
             )));
         }
         let ply = match l.depth {
