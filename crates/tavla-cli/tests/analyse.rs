@@ -302,8 +302,11 @@ fn rollouts_check_the_listed_errors() {
     assert!(text.contains("rollout, 12 games a play: "), "{text}");
     let o = tavla(&["analyse", &path, "--rollout", "12", "--summary"]);
     assert_eq!(o.status.code(), Some(2));
-    let o = tavla(&["analyse", &path, "--rollout", "0"]);
-    assert_eq!(o.status.code(), Some(2));
+    // A rollout plays two games at least: one has no interval.
+    for games in ["0", "1"] {
+        let o = tavla(&["analyse", &path, "--rollout", games]);
+        assert_eq!(o.status.code(), Some(2), "{games}");
+    }
 }
 
 #[test]
