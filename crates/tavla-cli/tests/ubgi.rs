@@ -389,7 +389,7 @@ fn bad_rollout_requests_are_refused() {
         out.lines().collect::<Vec<_>>(),
         [
             "error bad_state missing position (send position gnubgid <id> or position xgid <xgid>)",
-            "error bad_value go rollout: trials 0 is not 1 to 100000000",
+            "error bad_value go rollout: trials 0 is not 2 to 100000000",
             "error bad_value go rollout: depth 5 is not 1 to 4",
             "error bad_value go: \"x\" is not a whole number",
         ]

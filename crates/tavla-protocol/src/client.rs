@@ -437,6 +437,16 @@ fn number(pairs: &[(&str, &str)], name: &str) -> Result<f64, String> {
         .ok_or_else(|| format!("`{name} {value}` is not a number"))
 }
 
+/// A rollout's 95% half-interval `name` among `pairs`: infinite where the engine leaves it
+/// out (a rollout of a single game has none).
+fn half_interval(pairs: &[(&str, &str)], name: &str) -> Result<f64, String> {
+    if pairs.iter().any(|(n, _)| *n == name) {
+        number(pairs, name)
+    } else {
+        Ok(f64::INFINITY)
+    }
+}
+
 /// The five outcome probabilities (`win wg wbg lg lbg`) among `pairs`.
 fn probabilities(pairs: &[(&str, &str)]) -> Result<[f32; 5], String> {
     let mut p = [0.0f32; 5];
@@ -982,7 +992,7 @@ impl UbgiPlayer {
                         games,
                         probs: probabilities(&pairs).map_err(&bad)?,
                         equity: number(&pairs, "equity").map_err(&bad)?,
-                        equity_stderr: number(&pairs, "ci").map_err(&bad)? / 1.96,
+                        equity_stderr: half_interval(&pairs, "ci").map_err(&bad)? / 1.96,
                         difference: 0.0,
                         difference_stderr: 0.0,
                     }]);
@@ -1013,7 +1023,7 @@ impl UbgiPlayer {
                     };
                     let games = number(&pairs, "games").map_err(&bad)?;
                     let equity = number(&pairs, "score").map_err(&bad)?;
-                    let stderr = number(&pairs, "ci").map_err(&bad)? / 1.96;
+                    let stderr = half_interval(&pairs, "ci").map_err(&bad)? / 1.96;
                     if pairs.iter().any(|(n, _)| *n == "diff") {
                         values[k] = Some(RolloutValue {
                             games: games as u32,
@@ -1021,7 +1031,8 @@ impl UbgiPlayer {
                             equity,
                             equity_stderr: stderr,
                             difference: number(&pairs, "diff").map_err(&bad)?,
-                            difference_stderr: number(&pairs, "diffci").map_err(&bad)? / 1.96,
+                            difference_stderr: half_interval(&pairs, "diffci").map_err(&bad)?
+                                / 1.96,
                         });
                     } else {
                         control.set_estimate(plays, k, games as u64, equity, stderr);
@@ -1351,5 +1362,21 @@ impl Player for UbgiPlayer {
     fn take_failure(&mut self) -> Option<Box<dyn StdError + Send + Sync>> {
         self.take_error()
             .map(|e| Box::new(e) as Box<dyn StdError + Send + Sync>)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rollout_half_interval_left_out_is_unknown() {
+        let pairs = [("games", "1"), ("equity", "+0.1000")];
+        assert_eq!(half_interval(&pairs, "ci"), Ok(f64::INFINITY));
+        let pairs = [("games", "2"), ("ci", "0.1234")];
+        assert_eq!(half_interval(&pairs, "ci"), Ok(0.1234));
+        // Written, it must be a number.
+        let pairs = [("ci", "inf")];
+        assert!(half_interval(&pairs, "ci").is_err());
     }
 }

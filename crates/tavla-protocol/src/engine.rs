@@ -871,12 +871,17 @@ impl Engine {
                 "go rollout: this player does not roll out".into(),
             )
         })?;
-        let ci = |stderr: f64| format!("{:.4}", 1.96 * stderr);
+        // A half-interval, left out after a single game (which has none).
+        let ci = |name: &'static str, stderr: f64| {
+            stderr
+                .is_finite()
+                .then(|| (name, format!("{:.4}", 1.96 * stderr)))
+        };
         if job.plays.is_empty() {
             let mut pairs = vec![("games", values.first().map_or(0, |v| v.games).to_string())];
             if let Some(v) = values.first() {
                 pairs.push(("equity", format!("{:+.4}", v.equity)));
-                pairs.push(("ci", ci(v.equity_stderr)));
+                pairs.extend(ci("ci", v.equity_stderr));
                 pairs.extend(probability_pairs(v.probs));
             }
             self.info(out, 0, started);
@@ -890,11 +895,11 @@ impl Engine {
             let mut pairs = vec![
                 ("multipv", (k + 1).to_string()),
                 ("score", format!("{:+.4}", v.equity)),
-                ("ci", ci(v.equity_stderr)),
-                ("diff", format!("{:+.4}", v.difference)),
-                ("diffci", ci(v.difference_stderr)),
-                ("games", v.games.to_string()),
             ];
+            pairs.extend(ci("ci", v.equity_stderr));
+            pairs.push(("diff", format!("{:+.4}", v.difference)));
+            pairs.extend(ci("diffci", v.difference_stderr));
+            pairs.push(("games", v.games.to_string()));
             pairs.extend(probability_pairs(v.probs));
             pairs.push(("pv", tavla_notation::format_ubgi(&job.plays[i])));
             out.push(Response::Info(pairs));
@@ -1096,8 +1101,9 @@ fn progress_lines(job: &RolloutJob, control: &RolloutControl, started: Instant) 
         ("games", games.to_string()),
         ("trials", job.request.games.to_string()),
     ];
+    // An estimate of one game has no interval: the lines wait for two.
     if job.plays.is_empty() {
-        if let Some(&(_, mean, stderr)) = running.first().filter(|r| r.0 > 0) {
+        if let Some(&(_, mean, stderr)) = running.first().filter(|r| r.0 > 1) {
             pairs.push(("equity", format!("{mean:+.4}")));
             pairs.push(("ci", ci(stderr)));
         }
@@ -1105,7 +1111,7 @@ fn progress_lines(job: &RolloutJob, control: &RolloutControl, started: Instant) 
     pairs.push(("time_ms", started.elapsed().as_millis().to_string()));
     let mut lines = vec![Response::Info(pairs)];
     let mut order: Vec<usize> = (0..running.len().min(job.plays.len()))
-        .filter(|&i| running[i].0 > 0)
+        .filter(|&i| running[i].0 > 1)
         .collect();
     order.sort_by(|&a, &b| running[b].1.total_cmp(&running[a].1));
     for (k, &i) in order.iter().enumerate() {
