@@ -1797,16 +1797,19 @@ fn cubeful_rollout(
     let ci = |se: f64| 1.96 * se;
     let eq_ci = |se: f64| 1.96 * se * k;
     if args.engine.json {
+        /// The double's lines: absent when the opponent owns the cube.
+        #[derive(Serialize)]
+        struct JsonDouble {
+            double_take: f64,
+            double_take_ci95: f64,
+            double_pass: f64,
+        }
         #[derive(Serialize)]
         struct JsonChances {
             no_double: f64,
             no_double_ci95: f64,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            double_take: Option<f64>,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            double_take_ci95: Option<f64>,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            double_pass: Option<f64>,
+            #[serde(flatten)]
+            double: Option<JsonDouble>,
         }
         #[derive(Serialize)]
         struct JsonCubeful {
@@ -1816,13 +1819,8 @@ fn cubeful_rollout(
             holder: &'static str,
             no_double: f64,
             no_double_ci95: f64,
-            /// The double's lines: absent when the opponent owns the cube.
-            #[serde(skip_serializing_if = "Option::is_none")]
-            double_take: Option<f64>,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            double_take_ci95: Option<f64>,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            double_pass: Option<f64>,
+            #[serde(flatten)]
+            double: Option<JsonDouble>,
             #[serde(skip_serializing_if = "Option::is_none")]
             double_take_minus_no_double_ci95: Option<f64>,
             action: String,
@@ -1841,17 +1839,21 @@ fn cubeful_rollout(
             },
             no_double: equity(r.no_double),
             no_double_ci95: eq_ci(r.no_double_stderr),
-            double_take: can_double.then(|| equity(r.double_take)),
-            double_take_ci95: can_double.then(|| eq_ci(r.double_take_stderr)),
-            double_pass: can_double.then_some(1.0),
+            double: can_double.then(|| JsonDouble {
+                double_take: equity(r.double_take),
+                double_take_ci95: eq_ci(r.double_take_stderr),
+                double_pass: 1.0,
+            }),
             double_take_minus_no_double_ci95: can_double.then(|| eq_ci(r.difference_stderr)),
             action: r.analysis.action.describe(redouble).to_string(),
             match_winning_chances: normalise.map(|(_, pass, _)| JsonChances {
                 no_double: r.no_double,
                 no_double_ci95: ci(r.no_double_stderr),
-                double_take: can_double.then_some(r.double_take),
-                double_take_ci95: can_double.then(|| ci(r.double_take_stderr)),
-                double_pass: can_double.then_some(pass),
+                double: can_double.then(|| JsonDouble {
+                    double_take: r.double_take,
+                    double_take_ci95: ci(r.double_take_stderr),
+                    double_pass: pass,
+                }),
             }),
         };
         writeln!(out, "{}", serde_json::to_string_pretty(&j)?)?;

@@ -136,34 +136,29 @@ impl BearoffRace {
             self, DEFAULT_CUBEFUL_TWO_SIDED, DEFAULT_ONE_SIDED, DEFAULT_TWO_SIDED,
         };
         use tavla_bearoff::TwoSidedOptions;
-        let (two, two_outcome) = match cache::default_two_sided() {
-            Ok((db, outcome)) => (db, Some(outcome)),
-            Err(DbError::NoCacheDir) => (
-                TwoSidedDb::build(DEFAULT_TWO_SIDED.0, DEFAULT_TWO_SIDED.1)?.0,
-                None,
-            ),
-            Err(e) => return Err(e),
-        };
-        let (one, one_outcome) = match cache::default_one_sided() {
-            Ok((db, outcome)) => (db, Some(outcome)),
-            Err(DbError::NoCacheDir) => (
-                OneSidedDb::build(DEFAULT_ONE_SIDED.0, DEFAULT_ONE_SIDED.1)?,
-                None,
-            ),
-            Err(e) => return Err(e),
-        };
-        let (cubeful, cubeful_outcome) = match cache::default_cubeful_two_sided() {
-            Ok((db, outcome)) => (db, Some(outcome)),
-            Err(DbError::NoCacheDir) => {
+        /// The cached database, or where there is no cache folder one built in memory.
+        fn cached_or_built<T>(
+            cached: Result<(T, cache::CacheOutcome), DbError>,
+            build: impl FnOnce() -> Result<T, DbError>,
+        ) -> Result<(T, Option<cache::CacheOutcome>), DbError> {
+            match cached {
+                Ok((db, outcome)) => Ok((db, Some(outcome))),
+                Err(DbError::NoCacheDir) => Ok((build()?, None)),
+                Err(e) => Err(e),
+            }
+        }
+        let (two, two_outcome) = cached_or_built(cache::default_two_sided(), || {
+            Ok(TwoSidedDb::build(DEFAULT_TWO_SIDED.0, DEFAULT_TWO_SIDED.1)?.0)
+        })?;
+        let (one, one_outcome) = cached_or_built(cache::default_one_sided(), || {
+            Ok(OneSidedDb::build(DEFAULT_ONE_SIDED.0, DEFAULT_ONE_SIDED.1)?)
+        })?;
+        let (cubeful, cubeful_outcome) =
+            cached_or_built(cache::default_cubeful_two_sided(), || {
                 let (p, c) = DEFAULT_CUBEFUL_TWO_SIDED;
                 let options = TwoSidedOptions { cubeful: true };
-                (
-                    TwoSidedDb::build_with(p, c, options, &mut |_, _| {})?.0,
-                    None,
-                )
-            }
-            Err(e) => return Err(e),
-        };
+                Ok(TwoSidedDb::build_with(p, c, options, &mut |_, _| {})?.0)
+            })?;
         Ok((
             BearoffRace::new(two)
                 .with_one_sided(one)
