@@ -287,7 +287,7 @@ fn print_policy_stats(s: &PolicyStats) -> Result<()> {
 }
 
 /// An error and its causes, `a: b: c`.
-fn chain(e: &dyn std::error::Error) -> String {
+pub(crate) fn chain(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
     let mut cause = e.source();
     while let Some(c) = cause {

@@ -13,10 +13,10 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
-use tavla_core::{Dice, GameState, PlayList, Position, Roll};
+use tavla_core::{Dice, GameState, NoDouble, PlayList, Position, Roll};
 use tavla_eval::heuristic::{HeuristicConfig, HeuristicEval};
 use tavla_nn::arena::{duel, DuelResult};
-use tavla_nn::cube::{CubeAnalysis, CubeHolder, PlayWorth};
+use tavla_nn::cube::{CubeAction, CubeAnalysis, CubeHolder, PlayWorth};
 use tavla_nn::search::{Prune, RankedPlay, Search, DEFAULT_KEEP, MAX_KEEP, MAX_PLY};
 use tavla_nn::td::{TdConfig, TdTrainer};
 use tavla_nn::{NeuralPlayer, Probabilities, Weights, MAX_HIDDEN};
@@ -987,18 +987,19 @@ pub fn eval_with(args: &EvalArgs, search: &mut Search, out: &mut dyn Write) -> R
         if state.position.is_game_over() {
             return Ok(());
         }
-        let why = if state.crawford {
-            "the Crawford game, no doubling".to_string()
-        } else if state.cube.log2 >= 15 {
-            "the cube is at its highest".to_string()
-        } else if state.cube_is_dead() {
-            format!(
+        let why = match state.why_no_double() {
+            Some(NoDouble::Crawford) => "the Crawford game, no doubling".to_string(),
+            Some(NoDouble::CubeAtMaximum) => "the cube is at its highest".to_string(),
+            Some(NoDouble::DeadCube) => format!(
                 "dead for {}, whose single win at cube {} ends the match, no doubling",
                 state.turn,
                 state.cube.value()
-            )
-        } else {
-            "no decision at this match score (beyond the match equity table, 32-away)".to_string()
+            ),
+            // The opponent's cube still has a decision: its take or pass when it doubles.
+            Some(NoDouble::OpponentsCube) | None => {
+                "no decision at this match score (beyond the match equity table, 32-away)"
+                    .to_string()
+            }
         };
         writeln!(out, "Cube: {why}.")?;
         return Ok(());
@@ -1286,20 +1287,26 @@ pub(crate) fn rollout_watched(
     }
     let plays = args.dice.is_some() || args.top.is_some() || !args.plays.is_empty();
     if args.cube && !plays && CubeHolder::of(&state) != CubeHolder::Opponent {
-        if state.cube_is_dead() {
-            return Err(InputError(format!(
-                "--cube: the cube is dead for {}, whose single win at cube {} ends the match: \
-                 there is no double to roll out (a cubeless rollout values the position)",
-                state.turn,
-                state.cube.value()
-            ))
-            .into());
-        }
-        if state.cube.log2 >= 15 {
-            return Err(InputError(
-                "--cube: the cube is at its highest (32768): there is no double to roll out".into(),
-            )
-            .into());
+        match state.why_no_double() {
+            Some(NoDouble::DeadCube) => {
+                return Err(InputError(format!(
+                    "--cube: the cube is dead for {}, whose single win at cube {} ends the \
+                     match: there is no double to roll out (a cubeless rollout values the \
+                     position)",
+                    state.turn,
+                    state.cube.value()
+                ))
+                .into());
+            }
+            Some(NoDouble::CubeAtMaximum) => {
+                return Err(InputError(
+                    "--cube: the cube is at its highest (32768): there is no double to roll out"
+                        .into(),
+                )
+                .into());
+            }
+            // The Crawford game was refused above; the opponent's cube is not this branch's.
+            Some(NoDouble::Crawford | NoDouble::OpponentsCube) | None => {}
         }
     }
     let search = args.engine.search()?;
@@ -1796,6 +1803,9 @@ fn cubeful_rollout(
     let equity = |m: f64| normalise.map_or(m, |(_, _, lose)| k * (m - lose) - 1.0);
     let ci = |se: f64| 1.96 * se;
     let eq_ci = |se: f64| 1.96 * se * k;
+    let action = r
+        .double
+        .map_or(CubeAction::NotAvailable, |d| d.analysis.action);
     if args.engine.json {
         /// The double's lines: absent when the opponent owns the cube.
         #[derive(Serialize)]
@@ -1839,19 +1849,19 @@ fn cubeful_rollout(
             },
             no_double: equity(r.no_double),
             no_double_ci95: eq_ci(r.no_double_stderr),
-            double: can_double.then(|| JsonDouble {
-                double_take: equity(r.double_take),
-                double_take_ci95: eq_ci(r.double_take_stderr),
+            double: r.double.map(|d| JsonDouble {
+                double_take: equity(d.double_take),
+                double_take_ci95: eq_ci(d.double_take_stderr),
                 double_pass: 1.0,
             }),
-            double_take_minus_no_double_ci95: can_double.then(|| eq_ci(r.difference_stderr)),
-            action: r.analysis.action.describe(redouble).to_string(),
+            double_take_minus_no_double_ci95: r.double.map(|d| eq_ci(d.difference_stderr)),
+            action: action.describe(redouble).to_string(),
             match_winning_chances: normalise.map(|(_, pass, _)| JsonChances {
                 no_double: r.no_double,
                 no_double_ci95: ci(r.no_double_stderr),
-                double: can_double.then(|| JsonDouble {
-                    double_take: r.double_take,
-                    double_take_ci95: ci(r.double_take_stderr),
+                double: r.double.map(|d| JsonDouble {
+                    double_take: d.double_take,
+                    double_take_ci95: ci(d.double_take_stderr),
                     double_pass: pass,
                 }),
             }),
@@ -1905,7 +1915,7 @@ fn cubeful_rollout(
         ),
         (Some(_), None) => format!("{:6.2}%          ({:+.4})", 100.0 * m, equity(m)),
     };
-    if !can_double {
+    let Some(double) = r.double else {
         writeln!(
             out,
             "  {:<16} {}",
@@ -1914,7 +1924,7 @@ fn cubeful_rollout(
         )?;
         writeln!(out, "  the opponent owns the cube: no double to decide")?;
         return Ok(());
-    }
+    };
     writeln!(
         out,
         "  {:<16} {}",
@@ -1925,9 +1935,9 @@ fn cubeful_rollout(
         out,
         "  {:<16} {}  (minus no {verb}: {:+.4} ± {:.4})",
         format!("{verb}, take"),
-        value(r.double_take, Some(r.double_take_stderr)),
-        k * (r.double_take - r.no_double),
-        eq_ci(r.difference_stderr)
+        value(double.double_take, Some(double.double_take_stderr)),
+        k * (double.double_take - r.no_double),
+        eq_ci(double.difference_stderr)
     )?;
     let pass = normalise.map_or(1.0, |(_, pass, _)| pass);
     writeln!(
@@ -1936,11 +1946,7 @@ fn cubeful_rollout(
         format!("{verb}, pass"),
         value(pass, None)
     )?;
-    writeln!(
-        out,
-        "  proper cube action: {}",
-        r.analysis.action.describe(redouble)
-    )?;
+    writeln!(out, "  proper cube action: {}", action.describe(redouble))?;
     Ok(())
 }
 

@@ -27,7 +27,8 @@ use clap::{Args, ValueEnum};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tavla_core::{
-    BySide, CubeOwner, CubeResponse, Dice, GameState, PlayList, Position, Resign, Roll, Rules, Side,
+    BySide, CubeOwner, CubeResponse, Dice, GameState, NoDouble, PlayList, Position, Resign, Roll,
+    Rules, Side,
 };
 use tavla_nn::cube::{CubeHolder, PlayWorth};
 use tavla_nn::review::{review_answer, review_double, Skill};
@@ -442,8 +443,13 @@ pub(crate) fn side_to_act(state: &GameState) -> Side {
 pub(crate) fn unplayable(state: &GameState) -> Option<String> {
     let mut before = *state;
     before.dice = Dice::NotRolled;
-    if state.dice == Dice::DoubleOffered && !before.may_double() {
-        Some("a double is offered where the cube cannot be turned".into())
+    if let Some(why) = before
+        .why_no_double()
+        .filter(|_| state.dice == Dice::DoubleOffered)
+    {
+        Some(format!(
+            "a double is offered where the cube cannot be turned ({why})"
+        ))
     } else if state.position.is_game_over() {
         Some("the game is over in this position".into())
     } else if !state.is_money() && state.cube.owner == CubeOwner::Centre && state.cube.log2 > 0 {
@@ -706,24 +712,17 @@ fn misplaced_word(word: &str, cube: bool, state: &GameState, roll: Roll) -> Stri
         }
         "double" | "redouble" => {
             // Why no double was offered before this roll, if one could not be.
-            let before_roll = GameState {
-                dice: Dice::NotRolled,
-                ..*state
-            };
-            let owned_by_other = matches!(
-                state.cube.owner,
-                tavla_core::CubeOwner::Side(s) if s != state.turn
-            );
-            if state.crawford {
-                "No double in the Crawford game".to_string()
-            } else if owned_by_other {
-                "The engine owns the cube: only it may double".to_string()
-            } else if state.cube_is_dead() {
-                "Your cube is dead: a single game at its value wins the match already".to_string()
-            } else if !before_roll.may_double() {
-                "The cube is at its highest".to_string()
-            } else {
-                format!("You have rolled {roll}: a double comes before the roll")
+            match state.why_no_double() {
+                Some(NoDouble::Crawford) => "No double in the Crawford game".to_string(),
+                Some(NoDouble::OpponentsCube) => {
+                    "The engine owns the cube: only it may double".to_string()
+                }
+                Some(NoDouble::DeadCube) => {
+                    "Your cube is dead: a single game at its value wins the match already"
+                        .to_string()
+                }
+                Some(NoDouble::CubeAtMaximum) => "The cube is at its highest".to_string(),
+                None => format!("You have rolled {roll}: a double comes before the roll"),
             }
         }
         "roll" => format!("You have rolled {roll} already"),

@@ -22,6 +22,7 @@ use std::sync::{Arc, OnceLock};
 
 use anyhow::{Context, Result};
 use tavla_bearoff::cache::CacheOutcome;
+use tavla_bearoff::DbError;
 use tavla_core::Rules;
 use tavla_eval::heuristic::{HeuristicConfig, HeuristicEval};
 use tavla_nn::bearoff::BearoffRace;
@@ -373,21 +374,31 @@ pub fn shared_bearoff() -> Result<Arc<BearoffRace>> {
     if let Some(db) = DATABASES.get() {
         return Ok(db.clone());
     }
-    let (db, outcomes) =
-        BearoffRace::default_databases_reported().context("loading the bearoff databases")?;
     // A cache that does not serve (unwritable, or holding an unusable file) costs every run
     // a rebuild: said once, on stderr. A first build is not worth a word.
-    for (what, outcome) in [
-        "two-sided bearoff",
-        "one-sided bearoff",
-        "cubeful two-sided bearoff",
-    ]
-    .iter()
-    .zip(&outcomes)
-    {
+    let say = |what: &str, outcome: &Option<CacheOutcome>| {
         if let Some(outcome @ (CacheOutcome::Rebuilt(_) | CacheOutcome::NotSaved(_))) = outcome {
             crate::bearoff_cmd::note(what, outcome);
         }
+    };
+    // The cubeful table is loaded when a cube decision first needs it, and said then.
+    let cubeful = Box::new(
+        move |loaded: Result<Option<CacheOutcome>, &DbError>| match loaded {
+            Ok(outcome) => say("cubeful two-sided bearoff", &outcome),
+            Err(e) => eprintln!(
+                "warning: the cubeful two-sided bearoff database could not be loaded or built, \
+             so cube decisions in short bearoffs use the model: {}",
+                crate::bearoff_cmd::chain(e)
+            ),
+        },
+    );
+    let (db, outcomes) = BearoffRace::default_databases_reported(cubeful)
+        .context("loading the bearoff databases")?;
+    for (what, outcome) in ["two-sided bearoff", "one-sided bearoff"]
+        .iter()
+        .zip(&outcomes)
+    {
+        say(what, outcome);
     }
     Ok(DATABASES.get_or_init(|| Arc::new(db)).clone())
 }

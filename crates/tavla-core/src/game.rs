@@ -34,6 +34,9 @@ impl Default for Cube {
 }
 
 impl Cube {
+    /// The base-2 logarithm of the highest cube: 32768, as in gnubg.
+    pub const MAX_LOG2: u8 = 15;
+
     /// The value shown on the cube.
     #[must_use]
     pub const fn value(self) -> u32 {
@@ -79,17 +82,62 @@ pub struct GameState {
     pub beavers: bool,
 }
 
+/// Why the side on roll may not double: [`GameState::why_no_double`], the one place the rules
+/// of the cube's turning are written. Its `Display` says it in a few words for messages
+/// ("the Crawford game: no doubling").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NoDouble {
+    /// The opponent owns the cube: only it may redouble.
+    OpponentsCube,
+    /// This is the Crawford game.
+    Crawford,
+    /// The cube is at its highest value, [`Cube::MAX_LOG2`] (32768).
+    CubeAtMaximum,
+    /// The cube is dead for the side ([`GameState::cube_is_dead`]): a single game at its
+    /// value already wins it the match.
+    DeadCube,
+}
+
+impl fmt::Display for NoDouble {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            NoDouble::OpponentsCube => "the opponent owns the cube: only it may double",
+            NoDouble::Crawford => "the Crawford game: no doubling",
+            NoDouble::CubeAtMaximum => "the cube is at its highest (32768)",
+            NoDouble::DeadCube => {
+                "the cube is dead: a single game at its value already wins the match"
+            }
+        })
+    }
+}
+
 impl GameState {
     /// Whether the side on roll may double now: the cube is in the middle or its own, it is
     /// not the Crawford game, the cube is below its highest value (2^15), and the cube is not
-    /// dead for the side ([`GameState::cube_is_dead`]).
+    /// dead for the side ([`GameState::cube_is_dead`]). [`GameState::why_no_double`] says
+    /// which of these fails.
     #[must_use]
     pub fn may_double(&self) -> bool {
-        let own = match self.cube.owner {
-            CubeOwner::Centre => true,
-            CubeOwner::Side(s) => s == self.turn,
-        };
-        own && !self.crawford && self.cube.log2 < 15 && !self.cube_is_dead()
+        self.why_no_double().is_none()
+    }
+
+    /// Why the side on roll may not double now, in this order of precedence: the opponent's
+    /// cube, the Crawford game, a dead cube, the cube at its highest; `None` when it may.
+    /// The state's dice are not looked at: a side that has rolled (or has doubled) is judged
+    /// as before its roll.
+    #[must_use]
+    pub fn why_no_double(&self) -> Option<NoDouble> {
+        if matches!(self.cube.owner, CubeOwner::Side(s) if s != self.turn) {
+            Some(NoDouble::OpponentsCube)
+        } else if self.crawford {
+            Some(NoDouble::Crawford)
+        } else if self.cube_is_dead() {
+            Some(NoDouble::DeadCube)
+        } else if self.cube.log2 >= Cube::MAX_LOG2 {
+            Some(NoDouble::CubeAtMaximum)
+        } else {
+            None
+        }
     }
 
     /// Whether the cube is dead for the side on roll: in a match, a single game at the cube's
@@ -319,6 +367,35 @@ mod tests {
         assert!(g.cube_is_dead() && !g.may_double());
         g.turn = Side::X;
         assert!(!g.cube_is_dead() && g.may_double());
+    }
+
+    #[test]
+    fn why_no_double_names_each_rule_in_its_order() {
+        let mut g = GameState::money(Position::START);
+        assert_eq!(g.why_no_double(), None);
+        g.cube = Cube {
+            log2: 1,
+            owner: CubeOwner::Side(Side::O),
+        };
+        assert_eq!(g.why_no_double(), Some(NoDouble::OpponentsCube));
+        g.cube.owner = CubeOwner::Side(Side::X);
+        assert_eq!(g.why_no_double(), None);
+        g.cube.log2 = Cube::MAX_LOG2;
+        assert_eq!(g.why_no_double(), Some(NoDouble::CubeAtMaximum));
+        // In a match such a cube is dead, which is said first; the Crawford game before
+        // either (a reader refuses these together; the order is what matters here).
+        g.match_length = 9;
+        assert_eq!(g.why_no_double(), Some(NoDouble::DeadCube));
+        g.crawford = true;
+        assert_eq!(g.why_no_double(), Some(NoDouble::Crawford));
+        g = GameState::money(Position::START);
+        g.match_length = 1;
+        assert_eq!(g.why_no_double(), Some(NoDouble::DeadCube));
+        assert!(!g.may_double());
+        assert_eq!(
+            NoDouble::Crawford.to_string(),
+            "the Crawford game: no doubling"
+        );
     }
 
     #[test]

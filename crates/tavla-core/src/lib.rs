@@ -35,7 +35,9 @@ pub use dice::{Die, Roll};
 pub use error::{
     IllegalPlayError, ParseDiceError, ParsePositionIdError, PositionError, PositionProblem,
 };
-pub use game::{Cube, CubeOwner, CubeResponse, Dice, GameState, ParseResignError, Resign};
+pub use game::{
+    Cube, CubeOwner, CubeResponse, Dice, GameState, NoDouble, ParseResignError, Resign,
+};
 pub use movegen::{PlayList, Rules};
 pub use play::{CheckerMove, Play, FROM_BAR, TO_OFF};
 pub use position::{Board, Outcome, Position, BAR, OPPONENT_BAR};

@@ -25,6 +25,10 @@
 //! the opponent's position, which the databases need not cover (a gammon saved or not, the
 //! last rolls of a bearoff against checkers still coming home).
 
+use std::fmt;
+use std::sync::OnceLock;
+
+use tavla_bearoff::cache::CacheOutcome;
 use tavla_bearoff::{CubefulEquities, DbError, OneSided, OneSidedDb, RollDistribution, TwoSidedDb};
 use tavla_core::Position;
 
@@ -36,7 +40,64 @@ pub struct BearoffRace {
     two_sided: Option<TwoSidedDb>,
     one_sided: Option<OneSidedDb>,
     /// A two-sided database with cubeful money equities, for cube decisions.
-    cubeful: Option<TwoSidedDb>,
+    cubeful: Cubeful,
+}
+
+/// How a process learns how its cubeful database was obtained when it is loaded on first use
+/// ([`BearoffRace::default_databases_reported`]): the cache's outcome (`None` where there is
+/// no cache folder and it was built in memory), or the error that left the cube decisions to
+/// the model.
+pub type CubefulReport = Box<dyn Fn(Result<Option<CacheOutcome>, &DbError>) + Send + Sync>;
+
+/// Where the cubeful database comes from: none, one at hand, or one loaded the first time a
+/// cube decision asks for it (most processes never make one in a short bearoff, and the
+/// table is 13.7 MB).
+#[derive(Default)]
+enum Cubeful {
+    #[default]
+    None,
+    Ready(TwoSidedDb),
+    Lazy {
+        /// The most checkers a side has in the positions the table holds.
+        checkers: usize,
+        load: Box<dyn Fn() -> Option<TwoSidedDb> + Send + Sync>,
+        db: OnceLock<Option<TwoSidedDb>>,
+    },
+}
+
+impl Cubeful {
+    /// The table for a race of `checkers` checkers on the larger side: a lazy one is loaded
+    /// only when it can hold such a race.
+    fn get(&self, checkers: usize) -> Option<&TwoSidedDb> {
+        match self {
+            Cubeful::None => None,
+            Cubeful::Ready(db) => Some(db),
+            Cubeful::Lazy { checkers: most, .. } if checkers > *most => None,
+            Cubeful::Lazy { load, db, .. } => db.get_or_init(load).as_ref(),
+        }
+    }
+}
+
+impl fmt::Debug for Cubeful {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Cubeful::None => f.write_str("None"),
+            Cubeful::Ready(db) => f.debug_tuple("Ready").field(db).finish(),
+            Cubeful::Lazy { db, .. } => f.debug_struct("Lazy").field("db", db).finish(),
+        }
+    }
+}
+
+/// The cached database, or where there is no cache folder one built in memory.
+fn cached_or_built<T>(
+    cached: Result<(T, CacheOutcome), DbError>,
+    build: impl FnOnce() -> Result<T, DbError>,
+) -> Result<(T, Option<CacheOutcome>), DbError> {
+    match cached {
+        Ok((db, outcome)) => Ok((db, Some(outcome))),
+        Err(DbError::NoCacheDir) => Ok((build()?, None)),
+        Err(e) => Err(e),
+    }
 }
 
 /// The checkers of both sides of a race with every checker in its home board, in the
@@ -94,7 +155,7 @@ impl BearoffRace {
         BearoffRace {
             two_sided: Some(db),
             one_sided: None,
-            cubeful: None,
+            cubeful: Cubeful::None,
         }
     }
 
@@ -102,8 +163,40 @@ impl BearoffRace {
     /// holds them, [`TwoSidedDb::is_cubeful`]).
     #[must_use]
     pub fn with_cubeful(mut self, db: TwoSidedDb) -> BearoffRace {
-        self.cubeful = db.is_cubeful().then_some(db);
+        self.cubeful = if db.is_cubeful() {
+            Cubeful::Ready(db)
+        } else {
+            Cubeful::None
+        };
         self
+    }
+
+    /// Exact cubeful money equities from the database `load` gives, of at most `checkers`
+    /// checkers a side, called the first time a cube decision probes a race it can cover
+    /// (once, whichever thread asks first); a database without them, or `None`, leaves the
+    /// cube decisions to the model.
+    #[must_use]
+    pub fn with_lazy_cubeful(
+        mut self,
+        checkers: usize,
+        load: impl Fn() -> Option<TwoSidedDb> + Send + Sync + 'static,
+    ) -> BearoffRace {
+        self.cubeful = Cubeful::Lazy {
+            checkers,
+            load: Box::new(move || load().filter(TwoSidedDb::is_cubeful)),
+            db: OnceLock::new(),
+        };
+        self
+    }
+
+    /// Whether the cubeful database is in memory: given, or loaded by a first probe.
+    #[must_use]
+    pub fn cubeful_loaded(&self) -> bool {
+        match &self.cubeful {
+            Cubeful::None => false,
+            Cubeful::Ready(_) => true,
+            Cubeful::Lazy { db, .. } => db.get().is_some_and(Option::is_some),
+        }
     }
 
     /// One-sided values from `db` where the exact database (if any) does not reach.
@@ -115,55 +208,59 @@ impl BearoffRace {
 
     /// The default databases (two-sided 6 × 8, one-sided 6 × 15, and two-sided 6 × 6 with
     /// cubeful money equities), built on first use and cached (see `tavla_bearoff::cache`;
-    /// a few seconds the first time). Where there is no cache directory they are built in
-    /// memory each time.
+    /// a few seconds the first time). Where there is no cache folder they are built in
+    /// memory each time. The cubeful table is loaded only when a cube decision first
+    /// probes a short bearoff ([`BearoffRace::with_lazy_cubeful`]).
     ///
     /// # Errors
     /// When a database cannot be built.
     pub fn default_databases() -> Result<BearoffRace, DbError> {
-        Ok(BearoffRace::default_databases_reported()?.0)
+        Ok(BearoffRace::default_databases_reported(Box::new(|_| {}))?.0)
     }
 
-    /// As [`BearoffRace::default_databases`], with how each database was obtained (two-sided,
-    /// one-sided, cubeful two-sided; `None` where there is no cache folder and it was built in
-    /// memory), so that a program can say when the cache did not serve.
+    /// As [`BearoffRace::default_databases`], with how the two-sided and one-sided
+    /// databases were obtained (`None` where there is no cache folder and it was built in
+    /// memory), so that a program can say when the cache did not serve; `report` hears the
+    /// same of the cubeful table when it is loaded, or the error that left the cube
+    /// decisions to the model.
     ///
     /// # Errors
     /// As [`BearoffRace::default_databases`].
     pub fn default_databases_reported(
-    ) -> Result<(BearoffRace, [Option<tavla_bearoff::cache::CacheOutcome>; 3]), DbError> {
+        report: CubefulReport,
+    ) -> Result<(BearoffRace, [Option<CacheOutcome>; 2]), DbError> {
         use tavla_bearoff::cache::{
             self, DEFAULT_CUBEFUL_TWO_SIDED, DEFAULT_ONE_SIDED, DEFAULT_TWO_SIDED,
         };
         use tavla_bearoff::TwoSidedOptions;
-        /// The cached database, or where there is no cache folder one built in memory.
-        fn cached_or_built<T>(
-            cached: Result<(T, cache::CacheOutcome), DbError>,
-            build: impl FnOnce() -> Result<T, DbError>,
-        ) -> Result<(T, Option<cache::CacheOutcome>), DbError> {
-            match cached {
-                Ok((db, outcome)) => Ok((db, Some(outcome))),
-                Err(DbError::NoCacheDir) => Ok((build()?, None)),
-                Err(e) => Err(e),
-            }
-        }
         let (two, two_outcome) = cached_or_built(cache::default_two_sided(), || {
             Ok(TwoSidedDb::build(DEFAULT_TWO_SIDED.0, DEFAULT_TWO_SIDED.1)?.0)
         })?;
         let (one, one_outcome) = cached_or_built(cache::default_one_sided(), || {
             Ok(OneSidedDb::build(DEFAULT_ONE_SIDED.0, DEFAULT_ONE_SIDED.1)?)
         })?;
-        let (cubeful, cubeful_outcome) =
-            cached_or_built(cache::default_cubeful_two_sided(), || {
+        let load_cubeful = move || {
+            let loaded = cached_or_built(cache::default_cubeful_two_sided(), || {
                 let (p, c) = DEFAULT_CUBEFUL_TWO_SIDED;
                 let options = TwoSidedOptions { cubeful: true };
                 Ok(TwoSidedDb::build_with(p, c, options, &mut |_, _| {})?.0)
-            })?;
+            });
+            match loaded {
+                Ok((db, outcome)) => {
+                    report(Ok(outcome));
+                    Some(db)
+                }
+                Err(e) => {
+                    report(Err(&e));
+                    None
+                }
+            }
+        };
         Ok((
             BearoffRace::new(two)
                 .with_one_sided(one)
-                .with_cubeful(cubeful),
-            [two_outcome, one_outcome, cubeful_outcome],
+                .with_lazy_cubeful(DEFAULT_CUBEFUL_TWO_SIDED.1, load_cubeful),
+            [two_outcome, one_outcome],
         ))
     }
 
@@ -173,8 +270,9 @@ impl BearoffRace {
     /// gammons, so the Jacoby rule changes nothing in them.
     #[must_use]
     pub fn probe_cubeful(&self, pos: &Position) -> Option<CubefulEquities> {
-        let db = self.cubeful.as_ref()?;
         let (mine, theirs) = home_boards(pos)?;
+        let count = |side: &[u8; 6]| side.iter().map(|&n| usize::from(n)).sum::<usize>();
+        let db = self.cubeful.get(count(&mine).max(count(&theirs)))?;
         db.cubeful_equities(&OneSided::new(&mine).ok()?, &OneSided::new(&theirs).ok()?)
             .ok()
             .flatten()
@@ -280,5 +378,72 @@ impl BearoffRace {
             lose_gammon: lose_gammon as f32,
             lose_backgammon: 0.0,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    use tavla_bearoff::TwoSidedOptions;
+
+    fn position(mine: &[(usize, i8)], theirs: &[(usize, i8)]) -> Position {
+        let mut b = [0i8; 26];
+        for &(p, n) in mine {
+            b[p] = n;
+        }
+        for &(p, n) in theirs {
+            b[25 - p] = -n;
+        }
+        Position::try_from(b).unwrap()
+    }
+
+    /// The lazy cubeful table is loaded once, by the first probe of a race it can hold, and
+    /// never for contact, for checkers outside the home boards, or for more checkers than
+    /// it holds.
+    #[test]
+    fn the_cubeful_table_is_loaded_on_first_use_only() {
+        let loads = Arc::new(AtomicUsize::new(0));
+        let counted = loads.clone();
+        let race = BearoffRace::default().with_lazy_cubeful(3, move || {
+            counted.fetch_add(1, Ordering::Relaxed);
+            let options = TwoSidedOptions { cubeful: true };
+            Some(
+                TwoSidedDb::build_with(3, 3, options, &mut |_, _| {})
+                    .unwrap()
+                    .0,
+            )
+        });
+        assert!(!race.cubeful_loaded());
+        assert!(race.probe_cubeful(&Position::START).is_none());
+        // Four checkers on the larger side: beyond the table, not loaded for it.
+        let four = position(&[(1, 2), (2, 2)], &[(1, 1)]);
+        assert!(race.probe_cubeful(&four).is_none());
+        // A checker outside its home board.
+        assert!(race
+            .probe_cubeful(&position(&[(7, 1)], &[(1, 1)]))
+            .is_none());
+        assert_eq!(loads.load(Ordering::Relaxed), 0);
+        let short = position(&[(1, 1), (3, 1)], &[(2, 2)]);
+        // Four threads at once: one loads, the others wait for it.
+        std::thread::scope(|s| {
+            let probes: Vec<_> = (0..4)
+                .map(|_| s.spawn(|| race.probe_cubeful(&short)))
+                .collect();
+            assert!(probes.into_iter().all(|p| p.join().unwrap().is_some()));
+        });
+        assert_eq!(loads.load(Ordering::Relaxed), 1);
+        assert!(race.cubeful_loaded());
+        // A loader that gives nothing leaves the cube to the model, and is not asked again.
+        let failed = Arc::new(AtomicUsize::new(0));
+        let counted = failed.clone();
+        let none = BearoffRace::default().with_lazy_cubeful(3, move || {
+            counted.fetch_add(1, Ordering::Relaxed);
+            None
+        });
+        assert!(none.probe_cubeful(&short).is_none() && none.probe_cubeful(&short).is_none());
+        assert_eq!(failed.load(Ordering::Relaxed), 1);
+        assert!(!none.cubeful_loaded());
     }
 }

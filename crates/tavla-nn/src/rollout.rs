@@ -851,16 +851,25 @@ pub struct CubefulRolloutResult {
     pub no_double: f64,
     /// Its standard error.
     pub no_double_stderr: f64,
+    /// The line after a double and a take, and the decision the two lines make; `None` when
+    /// the opponent owns the cube: the side on roll cannot double, and only the first line is
+    /// played.
+    pub double: Option<DoubleLine>,
+}
+
+/// The double/take line of a cubeful rollout ([`CubefulRolloutResult::double`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DoubleLine {
     /// Mean equity of the games played after a double and a take (the opponent then owns the
-    /// cube at twice its value). NaN when the opponent owns the cube: the side on roll cannot
-    /// double, and only the first line is played.
+    /// cube at twice its value).
     pub double_take: f64,
-    /// Its standard error (NaN as `double_take`).
+    /// Its standard error.
     pub double_take_stderr: f64,
     /// Standard error of `double_take - no_double`: the two lines share their dice, so this is
-    /// smaller than either line's (NaN as `double_take`).
+    /// smaller than either line's.
     pub difference_stderr: f64,
-    /// The decision the two equities make for the root's cube ([`CubeAnalysis::from_equities`]).
+    /// The decision the two equities make for the root's cube ([`CubeAnalysis::from_equities`],
+    /// or [`CubeAnalysis::from_match_chances`] in a match).
     pub analysis: CubeAnalysis,
 }
 
@@ -1154,35 +1163,46 @@ pub fn cubeful_rollout_until(
     } else {
         1
     };
-    let (games, [no_double, double_take]) =
+    let (games, (no_double, no_double_stderr), double_take) =
         rollout_lines(search, root, holder, cube, score, config, finished, stop)?;
-    let analysis = match score {
-        None => CubeAnalysis::from_equities(
-            cube_efficiency(&root),
-            holder,
-            no_double.0 as f32,
-            double_take.0 as f32,
-        ),
-        Some(score) => CubeAnalysis::from_match_chances(
-            &root,
-            holder,
-            cube,
-            score,
-            no_double.0 as f32,
-            double_take.0 as f32,
-        ),
-    };
-    Some(lines_result(games, no_double, double_take, analysis))
+    let double = double_take.map(|(double_take, double_take_stderr, difference_stderr)| {
+        let analysis = match score {
+            None => CubeAnalysis::from_equities(
+                cube_efficiency(&root),
+                holder,
+                no_double as f32,
+                double_take as f32,
+            ),
+            Some(score) => CubeAnalysis::from_match_chances(
+                &root,
+                holder,
+                cube,
+                score,
+                no_double as f32,
+                double_take as f32,
+            ),
+        };
+        DoubleLine {
+            double_take,
+            double_take_stderr,
+            difference_stderr,
+            analysis,
+        }
+    });
+    Some(CubefulRolloutResult {
+        games,
+        no_double,
+        no_double_stderr,
+        double,
+    })
 }
-
-/// A cube line's mean, its standard error, and the standard error of the two lines' difference.
-type LineStats = (f64, f64, f64);
 
 /// The two lines of a cubeful rollout, no double and double/take, until `stop`: the games
 /// played on each (fewer than `config.games` when its deadline or `stop` stopped them; `None`
-/// when none was), and each line's mean and
-/// standard error and the standard error of their difference, from the root side's view; in
-/// money play per unit of the current cube (`cube` 1), in a match as chances of winning it.
+/// when none was), the first line's mean and standard error, and the second's (`None` when
+/// the opponent owns the cube and it is not played) with the standard error of the two
+/// lines' difference, from the root side's view; in money play per unit of the current cube
+/// (`cube` 1), in a match as chances of winning it.
 #[allow(clippy::too_many_arguments)]
 fn rollout_lines(
     search: &Search,
@@ -1193,7 +1213,7 @@ fn rollout_lines(
     config: RolloutConfig,
     finished: CubefulFinished<'_>,
     stop: &(dyn Fn() -> bool + Sync),
-) -> Option<(u32, [LineStats; 2])> {
+) -> Option<(u32, (f64, f64), Option<(f64, f64, f64)>)> {
     assert!(!root.is_game_over(), "the game is over at the root");
     let owner = match holder {
         CubeHolder::Centre => None,
@@ -1220,19 +1240,11 @@ fn rollout_lines(
     if games == 0 {
         return None;
     }
-    let (no_double, no_double_stderr) = moments.mean_and_stderr(0);
-    let ((double_take, double_take_stderr), difference_stderr) = if lines.len() == 2 {
-        (moments.mean_and_stderr(1), moments.difference(1, 0).1)
-    } else {
-        ((f64::NAN, f64::NAN), f64::NAN)
-    };
-    Some((
-        games,
-        [
-            (no_double, no_double_stderr, difference_stderr),
-            (double_take, double_take_stderr, difference_stderr),
-        ],
-    ))
+    let double_take = (lines.len() == 2).then(|| {
+        let (mean, stderr) = moments.mean_and_stderr(1);
+        (mean, stderr, moments.difference(1, 0).1)
+    });
+    Some((games, moments.mean_and_stderr(0), double_take))
 }
 
 /// Plays games on each of `lines` (game `i` of every line on the same dice) on
@@ -1264,23 +1276,6 @@ fn cubeful_games(
         },
         take,
     )
-}
-
-fn lines_result(
-    games: u32,
-    no_double: (f64, f64, f64),
-    double_take: (f64, f64, f64),
-    analysis: CubeAnalysis,
-) -> CubefulRolloutResult {
-    CubefulRolloutResult {
-        games,
-        no_double: no_double.0,
-        no_double_stderr: no_double.1,
-        double_take: double_take.0,
-        double_take_stderr: double_take.1,
-        difference_stderr: no_double.2,
-        analysis,
-    }
 }
 
 #[cfg(test)]
@@ -1347,21 +1342,19 @@ mod tests {
         // The side on roll bears off at once unless its roll is short, and the opponent
         // needs a double then: a double is passed (taking would lose about 1.9).
         let r = cubeful(short_race(), CubeHolder::Centre, 2, 144);
+        let d = r.double.expect("the double's line is played");
         assert_eq!(
-            r.analysis.action,
+            d.analysis.action,
             crate::cube::CubeAction::DoublePass,
             "{r:?}"
         );
         assert!(r.no_double > 0.9 && r.no_double < 1.0, "{r:?}");
-        assert!(r.double_take > 1.8, "{r:?}");
+        assert!(d.double_take > 1.8, "{r:?}");
         // No gammons: a game the opponent does not win scores the cube, on both lines.
-        assert!((r.double_take - 2.0 * r.no_double).abs() < 1e-9, "{r:?}");
-        // The opponent owns the cube: no decision, the same games.
+        assert!((d.double_take - 2.0 * r.no_double).abs() < 1e-9, "{r:?}");
+        // The opponent owns the cube: no double's line and no decision, the same games.
         let theirs = cubeful(short_race(), CubeHolder::Opponent, 2, 144);
-        assert_eq!(
-            theirs.analysis.action,
-            crate::cube::CubeAction::NotAvailable
-        );
+        assert_eq!(theirs.double, None, "{theirs:?}");
         assert!((theirs.no_double - r.no_double).abs() < 1e-9, "{theirs:?}");
     }
 
@@ -1391,20 +1384,22 @@ mod tests {
         // to double.
         let near = |a: f64, b: f64| (a - b).abs() < 1e-9;
         let plain = run(false);
+        let d = plain.double.unwrap();
         assert!(
-            near(plain.no_double, 2.0) && near(plain.double_take, 4.0),
+            near(plain.no_double, 2.0) && near(d.double_take, 4.0),
             "{plain:?}"
         );
-        assert_eq!(plain.analysis.double_pass, 1.0);
-        assert!(!plain.analysis.action.doubles(), "{plain:?}");
+        assert_eq!(d.analysis.double_pass, 1.0);
+        assert!(!d.analysis.action.doubles(), "{plain:?}");
         // With it the gammon counts single on the cube never turned, in full once it is: the
         // side cashes by doubling.
         let jacoby = run(true);
+        let d = jacoby.double.unwrap();
         assert!(
-            near(jacoby.no_double, 1.0) && near(jacoby.double_take, 4.0),
+            near(jacoby.no_double, 1.0) && near(d.double_take, 4.0),
             "{jacoby:?}"
         );
-        assert!(jacoby.analysis.action.doubles(), "{jacoby:?}");
+        assert!(d.analysis.action.doubles(), "{jacoby:?}");
         // The plays of a roll: one that ends the game with a gammon counts single too.
         let mut plays = PlayList::new();
         pos.legal_plays(Roll::from_values(2, 1), &mut plays);
@@ -1443,29 +1438,30 @@ mod tests {
             a,
             match_cubeful(Position::START, CubeHolder::Centre, score, 3, 6, 8)
         );
-        for m in [a.no_double, a.double_take] {
+        for m in [a.no_double, a.double.unwrap().double_take] {
             assert!((0.0..=1.0).contains(&m), "{a:?}");
         }
         // The short race: a double is passed. No gammons either way, so the games score the
         // cube: winning 1 point or 2, losing 1 or 2 (or more after a redouble).
         let r = match_cubeful(short_race(), CubeHolder::Centre, score, 2, 144, 0);
+        let d = r.double.unwrap();
         assert_eq!(
-            r.analysis.action,
+            d.analysis.action,
             crate::cube::CubeAction::DoublePass,
             "{r:?}"
         );
         let pass = f64::from(score.after(1, 0));
-        let [_, _, dp] = r.analysis.match_winning_chances.unwrap();
+        let [_, _, dp] = d.analysis.match_winning_chances.unwrap();
         assert_eq!(f64::from(dp), pass);
         assert!(
             r.no_double < pass && r.no_double > f64::from(score.after(0, 1)),
             "{r:?}"
         );
-        assert!(r.double_take > pass, "taking loses: {r:?}");
+        assert!(d.double_take > pass, "taking loses: {r:?}");
         // The analysis's equities are the chances normalised.
-        let [nd, dt, _] = r.analysis.match_winning_chances.unwrap();
+        let [nd, dt, _] = d.analysis.match_winning_chances.unwrap();
         assert!((f64::from(nd) - r.no_double).abs() < 1e-6);
-        assert!((f64::from(dt) - r.double_take).abs() < 1e-6);
+        assert!((f64::from(dt) - d.double_take).abs() < 1e-6);
     }
 
     /// The running moments against the textbook two-pass sums over all the values, on series
@@ -1724,7 +1720,8 @@ mod tests {
             let ((n0, m0), (n1, m1)) = (mean(0), mean(1));
             assert_eq!((n0, n1), (24, 24));
             assert!((m0 - r.no_double).abs() < 1e-9, "{m0} {}", r.no_double);
-            assert!((m1 - r.double_take).abs() < 1e-9, "{m1} {}", r.double_take);
+            let dt = r.double.unwrap().double_take;
+            assert!((m1 - dt).abs() < 1e-9, "{m1} {dt}");
         }
         heard.lock().unwrap().clear();
         let won = {

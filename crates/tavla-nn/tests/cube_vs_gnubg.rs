@@ -369,7 +369,8 @@ fn match_rollouts_agree_with_gnubgs_decisions() {
             config,
             &AtomicU64::new(0),
         );
-        rolled.add(&case, &r.analysis);
+        let double = r.double.expect("a centred cube may be doubled");
+        rolled.add(&case, &double.analysis);
         searched.add(
             &case,
             &deep.match_cube_analysis(&pos, 2, CubeHolder::Centre, 1, score),
@@ -421,7 +422,9 @@ fn take_disagreements_rolled_out() {
         if a.opponent_takes() == case.gnubg_takes() {
             continue;
         }
-        let r = cubeful_rollout(&search, pos, case.holder(), config, &AtomicU64::new(0));
+        let r = cubeful_rollout(&search, pos, case.holder(), config, &AtomicU64::new(0))
+            .double
+            .expect("the doubler's cube may be doubled");
         // The taker's equity of taking is -DT, of passing -1: tavla's answer minus gnubg's.
         let diff = if a.opponent_takes() {
             1.0 - r.double_take

@@ -1,6 +1,6 @@
 //! Helpers shared by the notations: absolute checker layouts and the rules a game state obeys.
 
-use tavla_core::{Board, Cube, CubeOwner, Dice, GameState, Position, Side};
+use tavla_core::{Board, Cube, Dice, GameState, NoDouble, Position, Side};
 
 use crate::error::{check_counts, Problem};
 
@@ -131,40 +131,19 @@ pub(crate) fn check_match(state: &GameState) -> Result<(), (MatchCheck, Problem)
         }
     }
     if state.dice == Dice::DoubleOffered {
-        if let CubeOwner::Side(owner) = state.cube.owner {
-            if owner != state.turn {
-                return Err((
-                    MatchCheck::Double,
-                    Problem::Inconsistent {
-                        reason: "the doubler does not own the cube (a beaver or raccoon?)",
-                    },
-                ));
-            }
-        }
-        if state.crawford {
-            return Err((
-                MatchCheck::Double,
-                Problem::Inconsistent {
-                    reason: "no doubling in the Crawford game",
-                },
-            ));
-        }
-        if state.cube_is_dead() {
-            return Err((
-                MatchCheck::Double,
-                Problem::Inconsistent {
-                    reason: "the cube is dead: a single game at the cube's value already \
-                             wins the doubler the match, so no double is offered",
-                },
-            ));
-        }
-        if !state.may_double() {
-            return Err((
-                MatchCheck::Double,
-                Problem::Inconsistent {
-                    reason: "a 32768 cube (the highest) cannot be doubled",
-                },
-            ));
+        if let Some(why) = state.why_no_double() {
+            let reason = match why {
+                NoDouble::OpponentsCube => {
+                    "the doubler does not own the cube (a beaver or raccoon?)"
+                }
+                NoDouble::Crawford => "no doubling in the Crawford game",
+                NoDouble::DeadCube => {
+                    "the cube is dead: a single game at the cube's value already wins the \
+                     doubler the match, so no double is offered"
+                }
+                NoDouble::CubeAtMaximum => "a 32768 cube (the highest) cannot be doubled",
+            };
+            return Err((MatchCheck::Double, Problem::Inconsistent { reason }));
         }
     }
     Ok(())

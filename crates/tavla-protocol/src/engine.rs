@@ -682,11 +682,10 @@ impl Engine {
                 before_roll.cube.value()
             )));
         }
-        if self.double_pending && !before_roll.may_double() {
-            return Err(bad_state(
-                "a double is pending that the doubler could not offer (the Crawford game, a \
-                 dead cube, the opponent's cube, or the cube at its highest)",
-            ));
+        if let Some(why) = before_roll.why_no_double().filter(|_| self.double_pending) {
+            return Err(bad_state(format!(
+                "a double is pending that the doubler could not offer ({why})"
+            )));
         }
         let mode = go
             .mode
