@@ -30,7 +30,8 @@ pub struct TrainTdArgs {
     /// Run directory: checkpoint (`state.json` and the `weights-N.tnn` it names), the current
     /// weights (`weights.tnn`), snapshots and the learning curve (`curve.csv`). A run resumes
     /// from the checkpoint found there; a folder with a run's files but no `state.json` is
-    /// refused.
+    /// refused, and so is a folder another run is training in (it holds the folder's `lock`
+    /// file locked while it runs).
     #[arg(long)]
     pub dir: PathBuf,
     /// Train until this many games in total have been played (counting earlier sittings).
@@ -97,6 +98,9 @@ pub fn train_td(args: &TrainTdArgs) -> Result<()> {
         }
     }
     let dir = &args.dir;
+    // Held until the run ends (the system lets go of it when the process does, however it
+    // ends).
+    let _lock = lock_run(dir)?;
     let resume = dir.join("state.json").exists();
     if !resume {
         not_a_run_yet(dir)?;
@@ -196,6 +200,36 @@ pub fn train_td(args: &TrainTdArgs) -> Result<()> {
         moves as f64 / played.max(1) as f64
     );
     Ok(())
+}
+
+/// The name of the file in a run folder that `train td` holds locked while it runs.
+const RUN_LOCK: &str = "lock";
+
+/// Locks the run folder `dir` (made if missing) for this process, so that a second `train td`
+/// in it is refused rather than writing over the first one's checkpoints: an advisory lock
+/// on `dir/lock`, let go when the returned file is dropped or the process ends.
+fn lock_run(dir: &Path) -> Result<std::fs::File> {
+    std::fs::create_dir_all(dir).with_context(|| format!("making {}", dir.display()))?;
+    let path = dir.join(RUN_LOCK);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    // Named in full: from Rust 1.89 `File` has a `try_lock` of its own, with another error.
+    match fs4::FileExt::try_lock(&file) {
+        Ok(()) => Ok(file),
+        Err(fs4::TryLockError::WouldBlock) => Err(anyhow::anyhow!(
+            "--dir {}: another `tavla train td` is running in this folder (it holds {} \
+             locked); wait for it to stop, or give another folder",
+            dir.display(),
+            path.display()
+        )),
+        Err(fs4::TryLockError::Error(e)) => {
+            Err(e).with_context(|| format!("locking {}", path.display()))
+        }
+    }
 }
 
 /// Refuses to start a new run in `dir` when it holds a run's files without its `state.json`

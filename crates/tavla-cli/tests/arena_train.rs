@@ -1238,6 +1238,24 @@ fn td_curve_and_plot_curve_check_their_options_and_resume_cleanly() {
     td(&straight, "4");
     let curve = std::fs::read_to_string(dir.join("straight/curve.csv")).unwrap();
     assert_eq!(curve.lines().count(), 1 + 5 * 2, "{curve}");
+    // Two runs in one folder: while one holds the folder's lock, another is refused and
+    // touches nothing; once it lets go, the run goes on.
+    let held = std::fs::File::open(dir.join("straight/lock")).unwrap();
+    fs4::FileExt::try_lock(&held).unwrap();
+    let o = tavla(&["train", "td", "--dir", &straight, "--games", "6", "--quiet"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "tavla: --dir {straight}: another `tavla train td` is running in this folder (it \
+             holds {straight}/lock locked); wait for it to stop, or give another folder\n"
+        )
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("straight/curve.csv")).unwrap(),
+        curve
+    );
+    drop(held);
     td(&stopped, "2");
     let stopped_curve = dir.join("stopped/curve.csv");
     let mut text = std::fs::read_to_string(&stopped_curve).unwrap();
@@ -1264,6 +1282,7 @@ fn td_curve_and_plot_curve_check_their_options_and_resume_cleanly() {
         names,
         [
             "curve.csv",
+            "lock",
             "snapshots",
             "state.json",
             "weights-000000004.tnn",
