@@ -572,7 +572,7 @@ fn judging_search(args: &AnalyseArgs) -> Result<Search> {
         Some(f) => Arc::new(Weights::load(f).map_err(|e| InputError(format!("--weights: {e}")))?),
         None => Weights::shared_default(),
     };
-    let mut search = Search::new(weights).with_bearoff(shared_bearoff()?);
+    let mut search = Search::new(weights).with_bearoff(shared_bearoff());
     if let Some(prune) = args.prune.load()? {
         search = search.with_prune(prune);
     }

@@ -88,8 +88,9 @@ impl Evaluate for NeuralEvaluate {
 pub fn external(args: &ExternalArgs, out: &mut impl Write) -> Result<()> {
     let player = PlayerSpec::parse(&args.player)?.create(args.seed, Rules::Standard)?;
     let search = Search::new(Weights::shared_default())
-        .with_bearoff(shared_bearoff()?)
+        .with_bearoff(shared_bearoff())
         .with_prune(Prune::embedded());
+    crate::players::preload_shared_bearoff();
     let software = format!("tavla {}", env!("CARGO_PKG_VERSION"));
     let mut engine = External::new(player, Some(Box::new(NeuralEvaluate(search))), software);
     if args.stdio {

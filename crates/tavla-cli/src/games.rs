@@ -2002,7 +2002,7 @@ mod tests {
     /// A search as the server's (the default networks, the bearoff databases, pruning).
     fn tutor_search() -> Search {
         Search::new(tavla_nn::Weights::shared_default())
-            .with_bearoff(crate::players::shared_bearoff().unwrap())
+            .with_bearoff(crate::players::shared_bearoff())
             .with_prune(tavla_nn::search::Prune::embedded())
     }
 

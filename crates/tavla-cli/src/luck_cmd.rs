@@ -45,7 +45,7 @@ impl NeuralLuck {
             }
             None => Weights::shared_default(),
         };
-        let bearoff = shared_bearoff()?;
+        let bearoff = shared_bearoff();
         Ok(NeuralLuck(
             Search::new(weights)
                 .with_bearoff(bearoff)

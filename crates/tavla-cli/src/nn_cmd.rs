@@ -745,7 +745,7 @@ impl EngineArgs {
         if self.no_bearoff {
             return Ok(search);
         }
-        Ok(search.with_bearoff(crate::players::shared_bearoff()?))
+        Ok(search.with_bearoff(crate::players::shared_bearoff()))
     }
 }
 

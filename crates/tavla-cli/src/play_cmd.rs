@@ -604,12 +604,9 @@ pub fn run_match<R: BufRead, W: Write>(
 /// The search of hints and the tutor: the default networks, the bearoff databases when they
 /// can be had, and the pruned inner choices.
 fn engine_search() -> Search {
-    let search =
-        Search::new(Weights::shared_default()).with_prune(tavla_nn::search::Prune::embedded());
-    match crate::players::shared_bearoff() {
-        Ok(db) => search.with_bearoff(db),
-        Err(_) => search,
-    }
+    Search::new(Weights::shared_default())
+        .with_prune(tavla_nn::search::Prune::embedded())
+        .with_bearoff(crate::players::shared_bearoff())
 }
 
 /// A cube decision of the person's, for the tutor.

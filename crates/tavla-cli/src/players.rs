@@ -341,7 +341,7 @@ fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
         None => Weights::shared_default(),
     };
     let bearoff = if use_bearoff {
-        Some(shared_bearoff()?)
+        Some(shared_bearoff())
     } else {
         None
     };
@@ -367,40 +367,43 @@ fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
     })
 }
 
-/// The default bearoff databases, loaded once per process however many players (and luck
-/// judges) use them.
-pub fn shared_bearoff() -> Result<Arc<BearoffRace>> {
-    static DATABASES: OnceLock<Arc<BearoffRace>> = OnceLock::new();
-    if let Some(db) = DATABASES.get() {
-        return Ok(db.clone());
+/// [`shared_bearoff`]'s databases, made the first time a player asks for them.
+static SHARED_BEAROFF: OnceLock<Arc<BearoffRace>> = OnceLock::new();
+
+/// The default bearoff databases, one set per process however many players (and luck
+/// judges) use them, each loaded when a probe first needs it ([`BearoffRace::default_databases`]).
+pub fn shared_bearoff() -> Arc<BearoffRace> {
+    SHARED_BEAROFF
+        .get_or_init(|| {
+            // A cache that does not serve (unwritable, or holding an unusable file) costs
+            // every run a rebuild: said once, on stderr, when the database is loaded. A first
+            // build is not worth a word.
+            let report =
+                |what: &'static str, loaded: Result<Option<CacheOutcome>, &DbError>| match loaded {
+                    Ok(Some(outcome @ (CacheOutcome::Rebuilt(_) | CacheOutcome::NotSaved(_)))) => {
+                        crate::bearoff_cmd::note(what, &outcome);
+                    }
+                    Ok(_) => {}
+                    Err(e) => eprintln!(
+                        "warning: the {what} database could not be loaded or built, so its \
+                         positions are valued by the networks: {}",
+                        crate::bearoff_cmd::chain(e)
+                    ),
+                };
+            Arc::new(BearoffRace::default_databases_reported(Arc::new(report)))
+        })
+        .clone()
+}
+
+/// Starts loading the shared bearoff databases on a thread of their own, when a player of
+/// this process uses them: for the commands that serve a controller under a clock (UBGI, the
+/// external-player socket, the HTTP API), so that the session starts at once and no later
+/// decision waits for a database (a probe meanwhile waits for the load it needs).
+pub fn preload_shared_bearoff() {
+    if let Some(db) = SHARED_BEAROFF.get() {
+        let db = db.clone();
+        std::thread::spawn(move || db.preload());
     }
-    // A cache that does not serve (unwritable, or holding an unusable file) costs every run
-    // a rebuild: said once, on stderr. A first build is not worth a word.
-    let say = |what: &str, outcome: &Option<CacheOutcome>| {
-        if let Some(outcome @ (CacheOutcome::Rebuilt(_) | CacheOutcome::NotSaved(_))) = outcome {
-            crate::bearoff_cmd::note(what, outcome);
-        }
-    };
-    // The cubeful table is loaded when a cube decision first needs it, and said then.
-    let cubeful = Box::new(
-        move |loaded: Result<Option<CacheOutcome>, &DbError>| match loaded {
-            Ok(outcome) => say("cubeful two-sided bearoff", &outcome),
-            Err(e) => eprintln!(
-                "warning: the cubeful two-sided bearoff database could not be loaded or built, \
-             so cube decisions in short bearoffs use the model: {}",
-                crate::bearoff_cmd::chain(e)
-            ),
-        },
-    );
-    let (db, outcomes) = BearoffRace::default_databases_reported(cubeful)
-        .context("loading the bearoff databases")?;
-    for (what, outcome) in ["two-sided bearoff", "one-sided bearoff"]
-        .iter()
-        .zip(&outcomes)
-    {
-        say(what, outcome);
-    }
-    Ok(DATABASES.get_or_init(|| Arc::new(db)).clone())
 }
 
 /// Reads `K:M/K:M/K:M`: for each ply transition, the plays kept at most and the equity margin.

@@ -786,13 +786,13 @@ fn pair(route: Route) -> axum::routing::MethodRouter<Arc<Engine>> {
 /// Runs `tavla serve` until the process is stopped.
 ///
 /// # Errors
-/// When the address cannot be bound, the token cannot be read, or the databases cannot be
-/// loaded.
+/// When the address cannot be bound or the token cannot be read.
 pub fn serve(args: &ServeArgs) -> Result<()> {
     let token = token(args)?;
     let prototype = Search::new(Weights::shared_default())
-        .with_bearoff(shared_bearoff()?)
+        .with_bearoff(shared_bearoff())
         .with_prune(Prune::embedded());
+    crate::players::preload_shared_bearoff();
     let engine = Arc::new(Engine {
         prototype,
         idle: Mutex::new(Vec::new()),

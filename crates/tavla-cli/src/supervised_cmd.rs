@@ -118,13 +118,7 @@ const CHUNK_MARK: &str = "# games ";
 
 /// The bearoff databases when `bearoff` (`--bearoff`) asks for them.
 pub(crate) fn bearoff_databases(bearoff: bool) -> Result<Option<Arc<BearoffRace>>> {
-    Ok(if bearoff {
-        Some(Arc::new(
-            BearoffRace::default_databases().context("loading the bearoff databases")?,
-        ))
-    } else {
-        None
-    })
+    Ok(bearoff.then(crate::players::shared_bearoff))
 }
 
 /// A search of `weights` that labels positions: races from `exact` and inner choices pruned

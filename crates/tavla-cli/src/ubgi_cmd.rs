@@ -27,6 +27,7 @@ pub struct UbgiArgs {
 /// `quit` or the end of the input. See `docs/ubgi.md`.
 pub fn ubgi(args: &UbgiArgs, out: &mut impl Write) -> Result<()> {
     let player = PlayerSpec::parse(&args.player)?.create(args.seed, Rules::Standard)?;
+    crate::players::preload_shared_bearoff();
     // Read on a thread of its own (so a rollout hears `stop`): the unlocked handle, buffered.
     let stdin = io::BufReader::new(io::stdin());
     tavla_protocol::run(stdin, out, player).context("ubgi session")

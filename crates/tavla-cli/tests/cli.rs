@@ -999,3 +999,57 @@ fn eval_says_what_it_makes_of_a_pending_double_and_dice_and_hint_waits_for_the_a
         "{v}"
     );
 }
+
+/// The bearoff databases are read (or built and cached) by the first probe that needs each,
+/// so a command that meets no race reads none of them.
+#[test]
+fn bearoff_databases_are_loaded_only_by_commands_that_meet_a_race() {
+    let dir = std::env::temp_dir().join(format!("tavla-lazy-bearoff-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_tavla"))
+            .args(args)
+            .env("TAVLA_DATA_DIR", &dir)
+            .output()
+            .unwrap()
+    };
+    let files = || {
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    };
+    stdout(&run(&["hint", START, "31", "--ply", "1"]));
+    assert!(files().is_empty(), "{:?}", files());
+    // Ten and eight checkers, all home: more than the exact database holds.
+    stdout(&run(&[
+        "eval",
+        "XGID=-BBBBAA--------------bbbb-:1:1:1:00:0:0:0:0:10",
+        "--ply",
+        "0",
+    ]));
+    assert_eq!(files(), ["bearoff-os-6x15.v1.tbo"]);
+    // A short race, with its cube decision.
+    let text = stdout(&run(&[
+        "eval",
+        "XGID=-AAB-----------------bb---:1:0:1:00:0:0:0:0:10",
+        "--ply",
+        "0",
+    ]));
+    assert!(
+        text.contains("exact: tavla's cubeful bearoff database"),
+        "{text}"
+    );
+    assert_eq!(
+        files(),
+        [
+            "bearoff-os-6x15.v1.tbo",
+            "bearoff-ts-6x6-cubeful.v1.tbo",
+            "bearoff-ts-6x8.v1.tbo"
+        ]
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -26,7 +26,7 @@
 //! last rolls of a bearoff against checkers still coming home).
 
 use std::fmt;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use tavla_bearoff::cache::CacheOutcome;
 use tavla_bearoff::{CubefulEquities, DbError, OneSided, OneSidedDb, RollDistribution, TwoSidedDb};
@@ -35,55 +35,88 @@ use tavla_core::Position;
 use crate::probs::Probabilities;
 
 /// The bearoff databases as an evaluator of the races they cover.
+///
+/// Each database is given ([`BearoffRace::new`], [`BearoffRace::with_one_sided`],
+/// [`BearoffRace::with_cubeful`]) or loaded the first time a probe needs it
+/// ([`BearoffRace::default_databases`], [`BearoffRace::with_lazy_cubeful`]): most
+/// processes that value a position never meet a race (a hint in the opening), and reading
+/// the default databases (54 MB) took about 50 ms of every such command. Long-lived
+/// programs that want even times load them all at the start ([`BearoffRace::preload`]).
 #[derive(Debug, Default)]
 pub struct BearoffRace {
-    two_sided: Option<TwoSidedDb>,
-    one_sided: Option<OneSidedDb>,
+    two_sided: Source<TwoSidedDb>,
+    one_sided: Source<OneSidedDb>,
     /// A two-sided database with cubeful money equities, for cube decisions.
-    cubeful: Cubeful,
+    cubeful: Source<TwoSidedDb>,
 }
 
-/// How a process learns how its cubeful database was obtained when it is loaded on first use
-/// ([`BearoffRace::default_databases_reported`]): the cache's outcome (`None` where there is
-/// no cache folder and it was built in memory), or the error that left the cube decisions to
-/// the model.
-pub type CubefulReport = Box<dyn Fn(Result<Option<CacheOutcome>, &DbError>) + Send + Sync>;
+/// How a process learns how a database it loads on first use was obtained
+/// ([`BearoffRace::default_databases_reported`]): which database ("two-sided bearoff",
+/// "one-sided bearoff", "cubeful two-sided bearoff"), and the cache's outcome (`None` where
+/// there is no cache folder and it was built in memory) or the error that left its positions
+/// to the networks.
+pub type LoadReport =
+    Arc<dyn Fn(&'static str, Result<Option<CacheOutcome>, &DbError>) + Send + Sync>;
 
-/// Where the cubeful database comes from: none, one at hand, or one loaded the first time a
-/// cube decision asks for it (most processes never make one in a short bearoff, and the
-/// table is 13.7 MB).
+/// A loader run once, on first use.
+type Loader<T> = Box<dyn Fn() -> Option<T> + Send + Sync>;
+
+/// Where a database comes from: none, one at hand, or one loaded the first time a probe
+/// asks for it.
 #[derive(Default)]
-enum Cubeful {
+enum Source<T> {
     #[default]
     None,
-    Ready(TwoSidedDb),
+    Ready(T),
     Lazy {
-        /// The most checkers a side has in the positions the table holds.
+        /// The most checkers a side has in the positions the database holds: a probe of a
+        /// race with more does not load it.
         checkers: usize,
-        load: Box<dyn Fn() -> Option<TwoSidedDb> + Send + Sync>,
-        db: OnceLock<Option<TwoSidedDb>>,
+        load: Loader<T>,
+        db: OnceLock<Option<T>>,
     },
 }
 
-impl Cubeful {
-    /// The table for a race of `checkers` checkers on the larger side: a lazy one is loaded
-    /// only when it can hold such a race.
-    fn get(&self, checkers: usize) -> Option<&TwoSidedDb> {
+impl<T> Source<T> {
+    fn lazy(checkers: usize, load: Loader<T>) -> Source<T> {
+        Source::Lazy {
+            checkers,
+            load,
+            db: OnceLock::new(),
+        }
+    }
+
+    /// The database for a race of `checkers` checkers on the larger side: a lazy one is
+    /// loaded (once, whichever thread asks first) only when it can hold such a race.
+    fn get(&self, checkers: usize) -> Option<&T> {
         match self {
-            Cubeful::None => None,
-            Cubeful::Ready(db) => Some(db),
-            Cubeful::Lazy { checkers: most, .. } if checkers > *most => None,
-            Cubeful::Lazy { load, db, .. } => db.get_or_init(load).as_ref(),
+            Source::None => None,
+            Source::Ready(db) => Some(db),
+            Source::Lazy { checkers: most, .. } if checkers > *most => None,
+            Source::Lazy { load, db, .. } => db.get_or_init(load).as_ref(),
+        }
+    }
+
+    /// Whether the database is in memory: given, or loaded by a first probe.
+    fn loaded(&self) -> bool {
+        match self {
+            Source::None => false,
+            Source::Ready(_) => true,
+            Source::Lazy { db, .. } => db.get().is_some_and(Option::is_some),
         }
     }
 }
 
-impl fmt::Debug for Cubeful {
+impl<T: fmt::Debug> fmt::Debug for Source<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Cubeful::None => f.write_str("None"),
-            Cubeful::Ready(db) => f.debug_tuple("Ready").field(db).finish(),
-            Cubeful::Lazy { db, .. } => f.debug_struct("Lazy").field("db", db).finish(),
+            Source::None => f.write_str("None"),
+            Source::Ready(db) => f.debug_tuple("Ready").field(db).finish(),
+            Source::Lazy { checkers, db, .. } => f
+                .debug_struct("Lazy")
+                .field("checkers", checkers)
+                .field("db", db)
+                .finish(),
         }
     }
 }
@@ -98,6 +131,11 @@ fn cached_or_built<T>(
         Err(DbError::NoCacheDir) => Ok((build()?, None)),
         Err(e) => Err(e),
     }
+}
+
+/// The checkers on the board of the side of a race that has more.
+fn most_checkers(me: &OneSided, opp: &OneSided) -> usize {
+    me.checkers().max(opp.checkers()) as usize
 }
 
 /// The checkers of both sides of a race with every checker in its home board, in the
@@ -153,9 +191,8 @@ impl BearoffRace {
     #[must_use]
     pub fn new(db: TwoSidedDb) -> BearoffRace {
         BearoffRace {
-            two_sided: Some(db),
-            one_sided: None,
-            cubeful: Cubeful::None,
+            two_sided: Source::Ready(db),
+            ..BearoffRace::default()
         }
     }
 
@@ -164,9 +201,9 @@ impl BearoffRace {
     #[must_use]
     pub fn with_cubeful(mut self, db: TwoSidedDb) -> BearoffRace {
         self.cubeful = if db.is_cubeful() {
-            Cubeful::Ready(db)
+            Source::Ready(db)
         } else {
-            Cubeful::None
+            Source::None
         };
         self
     }
@@ -181,87 +218,118 @@ impl BearoffRace {
         checkers: usize,
         load: impl Fn() -> Option<TwoSidedDb> + Send + Sync + 'static,
     ) -> BearoffRace {
-        self.cubeful = Cubeful::Lazy {
+        self.cubeful = Source::lazy(
             checkers,
-            load: Box::new(move || load().filter(TwoSidedDb::is_cubeful)),
-            db: OnceLock::new(),
-        };
+            Box::new(move || load().filter(TwoSidedDb::is_cubeful)),
+        );
+        self
+    }
+
+    /// One-sided values from `db` where the exact database (if any) does not reach.
+    #[must_use]
+    pub fn with_one_sided(mut self, db: OneSidedDb) -> BearoffRace {
+        self.one_sided = Source::Ready(db);
         self
     }
 
     /// Whether the cubeful database is in memory: given, or loaded by a first probe.
     #[must_use]
     pub fn cubeful_loaded(&self) -> bool {
-        match &self.cubeful {
-            Cubeful::None => false,
-            Cubeful::Ready(_) => true,
-            Cubeful::Lazy { db, .. } => db.get().is_some_and(Option::is_some),
-        }
+        self.cubeful.loaded()
     }
 
-    /// One-sided values from `db` where the exact database (if any) does not reach.
+    /// Whether each database is in memory (two-sided, one-sided, cubeful): given, or loaded
+    /// by a first probe or [`BearoffRace::preload`].
     #[must_use]
-    pub fn with_one_sided(mut self, db: OneSidedDb) -> BearoffRace {
-        self.one_sided = Some(db);
-        self
+    pub fn loaded(&self) -> [bool; 3] {
+        [
+            self.two_sided.loaded(),
+            self.one_sided.loaded(),
+            self.cubeful.loaded(),
+        ]
+    }
+
+    /// Loads every database that is loaded on first use now, so that no later probe waits
+    /// for one: for programs that time what they do (`tavla bench`) or answer a controller
+    /// under a clock (UBGI, the external-player socket, the HTTP API).
+    pub fn preload(&self) {
+        // As many checkers as a side can have: every lazy database is reached.
+        self.two_sided.get(0);
+        self.one_sided.get(0);
+        self.cubeful.get(0);
     }
 
     /// The default databases (two-sided 6 × 8, one-sided 6 × 15, and two-sided 6 × 6 with
-    /// cubeful money equities), built on first use and cached (see `tavla_bearoff::cache`;
-    /// a few seconds the first time). Where there is no cache folder they are built in
-    /// memory each time. The cubeful table is loaded only when a cube decision first
-    /// probes a short bearoff ([`BearoffRace::with_lazy_cubeful`]).
-    ///
-    /// # Errors
-    /// When a database cannot be built.
-    pub fn default_databases() -> Result<BearoffRace, DbError> {
-        Ok(BearoffRace::default_databases_reported(Box::new(|_| {}))?.0)
+    /// cubeful money equities), each loaded when a probe first needs it from the cache, or
+    /// built and cached the first time (see `tavla_bearoff::cache`; a few seconds). Where
+    /// there is no cache folder they are built in memory. A database that can be neither
+    /// loaded nor built leaves its positions to the networks.
+    #[must_use]
+    pub fn default_databases() -> BearoffRace {
+        BearoffRace::default_databases_reported(Arc::new(|_, _| {}))
     }
 
-    /// As [`BearoffRace::default_databases`], with how the two-sided and one-sided
-    /// databases were obtained (`None` where there is no cache folder and it was built in
-    /// memory), so that a program can say when the cache did not serve; `report` hears the
-    /// same of the cubeful table when it is loaded, or the error that left the cube
-    /// decisions to the model.
-    ///
-    /// # Errors
-    /// As [`BearoffRace::default_databases`].
-    pub fn default_databases_reported(
-        report: CubefulReport,
-    ) -> Result<(BearoffRace, [Option<CacheOutcome>; 2]), DbError> {
+    /// As [`BearoffRace::default_databases`], with `report` told how each database was
+    /// obtained when it is loaded, so that a program can say when the cache did not serve
+    /// or a database could not be had.
+    #[must_use]
+    pub fn default_databases_reported(report: LoadReport) -> BearoffRace {
         use tavla_bearoff::cache::{
             self, DEFAULT_CUBEFUL_TWO_SIDED, DEFAULT_ONE_SIDED, DEFAULT_TWO_SIDED,
         };
         use tavla_bearoff::TwoSidedOptions;
-        let (two, two_outcome) = cached_or_built(cache::default_two_sided(), || {
-            Ok(TwoSidedDb::build(DEFAULT_TWO_SIDED.0, DEFAULT_TWO_SIDED.1)?.0)
-        })?;
-        let (one, one_outcome) = cached_or_built(cache::default_one_sided(), || {
-            Ok(OneSidedDb::build(DEFAULT_ONE_SIDED.0, DEFAULT_ONE_SIDED.1)?)
-        })?;
-        let load_cubeful = move || {
-            let loaded = cached_or_built(cache::default_cubeful_two_sided(), || {
-                let (p, c) = DEFAULT_CUBEFUL_TWO_SIDED;
-                let options = TwoSidedOptions { cubeful: true };
-                Ok(TwoSidedDb::build_with(p, c, options, &mut |_, _| {})?.0)
-            });
-            match loaded {
+        /// A loader for the database named `what`: from the cache, or built; said to `report`.
+        fn loader<T: 'static>(
+            what: &'static str,
+            report: &LoadReport,
+            cached: fn() -> Result<(T, CacheOutcome), DbError>,
+            build: fn() -> Result<T, DbError>,
+        ) -> Loader<T> {
+            let report = report.clone();
+            Box::new(move || match cached_or_built(cached(), build) {
                 Ok((db, outcome)) => {
-                    report(Ok(outcome));
+                    report(what, Ok(outcome));
                     Some(db)
                 }
                 Err(e) => {
-                    report(Err(&e));
+                    report(what, Err(&e));
                     None
                 }
-            }
-        };
-        Ok((
-            BearoffRace::new(two)
-                .with_one_sided(one)
-                .with_lazy_cubeful(DEFAULT_CUBEFUL_TWO_SIDED.1, load_cubeful),
-            [two_outcome, one_outcome],
-        ))
+            })
+        }
+        BearoffRace {
+            two_sided: Source::lazy(
+                DEFAULT_TWO_SIDED.1,
+                loader(
+                    "two-sided bearoff",
+                    &report,
+                    cache::default_two_sided,
+                    || Ok(TwoSidedDb::build(DEFAULT_TWO_SIDED.0, DEFAULT_TWO_SIDED.1)?.0),
+                ),
+            ),
+            one_sided: Source::lazy(
+                DEFAULT_ONE_SIDED.1,
+                loader(
+                    "one-sided bearoff",
+                    &report,
+                    cache::default_one_sided,
+                    || Ok(OneSidedDb::build(DEFAULT_ONE_SIDED.0, DEFAULT_ONE_SIDED.1)?),
+                ),
+            ),
+            cubeful: Source::lazy(
+                DEFAULT_CUBEFUL_TWO_SIDED.1,
+                loader(
+                    "cubeful two-sided bearoff",
+                    &report,
+                    cache::default_cubeful_two_sided,
+                    || {
+                        let (p, c) = DEFAULT_CUBEFUL_TWO_SIDED;
+                        let options = TwoSidedOptions { cubeful: true };
+                        Ok(TwoSidedDb::build_with(p, c, options, &mut |_, _| {})?.0)
+                    },
+                ),
+            ),
+        }
     }
 
     /// The exact cubeful money equities of `pos` for the side on roll before its cube
@@ -271,11 +339,9 @@ impl BearoffRace {
     #[must_use]
     pub fn probe_cubeful(&self, pos: &Position) -> Option<CubefulEquities> {
         let (mine, theirs) = home_boards(pos)?;
-        let count = |side: &[u8; 6]| side.iter().map(|&n| usize::from(n)).sum::<usize>();
-        let db = self.cubeful.get(count(&mine).max(count(&theirs)))?;
-        db.cubeful_equities(&OneSided::new(&mine).ok()?, &OneSided::new(&theirs).ok()?)
-            .ok()
-            .flatten()
+        let (me, opp) = (OneSided::new(&mine).ok()?, OneSided::new(&theirs).ok()?);
+        let db = self.cubeful.get(most_checkers(&me, &opp))?;
+        db.cubeful_equities(&me, &opp).ok().flatten()
     }
 
     /// The probabilities of `pos` for the side on roll, before it rolls, when a database
@@ -301,7 +367,6 @@ impl BearoffRace {
     /// board. `None` otherwise.
     #[must_use]
     pub fn wins_this_roll(&self, pos: &Position) -> Option<Probabilities> {
-        let db = self.one_sided.as_ref()?;
         if pos.is_game_over() || pos.bar() > 0 {
             return None;
         }
@@ -313,7 +378,9 @@ impl BearoffRace {
         for (m, &n) in mine.iter_mut().zip(&b[1..=6]) {
             *m = n.max(0) as u8;
         }
-        let entry = db.lookup(&OneSided::new(&mine).ok()?).ok()?;
+        let me = OneSided::new(&mine).ok()?;
+        let db = self.one_sided.get(me.checkers() as usize)?;
+        let entry = db.lookup(&me).ok()?;
         if entry.distribution.max_rolls() != 1 {
             return None;
         }
@@ -340,7 +407,7 @@ impl BearoffRace {
     /// The exact value, when the two-sided database covers both sides.
     #[must_use]
     pub fn exact(&self, me: &OneSided, opp: &OneSided) -> Option<Probabilities> {
-        let db = self.two_sided.as_ref()?;
+        let db = self.two_sided.get(most_checkers(me, opp))?;
         let win = db.win_probability(me, opp).ok()? as f32;
         Some(Probabilities {
             win,
@@ -352,7 +419,7 @@ impl BearoffRace {
     /// checker left.
     #[must_use]
     pub fn one_sided_estimate(&self, me: &OneSided, opp: &OneSided) -> Option<Probabilities> {
-        let db = self.one_sided.as_ref()?;
+        let db = self.one_sided.get(most_checkers(me, opp))?;
         let (mine, theirs) = (db.lookup(me).ok()?, db.lookup(opp).ok()?);
         if mine.distribution.min_rolls() == 0 || theirs.distribution.min_rolls() == 0 {
             return None;
@@ -385,7 +452,6 @@ impl BearoffRace {
 mod tests {
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::Arc;
     use tavla_bearoff::TwoSidedOptions;
 
     fn position(mine: &[(usize, i8)], theirs: &[(usize, i8)]) -> Position {
@@ -397,6 +463,45 @@ mod tests {
             b[25 - p] = -n;
         }
         Position::try_from(b).unwrap()
+    }
+
+    /// Each default database is loaded by the first probe that needs it, and only then:
+    /// none for contact, the one-sided one alone for full home boards (too many checkers
+    /// for the exact ones), the exact two-sided one for a short race, the cubeful one for a
+    /// cube decision there.
+    #[test]
+    fn the_default_databases_are_loaded_by_the_probes_that_need_them() {
+        let heard = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let h = heard.clone();
+        let race = BearoffRace::default_databases_reported(Arc::new(move |what, loaded| {
+            assert!(loaded.is_ok(), "{what}: {loaded:?}");
+            h.lock().unwrap().push(what);
+        }));
+        assert_eq!(race.loaded(), [false; 3]);
+        assert!(race.probe(&Position::START).is_none());
+        assert_eq!(race.loaded(), [false; 3]);
+        let home = [(1, 3), (2, 3), (3, 3), (4, 2), (5, 2), (6, 2)];
+        assert!(race.probe(&position(&home, &home)).is_some());
+        assert_eq!(race.loaded(), [false, true, false]);
+        let short = position(&[(1, 1), (3, 1)], &[(2, 2)]);
+        let exact = race.probe(&short).unwrap();
+        assert_eq!(race.loaded(), [true, true, false]);
+        assert!(race.probe_cubeful(&short).is_some());
+        assert_eq!(race.loaded(), [true; 3]);
+        assert_eq!(
+            *heard.lock().unwrap(),
+            [
+                "one-sided bearoff",
+                "two-sided bearoff",
+                "cubeful two-sided bearoff"
+            ]
+        );
+        // The same values as databases given at the start.
+        let (p, c) = tavla_bearoff::cache::DEFAULT_TWO_SIDED;
+        let given = BearoffRace::new(TwoSidedDb::build(p, c).unwrap().0);
+        assert_eq!(given.probe_exact(&short), Some(exact));
+        race.preload();
+        assert_eq!(heard.lock().unwrap().len(), 3, "loaded once each");
     }
 
     /// The lazy cubeful table is loaded once, by the first probe of a race it can hold, and

@@ -231,7 +231,7 @@ mod tests {
     }
 
     fn bearoff() -> Arc<BearoffRace> {
-        Arc::new(BearoffRace::default_databases().unwrap())
+        Arc::new(BearoffRace::default_databases())
     }
 
     /// A search with the bearoff databases, as the players have by default.

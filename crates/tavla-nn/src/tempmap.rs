@@ -252,7 +252,7 @@ mod tests {
         // Both sides bearing off with checkers already off (no gammons): every play is valued
         // exactly by the two-sided database, so the map's mean over the rolls is the
         // database's own value of the position before the roll.
-        let race = Arc::new(crate::bearoff::BearoffRace::default_databases().unwrap());
+        let race = Arc::new(crate::bearoff::BearoffRace::default_databases());
         let mut s = search().with_bearoff(race.clone());
         let mut b = [0i8; 26];
         b[6] = 1;

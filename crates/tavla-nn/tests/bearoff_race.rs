@@ -186,7 +186,7 @@ fn board(cells: &[(usize, i8)]) -> Position {
 
 #[test]
 fn a_side_that_bears_off_with_every_roll_wins_exactly_whatever_the_opponent_has() {
-    let race = BearoffRace::default_databases().unwrap();
+    let race = BearoffRace::default_databases();
     // Two on the ace point: every roll bears both off. The opponent, with five off, loses a
     // single game; with none off and fifteen on its 13-point, a gammon; with one of them on
     // the bar, a backgammon. The databases do not cover these (the opponent is not home).
@@ -234,7 +234,7 @@ fn results_that_cannot_happen_are_valued_at_zero() {
 
 #[test]
 fn short_bearoff_cube_decisions_are_gnubgs_exact_ones_at_every_depth() {
-    let race = std::sync::Arc::new(BearoffRace::default_databases().unwrap());
+    let race = std::sync::Arc::new(BearoffRace::default_databases());
     let mut search =
         Search::new(std::sync::Arc::new(Weights::default_weights())).with_bearoff(race);
     let mut checked = 0;

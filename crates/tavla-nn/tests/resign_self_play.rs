@@ -16,7 +16,7 @@ use tavla_player::Player;
 #[ignore = "a measurement: 1,000 self-play games"]
 fn resignations_offered_in_self_play_are_seldom_beaten() {
     let games = 1000;
-    let db = Arc::new(BearoffRace::default_databases().unwrap());
+    let db = Arc::new(BearoffRace::default_databases());
     let mut player = NeuralPlayer::with_default_weights(0).with_bearoff(db);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
     let mut plays = PlayList::new();
