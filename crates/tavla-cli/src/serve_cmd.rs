@@ -61,6 +61,89 @@ pub struct ServeArgs {
     /// does the same without a file. Without either, every request is answered.
     #[arg(long, value_name = "FILE")]
     token_file: Option<std::path::PathBuf>,
+    /// Let web pages of ORIGIN (`scheme://host[:port]`, as a browser sends it; repeat for
+    /// more, or `*` for any) call the API: the answers carry CORS headers for them, and
+    /// their preflight requests are answered (before the token is asked for). Without it the
+    /// answers carry none, and only pages of the server's own origin can read them.
+    #[arg(long, value_name = "ORIGIN")]
+    cors: Vec<String>,
+}
+
+/// The CORS layer `--cors` asks for: `None` without it.
+fn cors_layer(origins: &[String]) -> Result<Option<tower_http::cors::CorsLayer>> {
+    use axum::http::{header, HeaderValue, Method};
+    use tower_http::cors::{AllowOrigin, CorsLayer};
+    if origins.is_empty() {
+        return Ok(None);
+    }
+    let allow = if origins.iter().any(|o| o == "*") {
+        if origins.len() > 1 {
+            return Err(InputError(
+                "--cors *: any origin already; give `*` alone, or the origins".into(),
+            )
+            .into());
+        }
+        AllowOrigin::any()
+    } else {
+        let values = origins
+            .iter()
+            .map(|o| parse_origin(o))
+            .collect::<Result<Vec<HeaderValue>, String>>()
+            .map_err(InputError)?;
+        AllowOrigin::list(values)
+    };
+    Ok(Some(
+        CorsLayer::new()
+            .allow_origin(allow)
+            .allow_methods([Method::GET, Method::POST, Method::DELETE])
+            .allow_headers([header::CONTENT_TYPE, header::AUTHORIZATION])
+            .max_age(Duration::from_secs(3600)),
+    ))
+}
+
+/// An origin as browsers send it in `Origin`: `http://` or `https://`, a host, an optional
+/// port, nothing after.
+fn parse_origin(text: &str) -> Result<axum::http::HeaderValue, String> {
+    let bad = |why: &str| format!("--cors {text}: {why} (an origin is scheme://host[:port])");
+    let rest = text
+        .strip_prefix("http://")
+        .or_else(|| text.strip_prefix("https://"))
+        .ok_or_else(|| bad("the scheme must be http:// or https://"))?;
+    if rest.is_empty() {
+        return Err(bad("no host"));
+    }
+    if rest.contains('/') || rest.contains('?') || rest.contains('#') {
+        return Err(bad("an origin has no path, query or trailing slash"));
+    }
+    // An IPv6 host is bracketed: `[::1]:8080`.
+    let (host, port) = match rest.strip_prefix('[').and_then(|r| r.split_once(']')) {
+        Some((h, "")) => (h, None),
+        Some((h, after)) => match after.strip_prefix(':') {
+            Some(p) => (h, Some(p)),
+            None => return Err(bad("a bracketed host is followed by `:port` or nothing")),
+        },
+        None => match rest.rsplit_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (rest, None),
+        },
+    };
+    if host.is_empty() {
+        return Err(bad("no host"));
+    }
+    if let Some(p) = port {
+        if p.parse::<u16>().is_err() {
+            return Err(bad(&format!(
+                "the port `{p}` is not a number from 0 to 65535"
+            )));
+        }
+    }
+    if !rest
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "-._:[]".contains(c))
+    {
+        return Err(bad("a host is letters, digits, `-` and `.`"));
+    }
+    axum::http::HeaderValue::from_str(text).map_err(|e| bad(&e.to_string()))
 }
 
 /// The environment variable that holds the token when `--token-file` is not given.
@@ -789,6 +872,7 @@ fn pair(route: Route) -> axum::routing::MethodRouter<Arc<Engine>> {
 /// When the address cannot be bound or the token cannot be read.
 pub fn serve(args: &ServeArgs) -> Result<()> {
     let token = token(args)?;
+    let cors = cors_layer(&args.cors)?;
     let prototype = Search::new(Weights::shared_default())
         .with_bearoff(shared_bearoff())
         .with_prune(Prune::embedded());
@@ -842,6 +926,12 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
             Arc::new(token),
             require_token,
         )),
+        None => app,
+    };
+    // Outermost: a browser's preflight carries no token, and every answer (a refusal too)
+    // carries the headers that let the page read it.
+    let app = match cors {
+        Some(cors) => app.layer(cors),
         None => app,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()

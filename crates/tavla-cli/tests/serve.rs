@@ -851,6 +851,134 @@ fn a_token_guards_the_api() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `--cors`: the answers to a page of an allowed origin carry the headers that let it read
+/// them, a preflight is answered before the token is asked for, other origins get no such
+/// headers, and without the option no answer has them; bad origins are refused at the start.
+#[test]
+fn cors_lets_the_pages_of_the_origins_given_call_the_api() {
+    let origin = "http://localhost:5173";
+    let server = Server::start_with(
+        &["--cors", origin, "--cors", "https://gui.example"],
+        Some("s3cret"),
+    );
+    let from = |o: &str| format!("Origin: {o}\r\n");
+    // A preflight, as a browser sends it before a POST with a token: no token on it.
+    let (status, head, _) = server.raw(
+        "OPTIONS",
+        "/v1/eval",
+        "",
+        false,
+        &format!(
+            "{}Access-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: authorization, content-type\r\n",
+            from(origin)
+        ),
+    );
+    assert_eq!(status, 200, "{head}");
+    assert!(
+        head.contains(&format!("access-control-allow-origin: {origin}")),
+        "{head}"
+    );
+    assert!(
+        head.contains("access-control-allow-methods: get,post,delete"),
+        "{head}"
+    );
+    assert!(
+        head.contains("access-control-allow-headers: content-type,authorization"),
+        "{head}"
+    );
+    // The request itself, with the token, and a refusal without it: both readable.
+    let (status, head, body) = server.raw(
+        "GET",
+        "/v1/position?position=4HPwATDgc/ABMA",
+        "",
+        false,
+        &format!("{}Authorization: Bearer s3cret\r\n", from(origin)),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        head.contains(&format!("access-control-allow-origin: {origin}")),
+        "{head}"
+    );
+    let (status, head, _) = server.raw(
+        "GET",
+        "/v1/hint?position=4HPwATDgc/ABMA",
+        "",
+        false,
+        &from("https://gui.example"),
+    );
+    assert_eq!(status, 401);
+    assert!(
+        head.contains("access-control-allow-origin: https://gui.example"),
+        "{head}"
+    );
+    // Another origin: no permission.
+    let (_, head, _) = server.raw(
+        "GET",
+        "/v1/version",
+        "",
+        false,
+        &from("http://evil.example"),
+    );
+    assert!(!head.contains("access-control-allow-origin"), "{head}");
+    drop(server);
+    // Any origin.
+    let any = Server::start_with(&["--cors", "*"], None);
+    let (status, head, _) = any.raw(
+        "GET",
+        "/v1/version",
+        "",
+        false,
+        &from("http://a.example:8000"),
+    );
+    assert_eq!(status, 200);
+    assert!(head.contains("access-control-allow-origin: *"), "{head}");
+    drop(any);
+    // Without --cors: no such headers.
+    let plain = Server::start();
+    let (_, head, _) = plain.raw("GET", "/v1/version", "", false, &from(origin));
+    assert!(!head.contains("access-control-"), "{head}");
+    drop(plain);
+    for (origin, why) in [
+        (
+            "localhost:5173",
+            "--cors localhost:5173: the scheme must be http:// or https://",
+        ),
+        (
+            "http://localhost:5173/",
+            "--cors http://localhost:5173/: an origin has no path",
+        ),
+        (
+            "http://host:99999",
+            "the port `99999` is not a number from 0 to 65535",
+        ),
+        ("https://", "--cors https://: no host"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_tavla"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--cors", origin])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{origin}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(why) && stderr.lines().count() == 1,
+            "{stderr}"
+        );
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_tavla"))
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--cors",
+            "*",
+            "--cors",
+            "http://a.b",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
 /// The person's side of a game over HTTP: the first legal play, rolls, takes, rejects; the
 /// number of actions until the game is over.
 fn play_out(server: &Server, id: u64) -> usize {
