@@ -798,9 +798,13 @@ struct JsonHint {
     #[serde(skip_serializing_if = "Option::is_none")]
     match_equity: Option<f32>,
     /// Money play once the cube has been turned: the play's cubeful equity per unit of the
-    /// cube (Janowski's model on its probabilities), by which it is ranked.
+    /// cube (Janowski's model on its probabilities, or exact in a short bearoff), by which it
+    /// is ranked.
     #[serde(skip_serializing_if = "Option::is_none")]
     cubeful_equity: Option<f32>,
+    /// With `cubeful_equity`: whether it is exact, from tavla's cubeful bearoff database.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exact: Option<bool>,
 }
 
 /// Runs `tavla hint`, writing to `out`.
@@ -847,10 +851,10 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
     // As the player chooses them: in match play by their match equity at the score
     // (normalised); in money play by the cubeless equity, or once the cube has been turned (or
     // under the Jacoby rule) by the cubeful equity per unit of the cube.
+    // Exact in short bearoffs once the cube is turned (the cubeful bearoff database).
     let worth_of = PlayWorth::of(&state);
-    let value = |after: &Position, p: Probabilities| worth_of.value(after, p);
-    search.rank_plays_by(&plays, args.engine.ply, &mut ranked, value);
-    let worth = |r: &RankedPlay| value(&plays.positions()[r.index], r.probs);
+    search.rank_plays_worth(&plays, args.engine.ply, &mut ranked, worth_of);
+    let worth = |r: &RankedPlay| search.play_value(worth_of, &plays.positions()[r.index], r.probs);
     let best = worth(&ranked[0]);
     let label = match worth_of {
         PlayWorth::Match { .. } => "match eq",
@@ -858,6 +862,15 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
         PlayWorth::Cubeless => "eq",
     };
     let shown = ranked.iter().take(args.top);
+    let cubeful = matches!(worth_of, PlayWorth::Cubeful(_) | PlayWorth::Jacoby);
+    // Whether a play's cubeful equity is exact: the position it leaves is in the cubeful
+    // bearoff database.
+    let exact = |r: &RankedPlay| {
+        search.bearoff().is_some_and(|b| {
+            b.probe_cubeful(&plays.positions()[r.index].flip())
+                .is_some()
+        })
+    };
     if args.engine.json {
         let rows: Vec<JsonHint> = shown
             .enumerate()
@@ -867,8 +880,8 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
                 ply: r.ply,
                 probs: r.probs.into(),
                 match_equity: matches!(worth_of, PlayWorth::Match { .. }).then(|| worth(r)),
-                cubeful_equity: matches!(worth_of, PlayWorth::Cubeful(_) | PlayWorth::Jacoby)
-                    .then(|| worth(r)),
+                cubeful_equity: cubeful.then(|| worth(r)),
+                exact: cubeful.then(|| exact(r) || plays.positions()[r.index].is_game_over()),
             })
             .collect();
         writeln!(out, "{}", serde_json::to_string_pretty(&rows)?)?;
@@ -896,6 +909,19 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
                 worth(r),
                 diff,
                 probability_columns(&r.probs)
+            )?;
+        }
+        let finished = |r: &RankedPlay| plays.positions()[r.index].is_game_over();
+        if cubeful
+            && ranked
+                .iter()
+                .take(args.top)
+                .all(|r| exact(r) || finished(r))
+        {
+            writeln!(
+                out,
+                "Cubeful equities exact: tavla's cubeful bearoff database (both sides handling \
+                 the cube perfectly)."
             )?;
         }
     }
@@ -1483,7 +1509,7 @@ fn play_rollouts(
             w => w,
         };
         let mut ranked: Vec<RankedPlay> = Vec::new();
-        search.rank_plays_by(&plays, 2, &mut ranked, |after, p| worth.value(after, p));
+        search.rank_plays_worth(&plays, 2, &mut ranked, worth);
         chosen.extend(ranked.iter().take(top).map(|r| r.index));
     }
     for text in &args.plays {

@@ -1014,13 +1014,13 @@ pub fn run_game<R: BufRead, W: Write>(
                             let search = search.get_or_insert_with(engine_search);
                             // Ranked as the engine chooses its own plays.
                             let worth = PlayWorth::of(&state);
-                            let value = |after: &Position, p| worth.value(after, p);
-                            search.rank_plays_by(&plays, 0, &mut ranked, value);
+                            search.rank_plays_worth(&plays, 0, &mut ranked, worth);
                             let what = worth.describe();
                             writeln!(out, "The engine's best plays (0-ply, {what}):")?;
                             for (i, r) in ranked.iter().take(HINT_PLAYS).enumerate() {
                                 let text = format_pretty(&pos, &plays.play(r.index));
-                                let eq = value(&plays.positions()[r.index], r.probs);
+                                let eq =
+                                    search.play_value(worth, &plays.positions()[r.index], r.probs);
                                 writeln!(out, "  {}. {text:<24}  eq {eq:+.3}", i + 1)?;
                             }
                         }

@@ -1053,3 +1053,31 @@ fn bearoff_databases_are_loaded_only_by_commands_that_meet_a_race() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// With the cube turned, `hint` ranks the plays of a short bearoff by their exact cubeful
+/// equities, which can prefer a play with fewer winning chances, and says so.
+#[test]
+fn hint_ranks_short_bearoff_plays_by_exact_cubeful_equity() {
+    let xgid = "XGID=---BBAA------------b--a-a-:1:1:1:51:0:0:0:0:10";
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(&tavla(&["hint", xgid, "--top", "2", "--json"]))).unwrap();
+    let rows = v.as_array().unwrap();
+    assert_eq!(rows[0]["play"], "5/off 3/2", "{v}");
+    assert_eq!(rows[1]["play"], "6/off", "{v}");
+    assert!(rows.iter().all(|r| r["exact"] == true), "{v}");
+    // Fewer winning chances, a better cube.
+    let f = |r: &serde_json::Value, k: &str| r[k].as_f64().unwrap();
+    assert!(f(&rows[0], "win") < f(&rows[1], "win"), "{v}");
+    assert!(
+        f(&rows[0], "cubeful_equity") > f(&rows[1], "cubeful_equity"),
+        "{v}"
+    );
+    let text = stdout(&tavla(&["hint", xgid, "--top", "2"]));
+    assert!(text.contains("Cubeful equities exact"), "{text}");
+    // A contact position: the model, and not said to be exact.
+    let contact = "XGID=-b----E-C---eE---c-e----B-:1:1:1:52:0:0:0:0:10";
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(&tavla(&["hint", contact, "--top", "1", "--json"]))).unwrap();
+    assert_eq!(v[0]["exact"], false, "{v}");
+    assert!(!stdout(&tavla(&["hint", contact])).contains("exact"));
+}

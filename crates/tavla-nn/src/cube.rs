@@ -37,6 +37,7 @@
 
 use tavla_core::{CubeOwner, GameState, Position};
 
+use crate::bearoff::BearoffRace;
 use crate::inputs::{phase, Phase};
 use crate::met::{Game, MatchEquityTable, MatchScore, Outcomes};
 use crate::Probabilities;
@@ -502,6 +503,36 @@ impl PlayWorth {
                 score,
             } => CubeAnalysis::play_value(after, p, holder, cube, score),
         }
+    }
+
+    /// [`PlayWorth::value`], exact where `bearoff`'s cubeful database holds the position
+    /// `after` (money play with the cube, a short bearoff, [`BearoffRace::probe_cubeful`]):
+    /// the opponent, on roll there, handles the cube perfectly, and so does the mover after.
+    /// The Jacoby rule changes nothing there (no gammons are possible). Elsewhere, and in
+    /// match play or cubeless, [`PlayWorth::value`].
+    #[must_use]
+    pub fn value_exact(
+        self,
+        after: &Position,
+        p: Probabilities,
+        bearoff: Option<&BearoffRace>,
+    ) -> f32 {
+        let holder = match self {
+            PlayWorth::Cubeful(holder) => holder,
+            PlayWorth::Jacoby => CubeHolder::Centre,
+            PlayWorth::Cubeless | PlayWorth::Match { .. } => return self.value(after, p),
+        };
+        let Some(e) = bearoff.and_then(|b| b.probe_cubeful(&after.flip())) else {
+            return self.value(after, p);
+        };
+        // The opponent's equity before its cube decision, with the cube where the mover's
+        // play leaves it: the mover's cube is the opponent's opponent's.
+        let theirs = match holder {
+            CubeHolder::Centre => e.centred.equity,
+            CubeHolder::OnRoll => e.opponent_owns,
+            CubeHolder::Opponent => e.owned.equity,
+        };
+        -theirs as f32
     }
 
     /// Its name in reports: `cubeless equity`, `cubeful equity` or `match equity`.

@@ -165,7 +165,7 @@ impl Search {
             let best = if plays.len() == 1 {
                 0
             } else {
-                self.choose_by(&plays, ply, &mut ranked, |after, p| worth.value(after, p))
+                self.choose_worth(&plays, ply, &mut ranked, worth)
             };
             let after = plays.positions()[best];
             let next = GameState {

@@ -132,7 +132,7 @@ impl Search {
             w => w,
         };
         let mut ranked: Vec<RankedPlay> = Vec::new();
-        self.rank_plays_by(&plays, ply, &mut ranked, |after, p| worth.value(after, p));
+        self.rank_plays_worth(&plays, ply, &mut ranked, worth);
         let deepest = ranked[0].ply;
         let positions = plays.positions();
         let best = ranked[0];
@@ -145,8 +145,8 @@ impl Search {
             Some(i) => ranked[i - 1].probs,
             None => self.play_probs(played, deepest),
         };
-        let best_value = worth.value(&positions[best.index], best.probs);
-        let played_value = worth.value(played, played_probs);
+        let best_value = self.play_value(worth, &positions[best.index], best.probs);
+        let played_value = self.play_value(worth, played, played_probs);
         // The play made may value above the filters' choice once searched as deep.
         let (best_pos, best_probs, best_value) = if played_value > best_value {
             (*played, played_probs, played_value)

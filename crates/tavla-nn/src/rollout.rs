@@ -1197,6 +1197,10 @@ pub fn cubeful_rollout_until(
     })
 }
 
+/// The double/take line's mean and standard error, and the standard error of its difference
+/// from the no-double line.
+type DoubleTakeStats = (f64, f64, f64);
+
 /// The two lines of a cubeful rollout, no double and double/take, until `stop`: the games
 /// played on each (fewer than `config.games` when its deadline or `stop` stopped them; `None`
 /// when none was), the first line's mean and standard error, and the second's (`None` when
@@ -1213,7 +1217,7 @@ fn rollout_lines(
     config: RolloutConfig,
     finished: CubefulFinished<'_>,
     stop: &(dyn Fn() -> bool + Sync),
-) -> Option<(u32, (f64, f64), Option<(f64, f64, f64)>)> {
+) -> Option<(u32, (f64, f64), Option<DoubleTakeStats>)> {
     assert!(!root.is_game_over(), "the game is over at the root");
     let owner = match holder {
         CubeHolder::Centre => None,

@@ -787,6 +787,45 @@ impl Search {
         out[0].index
     }
 
+    /// The plays ranked by `worth` as [`Search::rank_plays_by`] ranks them, exact in short
+    /// bearoffs where the search's databases hold cubeful money equities
+    /// ([`PlayWorth::value_exact`]): how the player, `tavla hint`, the analysis and the tutor
+    /// rank a side's plays.
+    pub fn rank_plays_worth(
+        &mut self,
+        plays: &PlayList,
+        ply: u8,
+        out: &mut Vec<RankedPlay>,
+        worth: PlayWorth,
+    ) {
+        let bearoff = self.bearoff.clone();
+        self.rank(plays, ply, out, false, |after, p| {
+            worth.value_exact(after, p, bearoff.as_deref())
+        });
+    }
+
+    /// Like [`Search::choose_by`], by `worth` as in [`Search::rank_plays_worth`].
+    pub fn choose_worth(
+        &mut self,
+        plays: &PlayList,
+        ply: u8,
+        out: &mut Vec<RankedPlay>,
+        worth: PlayWorth,
+    ) -> usize {
+        let bearoff = self.bearoff.clone();
+        self.rank(plays, ply, out, true, |after, p| {
+            worth.value_exact(after, p, bearoff.as_deref())
+        });
+        out[0].index
+    }
+
+    /// The worth of the position `after` a play (seen from the mover) whose probabilities
+    /// for the mover are `p`, by `worth` as [`Search::rank_plays_worth`] values it.
+    #[must_use]
+    pub fn play_value(&self, worth: PlayWorth, after: &Position, p: Probabilities) -> f32 {
+        worth.value_exact(after, p, self.bearoff.as_deref())
+    }
+
     fn rank(
         &mut self,
         plays: &PlayList,
@@ -998,17 +1037,16 @@ impl Player for NeuralPlayer {
     ) -> Option<Vec<tavla_player::PlayValue>> {
         let worth = self.play_worth(state);
         self.search
-            .rank_plays_by(plays, self.ply, &mut self.ranked, |after, p| {
-                worth.value(after, p)
-            });
+            .rank_plays_worth(plays, self.ply, &mut self.ranked, worth);
         let positions = plays.positions();
+        let search = &self.search;
         Some(
             self.ranked
                 .iter()
                 .take(top)
                 .map(|r| tavla_player::PlayValue {
                     index: r.index,
-                    value: worth.value(&positions[r.index], r.probs),
+                    value: search.play_value(worth, &positions[r.index], r.probs),
                     probs: r.probs.to_array(),
                     ply: r.ply,
                 })
@@ -1098,9 +1136,7 @@ impl Player for NeuralPlayer {
             PlayWorth::Cubeless => self.search.choose(plays, self.ply, &mut self.ranked),
             worth => self
                 .search
-                .choose_by(plays, self.ply, &mut self.ranked, |after, p| {
-                    worth.value(after, p)
-                }),
+                .choose_worth(plays, self.ply, &mut self.ranked, worth),
         }
     }
 

@@ -62,7 +62,7 @@ impl TemperatureMap {
             .iter()
             .map(|&(roll, weight)| {
                 pos.legal_plays(roll, &mut plays);
-                search.rank_plays_by(&plays, ply, &mut ranked, |after, p| worth.value(after, p));
+                search.rank_plays_worth(&plays, ply, &mut ranked, worth);
                 let best = ranked[0];
                 let after = plays.positions()[best.index];
                 RollChoice {
@@ -72,7 +72,7 @@ impl TemperatureMap {
                     after,
                     probs: best.probs,
                     ply: best.ply,
-                    worth: worth.value(&after, best.probs),
+                    worth: search.play_value(worth, &after, best.probs),
                 }
             })
             .collect();
