@@ -441,7 +441,8 @@ impl AnalyseArgs {
 /// report. A progress bar on stderr when `progress`.
 ///
 /// # Errors
-/// Weights or pruning networks that cannot be loaded; bearoff databases that cannot be built.
+/// Weights or pruning networks that cannot be loaded. (A bearoff database that can be neither
+/// read nor built is said on stderr, and its races are valued by the networks.)
 pub fn analyse_records(
     args: &AnalyseArgs,
     records: &[(MatchRecord, Vec<Replay>)],

@@ -98,13 +98,13 @@ pub fn train_td(args: &TrainTdArgs) -> Result<()> {
         }
     }
     let dir = &args.dir;
-    // Held until the run ends (the system lets go of it when the process does, however it
-    // ends).
-    let _lock = lock_run(dir)?;
     let resume = dir.join("state.json").exists();
     if !resume {
         not_a_run_yet(dir)?;
     }
+    // Held until the run ends (the system lets go of it when the process does, however it
+    // ends).
+    let _lock = lock_run(dir)?;
     let mut trainer = if resume {
         let mut t = TdTrainer::load_checkpoint(dir)
             .with_context(|| format!("resuming from {}", dir.display()))?;
@@ -226,6 +226,15 @@ fn lock_run(dir: &Path) -> Result<std::fs::File> {
             dir.display(),
             path.display()
         )),
+        // A file system without locks (some network ones): run unguarded, as before locks.
+        Err(fs4::TryLockError::Error(e)) if e.kind() == std::io::ErrorKind::Unsupported => {
+            eprintln!(
+                "warning: {} cannot be locked here ({e}): nothing stops a second run in this \
+                 folder",
+                path.display()
+            );
+            Ok(file)
+        }
         Err(fs4::TryLockError::Error(e)) => {
             Err(e).with_context(|| format!("locking {}", path.display()))
         }
@@ -912,12 +921,8 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
             )?;
         }
         let finished = |r: &RankedPlay| plays.positions()[r.index].is_game_over();
-        if cubeful
-            && ranked
-                .iter()
-                .take(args.top)
-                .all(|r| exact(r) || finished(r))
-        {
+        let shown = || ranked.iter().take(args.top);
+        if cubeful && shown().any(exact) && shown().all(|r| exact(r) || finished(r)) {
             writeln!(
                 out,
                 "Cubeful equities exact: tavla's cubeful bearoff database (both sides handling \

@@ -97,51 +97,93 @@ fn cors_layer(origins: &[String]) -> Result<Option<tower_http::cors::CorsLayer>>
             .allow_origin(allow)
             .allow_methods([Method::GET, Method::POST, Method::DELETE])
             .allow_headers([header::CONTENT_TYPE, header::AUTHORIZATION])
+            // The address of a rollout job or a game just started.
+            .expose_headers([header::LOCATION])
             .max_age(Duration::from_secs(3600)),
     ))
 }
 
-/// An origin as browsers send it in `Origin`: `http://` or `https://`, a host, an optional
-/// port, nothing after.
+/// An origin as browsers send it in `Origin`, which the CORS layer compares byte for byte: a
+/// scheme (`http`, `https`, or an app shell's such as `tauri`), `://`, a host (a name, an IPv4
+/// address or a bracketed IPv6 one, in lower case) and a port where it is not the scheme's
+/// default, nothing after. What a browser would never send (upper case, `:443` on https, a
+/// port with a leading zero, a path) is refused, as it could never match.
 fn parse_origin(text: &str) -> Result<axum::http::HeaderValue, String> {
     let bad = |why: &str| format!("--cors {text}: {why} (an origin is scheme://host[:port])");
-    let rest = text
-        .strip_prefix("http://")
-        .or_else(|| text.strip_prefix("https://"))
-        .ok_or_else(|| bad("the scheme must be http:// or https://"))?;
-    if rest.is_empty() {
-        return Err(bad("no host"));
+    let (scheme, rest) = text
+        .split_once("://")
+        .ok_or_else(|| bad("no scheme (http:// or https://)"))?;
+    let scheme_ok = scheme.starts_with(|c: char| c.is_ascii_lowercase())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "+-.".contains(c));
+    if !scheme_ok {
+        return Err(bad(&format!("`{scheme}` is not a scheme in lower case")));
     }
-    if rest.contains('/') || rest.contains('?') || rest.contains('#') {
+    if rest.contains(['/', '?', '#']) {
         return Err(bad("an origin has no path, query or trailing slash"));
     }
     // An IPv6 host is bracketed: `[::1]:8080`.
-    let (host, port) = match rest.strip_prefix('[').and_then(|r| r.split_once(']')) {
-        Some((h, "")) => (h, None),
-        Some((h, after)) => match after.strip_prefix(':') {
-            Some(p) => (h, Some(p)),
-            None => return Err(bad("a bracketed host is followed by `:port` or nothing")),
-        },
-        None => match rest.rsplit_once(':') {
+    let (host, port) = if let Some(inner) = rest.strip_prefix('[') {
+        let (address, after) = inner
+            .split_once(']')
+            .ok_or_else(|| bad("a `[` without its `]`"))?;
+        if address.is_empty()
+            || !address
+                .chars()
+                .all(|c| c.is_ascii_hexdigit() || ":.".contains(c))
+        {
+            return Err(bad(&format!("`[{address}]` is not an IPv6 address")));
+        }
+        if address.chars().any(|c| c.is_ascii_uppercase()) {
+            return Err(bad("browsers write an IPv6 address in lower case"));
+        }
+        match after {
+            "" => (address, None),
+            _ => match after.strip_prefix(':') {
+                Some(p) => (address, Some(p)),
+                None => return Err(bad("a bracketed host is followed by `:port` or nothing")),
+            },
+        }
+    } else {
+        let (host, port) = match rest.split_once(':') {
             Some((h, p)) => (h, Some(p)),
             None => (rest, None),
-        },
-    };
-    if host.is_empty() {
-        return Err(bad("no host"));
-    }
-    if let Some(p) = port {
-        if p.parse::<u16>().is_err() {
+        };
+        let label_ok = |l: &str| {
+            !l.is_empty()
+                && !l.starts_with('-')
+                && !l.ends_with('-')
+                && l.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        };
+        if host.is_empty() {
+            return Err(bad("no host"));
+        }
+        if !host.split('.').all(label_ok) {
             return Err(bad(&format!(
-                "the port `{p}` is not a number from 0 to 65535"
+                "`{host}` is not a host name in lower case (letters, digits and `-`, in \
+                 labels parted by `.`)"
             )));
         }
-    }
-    if !rest
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || "-._:[]".contains(c))
-    {
-        return Err(bad("a host is letters, digits, `-` and `.`"));
+        (host, port)
+    };
+    if let Some(p) = port {
+        let number = p
+            .parse::<u16>()
+            .ok()
+            .filter(|_| !p.starts_with('0') && p.chars().all(|c| c.is_ascii_digit()))
+            .ok_or_else(|| bad(&format!("the port `{p}` is not a number from 1 to 65535")))?;
+        let default = match scheme {
+            "http" => Some(80),
+            "https" => Some(443),
+            _ => None,
+        };
+        if Some(number) == default {
+            return Err(bad(&format!(
+                "browsers leave out {scheme}'s own port {number}: give {scheme}://{host}"
+            )));
+        }
     }
     axum::http::HeaderValue::from_str(text).map_err(|e| bad(&e.to_string()))
 }
@@ -869,7 +911,8 @@ fn pair(route: Route) -> axum::routing::MethodRouter<Arc<Engine>> {
 /// Runs `tavla serve` until the process is stopped.
 ///
 /// # Errors
-/// When the address cannot be bound or the token cannot be read.
+/// When the address cannot be bound, the token cannot be read, or an origin of `--cors`
+/// cannot be one.
 pub fn serve(args: &ServeArgs) -> Result<()> {
     let token = token(args)?;
     let cors = cors_layer(&args.cors)?;

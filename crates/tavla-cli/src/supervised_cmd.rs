@@ -116,9 +116,22 @@ pub struct LabelArgs {
 
 const CHUNK_MARK: &str = "# games ";
 
-/// The bearoff databases when `bearoff` (`--bearoff`) asks for them.
+/// The bearoff databases when `bearoff` (`--bearoff`) asks for them, all loaded before the
+/// labels are made: labels are kept, so one that could not be had ends the run rather than
+/// leaving its races to the networks.
 pub(crate) fn bearoff_databases(bearoff: bool) -> Result<Option<Arc<BearoffRace>>> {
-    Ok(bearoff.then(crate::players::shared_bearoff))
+    if !bearoff {
+        return Ok(None);
+    }
+    let db = crate::players::shared_bearoff();
+    db.preload();
+    if db.loaded() != [true; 3] {
+        anyhow::bail!(
+            "--bearoff: the bearoff databases could not all be loaded or built (see the \
+             warning above)"
+        );
+    }
+    Ok(Some(db))
 }
 
 /// A search of `weights` that labels positions: races from `exact` and inner choices pruned

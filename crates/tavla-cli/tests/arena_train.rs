@@ -1248,7 +1248,8 @@ fn td_curve_and_plot_curve_check_their_options_and_resume_cleanly() {
         stderr(&o),
         format!(
             "tavla: --dir {straight}: another `tavla train td` is running in this folder (it \
-             holds {straight}/lock locked); wait for it to stop, or give another folder\n"
+             holds {} locked); wait for it to stop, or give another folder\n",
+            dir.join("straight").join("lock").display()
         )
     );
     assert_eq!(

@@ -899,6 +899,10 @@ fn cors_lets_the_pages_of_the_origins_given_call_the_api() {
         head.contains(&format!("access-control-allow-origin: {origin}")),
         "{head}"
     );
+    assert!(
+        head.contains("access-control-expose-headers: location"),
+        "{head}"
+    );
     let (status, head, _) = server.raw(
         "GET",
         "/v1/hint?position=4HPwATDgc/ABMA",
@@ -921,7 +925,23 @@ fn cors_lets_the_pages_of_the_origins_given_call_the_api() {
     );
     assert!(!head.contains("access-control-allow-origin"), "{head}");
     drop(server);
-    // Any origin.
+    // Any origin; an app shell's and an IPv6 one are origins too.
+    for origin in [
+        "tauri://localhost",
+        "http://[::1]:8080",
+        "http://127.0.0.1:3000",
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_tavla"))
+            .args(["serve", "--listen", "127.0.0.1:99999", "--cors", origin])
+            .output()
+            .unwrap();
+        // Refused for the address, not the origin.
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("--listen") && !stderr.contains("--cors"),
+            "{stderr}"
+        );
+    }
     let any = Server::start_with(&["--cors", "*"], None);
     let (status, head, _) = any.raw(
         "GET",
@@ -939,19 +959,31 @@ fn cors_lets_the_pages_of_the_origins_given_call_the_api() {
     assert!(!head.contains("access-control-"), "{head}");
     drop(plain);
     for (origin, why) in [
-        (
-            "localhost:5173",
-            "--cors localhost:5173: the scheme must be http:// or https://",
-        ),
+        ("localhost:5173", "--cors localhost:5173: no scheme"),
         (
             "http://localhost:5173/",
             "--cors http://localhost:5173/: an origin has no path",
         ),
         (
             "http://host:99999",
-            "the port `99999` is not a number from 0 to 65535",
+            "the port `99999` is not a number from 1 to 65535",
         ),
+        ("http://host:080", "the port `080` is not"),
         ("https://", "--cors https://: no host"),
+        ("http://[::1", "a `[` without its `]`"),
+        ("http://[zz]", "`[zz]` is not an IPv6 address"),
+        ("http://a]b", "`a]b` is not a host name"),
+        ("http://a:b:80", "the port `b:80` is not"),
+        (
+            "http://Localhost",
+            "`Localhost` is not a host name in lower case",
+        ),
+        ("http://-x.example", "is not a host name"),
+        (
+            "https://gui.example:443",
+            "browsers leave out https's own port 443",
+        ),
+        ("HTTP://x", "`HTTP` is not a scheme in lower case"),
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_tavla"))
             .args(["serve", "--listen", "127.0.0.1:0", "--cors", origin])

@@ -54,7 +54,8 @@ pub struct BearoffRace {
 /// ([`BearoffRace::default_databases_reported`]): which database ("two-sided bearoff",
 /// "one-sided bearoff", "cubeful two-sided bearoff"), and the cache's outcome (`None` where
 /// there is no cache folder and it was built in memory) or the error that left its positions
-/// to the networks.
+/// to the networks. It is called while the database is being loaded, so it must not probe
+/// the same [`BearoffRace`] (that would wait for itself).
 pub type LoadReport =
     Arc<dyn Fn(&'static str, Result<Option<CacheOutcome>, &DbError>) + Send + Sync>;
 
@@ -250,10 +251,11 @@ impl BearoffRace {
     }
 
     /// Loads every database that is loaded on first use now, so that no later probe waits
-    /// for one: for programs that time what they do (`tavla bench`) or answer a controller
-    /// under a clock (UBGI, the external-player socket, the HTTP API).
+    /// for one: for programs that answer a controller under a clock (UBGI, the
+    /// external-player socket, the HTTP API) or must know at the start that every database is
+    /// there ([`BearoffRace::loaded`]).
     pub fn preload(&self) {
-        // As many checkers as a side can have: every lazy database is reached.
+        // Asked for a race of no checkers, which every database can hold: each is loaded.
         self.two_sided.get(0);
         self.one_sided.get(0);
         self.cubeful.get(0);

@@ -993,7 +993,7 @@ fn play_out_cubeful(
                 .map(|j| {
                     let after = &plays.positions()[j];
                     let v = if jacoby {
-                        f64::from(PlayWorth::Jacoby.value(after, evals[j]))
+                        f64::from(search.play_value(PlayWorth::Jacoby, after, evals[j]))
                     } else {
                         worth(after, evals[j], mover_holder, cube, here)
                     };
@@ -1023,9 +1023,7 @@ fn play_out_cubeful(
         let after = if ply > 0 {
             pos.legal_plays(roll, plays);
             let i = match here {
-                None if jacoby => search.choose_by(plays, ply, &mut ranked, |after, p| {
-                    PlayWorth::Jacoby.value(after, p)
-                }),
+                None if jacoby => search.choose_worth(plays, ply, &mut ranked, PlayWorth::Jacoby),
                 None => search.choose(plays, ply, &mut ranked),
                 Some(s) => {
                     let w = PlayWorth::Match {
