@@ -1546,9 +1546,16 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
             writeln!(self.out, "No cube decision here.")?;
             return Ok(());
         };
+        // As `tavla eval` says it: money play in a short bearoff.
+        let exact = state.match_length == 0 && self.shared_search().has_exact_cube(&state.position);
         writeln!(
             self.out,
-            "The engine's cube analysis ({CUBE_HINT_PLY}-ply, {} for {}):",
+            "The engine's cube analysis ({}, {} for {}):",
+            if exact {
+                "exact: tavla's cubeful bearoff database".to_string()
+            } else {
+                format!("{CUBE_HINT_PLY}-ply")
+            },
             if state.match_length == 0 {
                 "cubeful, equity per unit of the cube"
             } else {

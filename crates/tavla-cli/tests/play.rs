@@ -366,3 +366,30 @@ fn an_xgids_cube_limit_is_kept() {
         "{err}"
     );
 }
+
+/// In a short bearoff the terminal's cube hint is the exact one of the cubeful bearoff
+/// database, and says so; elsewhere it names its depth.
+#[test]
+fn the_cube_hint_of_a_short_bearoff_is_exact_and_says_so() {
+    let short = "XGID=---BBAA------------b--a-a-:1:1:1:00:0:0:0:0:10";
+    let (code, out, err) = play(&["--cube", "--seed", "5", "--position", short], "hint\n");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(
+            "The engine's cube analysis (exact: tavla's cubeful bearoff database, cubeful, \
+             equity per unit of the cube for X):"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("proper cube action: No redouble, take"),
+        "{out}"
+    );
+    let contact = "XGID=-b----E-C---eE---c-e----B-:1:1:1:00:0:0:0:0:10";
+    let (code, out, err) = play(&["--cube", "--seed", "5", "--position", contact], "hint\n");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("The engine's cube analysis (2-ply, cubeful"),
+        "{out}"
+    );
+}
