@@ -10,6 +10,12 @@ const ROWS: usize = 5;
 /// Draws the board from X's side: X's home board is bottom right and X moves from the top
 /// right (its 24-point) round to the bottom right (its 1-point). O's checkers are `O`.
 pub fn draw(state: &GameState) -> String {
+    draw_with_epc(state, |_| None)
+}
+
+/// [`draw`], with each side's effective pip count after its pips where `epc` gives one (of
+/// the side's checkers on its points 1 to 6, when they are all there).
+pub fn draw_with_epc(state: &GameState, epc: impl Fn(&[u8; 6]) -> Option<f64>) -> String {
     let x = state.checkers_of(Side::X);
     let o = state.checkers_of(Side::O);
     // Signed count on X's point p (1..=24): positive X, negative O.
@@ -21,6 +27,14 @@ pub fn draw(state: &GameState) -> String {
             .sum()
     };
     let off = |c: &[u8; 25]| 15 - c.iter().map(|&n| u32::from(n)).sum::<u32>();
+    // ", EPC 27.4" for a side with every checker left in its home board.
+    let epc_of = |c: &[u8; 25]| -> String {
+        if c[6..].iter().any(|&n| n > 0) {
+            return String::new();
+        }
+        let home: [u8; 6] = std::array::from_fn(|i| c[i]);
+        epc(&home).map_or(String::new(), |e| format!(", EPC {e:.1}"))
+    };
     let mut out = String::new();
     let top: Vec<usize> = (13..=24).collect();
     let bottom: Vec<usize> = (1..=12).rev().collect();
@@ -48,10 +62,11 @@ pub fn draw(state: &GameState) -> String {
     };
     let _ = writeln!(
         out,
-        "{}   O: {} pips, {} off",
+        "{}   O: {} pips, {} off{}",
         header(&top),
         pips(&o),
-        off(&o)
+        off(&o),
+        epc_of(&o)
     );
     // One row of checkers across a half of the board; the bar shows `bar` checkers of `side`.
     let row_line = |points: &[usize], row: usize, bar: u8, side: char| -> String {
@@ -79,10 +94,11 @@ pub fn draw(state: &GameState) -> String {
     }
     let _ = writeln!(
         out,
-        "{}   X: {} pips, {} off",
+        "{}   X: {} pips, {} off{}",
         header(&bottom),
         pips(&x),
-        off(&x)
+        off(&x),
+        epc_of(&x)
     );
     let dice = match state.dice {
         Dice::NotRolled => "not rolled".to_string(),

@@ -129,7 +129,10 @@ pub fn show(args: &ShowArgs, out: &mut impl Write) -> Result<()> {
         std::fs::write(file, diagram)
             .with_context(|| format!("writing the diagram to {}", file.display()))?;
     }
-    write!(out, "{}", board::draw(&state))?;
+    // The effective pip counts of a bearoff, from the one-sided database (read only when a
+    // side has every checker home).
+    let db = crate::players::shared_bearoff();
+    write!(out, "{}", board::draw_with_epc(&state, |home| db.epc(home)))?;
     for (label, n) in [
         ("BPN:  ", Notation::Bpn),
         ("gnubg:", Notation::Gnubg),

@@ -1081,3 +1081,23 @@ fn hint_ranks_short_bearoff_plays_by_exact_cubeful_equity() {
     assert_eq!(v[0]["exact"], false, "{v}");
     assert!(!stdout(&tavla(&["hint", contact])).contains("exact"));
 }
+
+/// `show` gives a side with every checker home its effective pip count, from the one-sided
+/// bearoff database (the same figure as `bearoff lookup`), and none to a side with checkers
+/// outside.
+#[test]
+fn show_gives_the_effective_pip_count_of_a_bearoff() {
+    let text = stdout(&tavla(&[
+        "show",
+        "XGID=---BBAA------------b--a-a-:1:1:1:00:0:0:0:0:10",
+    ]));
+    assert!(text.contains("X: 25 pips, 9 off, EPC 31.9\n"), "{text}");
+    assert!(text.contains("O: 16 pips, 11 off, EPC 23.1\n"), "{text}");
+    let lookup = stdout(&tavla(&["bearoff", "lookup", "0,0,2,2,1,1"]));
+    assert!(lookup.contains("EPC         31.93"), "{lookup}");
+    let text = stdout(&tavla(&["show", START]));
+    assert!(
+        text.contains("X: 167 pips, 0 off\n") && !text.contains("EPC"),
+        "{text}"
+    );
+}

@@ -233,6 +233,22 @@ impl BearoffRace {
         self
     }
 
+    /// The effective pip count of a side whose checkers are all in its home board
+    /// (`home[i]` on its `i + 1`-point), from the one-sided database: its expected rolls to
+    /// bear them all off, times 49/6 pips a roll. `None` without the database or with no
+    /// checker left.
+    #[must_use]
+    pub fn epc(&self, home: &[u8; 6]) -> Option<f64> {
+        let side = OneSided::new(home).ok()?;
+        if side.checkers() == 0 {
+            return None;
+        }
+        self.one_sided
+            .get(side.checkers() as usize)?
+            .epc(&side)
+            .ok()
+    }
+
     /// Whether the cubeful database is in memory: given, or loaded by a first probe.
     #[must_use]
     pub fn cubeful_loaded(&self) -> bool {
