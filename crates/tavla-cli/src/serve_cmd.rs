@@ -532,6 +532,20 @@ fn only_fields(f: &Fields, reads: &[&str], path: &str) -> Result<(), InputError>
 
 /// The computation of each route, on a blocking thread; a rollout counts its games in `watch`
 /// and stops when it says so.
+/// The effective pip counts of the side on roll and of the opponent (as `tavla show` gives
+/// them): `null` for a side with a checker outside its home board.
+fn epcs(position: &tavla_core::Position) -> [Option<f64>; 2] {
+    let board = position.to_board();
+    let db = shared_bearoff();
+    [board.on_roll, board.opponent].map(|c| {
+        if c[6..].iter().any(|&n| n > 0) {
+            return None;
+        }
+        db.epc(&std::array::from_fn(|i| c[i]))
+            .map(|e| (e * 1e4).round() / 1e4)
+    })
+}
+
 fn compute(engine: &Engine, route: Route, f: Fields, watch: &RolloutWatch) -> Result<String> {
     route.check(&f, route.path())?;
     // The long computations take a place among those running.
@@ -560,6 +574,8 @@ fn compute(engine: &Engine, route: Route, f: Fields, watch: &RolloutWatch) -> Re
                 "jacoby": state.jacoby,
                 // The side on roll's and the opponent's.
                 "pips": <[u32; 2]>::from(state.position.pips()),
+                // Their effective pip counts, for a side with every checker home.
+                "epc": epcs(&state.position),
                 "cube_owner": match state.cube.owner {
                     tavla_core::CubeOwner::Centre => "centre",
                     tavla_core::CubeOwner::Side(s) if s == state.turn => "on_roll",

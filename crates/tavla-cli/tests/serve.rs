@@ -252,7 +252,21 @@ fn the_api_answers_as_the_commands_do() {
         "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"
     );
     assert_eq!(v["pips"], serde_json::json!([167, 167]));
+    assert_eq!(v["epc"], serde_json::json!([null, null]));
     assert_eq!(v["cube_owner"], "centre");
+    // A bearoff: the effective pip counts, side on roll first, as `tavla show` gives them.
+    let (_, b) = server.request(
+        "GET",
+        "/v1/position?position=XGID=---BBAA------------b--a-a-:1:1:1:00:0:0:0:0:10",
+        "",
+        false,
+    );
+    assert_eq!(b["pips"], serde_json::json!([25, 16]), "{b}");
+    let epc = |i: usize| b["epc"][i].as_f64().unwrap();
+    assert!(
+        (epc(0) - 31.9316).abs() < 1e-3 && (epc(1) - 23.1).abs() < 0.05,
+        "{b}"
+    );
     assert_eq!(
         v["board"]["points"],
         serde_json::json!([
