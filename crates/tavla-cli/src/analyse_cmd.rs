@@ -499,6 +499,7 @@ pub fn analyse_records(
         .build()?;
     let decisions_total: u64 = games.iter().map(|(r, _)| r.rolls.len() as u64).sum();
     let bar = if progress {
+        crate::players::load_shared_bearoff_before_progress();
         ProgressBar::new(decisions_total)
     } else {
         ProgressBar::hidden()

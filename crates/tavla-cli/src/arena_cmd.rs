@@ -270,6 +270,7 @@ pub fn arena(args: &ArenaArgs, out: &mut impl Write) -> Result<()> {
         beavers: args.beavers,
         resignations: args.resign,
     };
+    crate::players::load_shared_bearoff_before_progress();
     let progress = ProgressBar::new(args.games).with_style(
         ProgressStyle::with_template(if matches!(stakes, Stakes::Match(_)) {
             "{elapsed_precise} {wide_bar} {pos}/{len} matches ({per_sec}, {eta} left)"

@@ -169,6 +169,7 @@ pub fn judge(args: &JudgeArgs, out: &mut impl Write) -> Result<()> {
     let mut results: Vec<(Judgement, f64)> = Vec::new();
     for spec in &specs {
         let start = Instant::now();
+        crate::players::load_shared_bearoff_before_progress();
         let progress = ProgressBar::new(set.positions.len() as u64).with_style(
             ProgressStyle::with_template(
                 "{elapsed_precise} {msg} {wide_bar} {pos}/{len} positions ({eta} left)",

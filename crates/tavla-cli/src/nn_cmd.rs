@@ -1459,6 +1459,7 @@ pub(crate) fn with_progress<T: Send>(
     let bar = if quiet {
         ProgressBar::hidden()
     } else {
+        crate::players::load_shared_bearoff_before_progress();
         ProgressBar::new(len)
     };
     bar.set_style(

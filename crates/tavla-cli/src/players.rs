@@ -395,6 +395,16 @@ pub fn shared_bearoff() -> Arc<BearoffRace> {
         .clone()
 }
 
+/// Loads the shared bearoff databases now, when a player of this process uses them: before a
+/// progress bar is drawn, so that a note about one (a cache that did not serve) is not
+/// written across the bar. The commands that draw one run long enough for the load (about
+/// 50 ms) not to matter.
+pub fn load_shared_bearoff_before_progress() {
+    if let Some(db) = SHARED_BEAROFF.get() {
+        db.preload();
+    }
+}
+
 /// Starts loading the shared bearoff databases on a thread of their own, when a player of
 /// this process uses them: for the commands that serve a controller under a clock (UBGI, the
 /// external-player socket, the HTTP API), so that the session starts at once and no later
