@@ -870,7 +870,6 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
         PlayWorth::Cubeful(_) | PlayWorth::Jacoby => "cubeful eq",
         PlayWorth::Cubeless => "eq",
     };
-    let shown = ranked.iter().take(args.top);
     let cubeful = matches!(worth_of, PlayWorth::Cubeful(_) | PlayWorth::Jacoby);
     // Whether a play's cubeful equity is exact: the position it leaves is in the cubeful
     // bearoff database.
@@ -881,7 +880,9 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
         })
     };
     if args.engine.json {
-        let rows: Vec<JsonHint> = shown
+        let rows: Vec<JsonHint> = ranked
+            .iter()
+            .take(args.top)
             .enumerate()
             .map(|(i, r)| JsonHint {
                 rank: i + 1,
@@ -902,7 +903,13 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
                  ranked by money equity."
             )?;
         }
-        for (i, r) in shown.enumerate() {
+        let finished = |r: &RankedPlay| plays.positions()[r.index].is_game_over();
+        let shown = || ranked.iter().take(args.top);
+        // Exact values beside the model's (a side with seven checkers whose play can leave
+        // six) are marked one by one.
+        let all_exact = cubeful && shown().all(|r| exact(r) || finished(r));
+        let marked = cubeful && !all_exact && shown().any(exact);
+        for (i, r) in shown().enumerate() {
             let text = crate::cmd::play_text(&pos, &plays.play(r.index));
             let diff = if i == 0 {
                 String::new()
@@ -911,22 +918,27 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
             };
             writeln!(
                 out,
-                "{:>2}. {:<28} {}-ply  {label} {:+.3} {:>8}  {}",
+                "{:>2}. {:<28} {}-ply  {label} {:+.3} {:>8}  {}{}",
                 i + 1,
                 text,
                 r.ply,
                 worth(r),
                 diff,
-                probability_columns(&r.probs)
+                probability_columns(&r.probs),
+                if marked && exact(r) { "  exact" } else { "" }
             )?;
         }
-        let finished = |r: &RankedPlay| plays.positions()[r.index].is_game_over();
-        let shown = || ranked.iter().take(args.top);
-        if cubeful && shown().any(exact) && shown().all(|r| exact(r) || finished(r)) {
+        if all_exact && shown().any(exact) {
             writeln!(
                 out,
                 "Cubeful equities exact: tavla's cubeful bearoff database (both sides handling \
                  the cube perfectly)."
+            )?;
+        } else if marked {
+            writeln!(
+                out,
+                "Plays marked exact: cubeful equity from tavla's cubeful bearoff database; the \
+                 others by Janowski's model."
             )?;
         }
     }

@@ -1015,9 +1015,21 @@ pub fn run_game<R: BufRead, W: Write>(
                             // Ranked as the engine chooses its own plays.
                             let worth = PlayWorth::of(&state);
                             search.rank_plays_worth(&plays, 0, &mut ranked, worth);
-                            let what = worth.describe();
+                            // In a short bearoff with the cube turned, exact: said as `hint` says it.
+                            let shown = || ranked.iter().take(HINT_PLAYS);
+                            let exact = matches!(worth, PlayWorth::Cubeful(_) | PlayWorth::Jacoby)
+                                && shown().all(|r| {
+                                    let after = plays.positions()[r.index];
+                                    after.is_game_over() || search.has_exact_cube(&after.flip())
+                                })
+                                && shown().any(|r| !plays.positions()[r.index].is_game_over());
+                            let what = if exact {
+                                "cubeful equity, exact: tavla's cubeful bearoff database"
+                            } else {
+                                worth.describe()
+                            };
                             writeln!(out, "The engine's best plays (0-ply, {what}):")?;
-                            for (i, r) in ranked.iter().take(HINT_PLAYS).enumerate() {
+                            for (i, r) in shown().enumerate() {
                                 let text = format_pretty(&pos, &plays.play(r.index));
                                 let eq =
                                     search.play_value(worth, &plays.positions()[r.index], r.probs);
@@ -1232,8 +1244,14 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
         } else if doubler == human {
             write!(self.out, "\n{}", draw(state, human))?;
             loop {
-                let prompt = format!("Cube at {value}: Enter to roll, `double` to double: ");
-                let answers: [&[&str]; 2] = [&["roll", "r", ""], &["double", "d"]];
+                // The person's own cube is redoubled (either word does).
+                let verb = if state.cube.owner == CubeOwner::Side(human) {
+                    "redouble"
+                } else {
+                    "double"
+                };
+                let prompt = format!("Cube at {value}: Enter to roll, `{verb}` to {verb}: ");
+                let answers: [&[&str]; 2] = [&["roll", "r", ""], &["double", "d", "redouble"]];
                 match self.ask(&prompt, &answers, state, HintFor::Cube)? {
                     Reply::Answer(k) => match self.tutor_cube(state, CubeChoice::Double(k == 1))? {
                         None => return Ok(Some(GameEnd::EndOfInput)),
@@ -1556,10 +1574,10 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
             } else {
                 format!("{CUBE_HINT_PLY}-ply")
             },
-            if state.match_length == 0 {
-                "cubeful, equity per unit of the cube"
-            } else {
-                "normalised match equity"
+            match (state.match_length, state.jacoby) {
+                (0, false) => "cubeful, equity per unit of the cube",
+                (0, true) => "cubeful under the Jacoby rule, equity per unit of the cube",
+                _ => "normalised match equity",
             },
             state.turn
         )?;

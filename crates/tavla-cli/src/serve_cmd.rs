@@ -110,9 +110,15 @@ fn cors_layer(origins: &[String]) -> Result<Option<tower_http::cors::CorsLayer>>
 /// port with a leading zero, a path) is refused, as it could never match.
 fn parse_origin(text: &str) -> Result<axum::http::HeaderValue, String> {
     let bad = |why: &str| format!("--cors {text}: {why} (an origin is scheme://host[:port])");
+    if text == "null" {
+        return Err(bad(
+            "`null` is refused: it is the origin of every page opened from a file and of every \
+             sandboxed page alike; serve the page from a web server and give its origin",
+        ));
+    }
     let (scheme, rest) = text
         .split_once("://")
-        .ok_or_else(|| bad("no scheme (http:// or https://)"))?;
+        .ok_or_else(|| bad("no scheme (such as http://)"))?;
     let scheme_ok = scheme.starts_with(|c: char| c.is_ascii_lowercase())
         && scheme
             .chars()

@@ -1074,6 +1074,28 @@ fn hint_ranks_short_bearoff_plays_by_exact_cubeful_equity() {
     );
     let text = stdout(&tavla(&["hint", xgid, "--top", "2"]));
     assert!(text.contains("Cubeful equities exact"), "{text}");
+    // Every play loses the cube (the opponent, owning it, redoubles and the mover passes): the
+    // ties go to the best play should the opponent not cash, by cubeless equity.
+    let cashed = "XGID=---BBAA------------b--a-a-:1:-1:1:51:0:0:0:0:10";
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(&tavla(&["hint", cashed, "--top", "6", "--json"]))).unwrap();
+    let rows = v.as_array().unwrap();
+    assert!(rows.iter().all(|r| f(r, "cubeful_equity") == -1.0), "{v}");
+    assert_eq!(rows[0]["play"], "6/off", "{v}");
+    assert!(
+        rows.windows(2)
+            .all(|w| f(&w[0], "equity") >= f(&w[1], "equity")),
+        "{v}"
+    );
+    // A cube at its highest cannot be turned again: the plays are ranked cubeless.
+    let dead = "XGID=---BBAA------------b--a-a-:15:1:1:51:0:0:0:0:15";
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(&tavla(&["hint", dead, "--top", "2", "--json"]))).unwrap();
+    assert_eq!(v[0]["play"], "6/off", "{v}");
+    assert!(
+        v[0].get("cubeful_equity").is_none() && v[0].get("exact").is_none(),
+        "{v}"
+    );
     // A contact position: the model, and not said to be exact.
     let contact = "XGID=-b----E-C---eE---c-e----B-:1:1:1:52:0:0:0:0:10";
     let v: serde_json::Value =

@@ -385,6 +385,19 @@ fn the_cube_hint_of_a_short_bearoff_is_exact_and_says_so() {
         out.contains("proper cube action: No redouble, take"),
         "{out}"
     );
+    // The person owns the cube: a redouble, by either word.
+    assert!(out.contains("`redouble` to redouble"), "{out}");
+    // The plays of a roll, at the move prompt: exact too.
+    let rolled = "XGID=---BBAA------------b--a-a-:1:1:1:51:0:0:0:0:10";
+    let (code, out, err) = play(&["--cube", "--seed", "5", "--position", rolled], "hint\n");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(
+            "The engine's best plays (0-ply, cubeful equity, exact: tavla's cubeful bearoff \
+             database):\n  1. 5/off 3/2"
+        ),
+        "{out}"
+    );
     let contact = "XGID=-b----E-C---eE---c-e----B-:1:1:1:00:0:0:0:0:10";
     let (code, out, err) = play(&["--cube", "--seed", "5", "--position", contact], "hint\n");
     assert_eq!(code, 0, "{err}");

@@ -998,6 +998,7 @@ fn cors_lets_the_pages_of_the_origins_given_call_the_api() {
             "browsers leave out https's own port 443",
         ),
         ("HTTP://x", "`HTTP` is not a scheme in lower case"),
+        ("null", "`null` is refused"),
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_tavla"))
             .args(["serve", "--listen", "127.0.0.1:0", "--cors", origin])

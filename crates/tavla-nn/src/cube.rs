@@ -443,7 +443,8 @@ pub(crate) fn normalise(score: MatchScore, cube: u32, m: f32) -> f32 {
 
 /// By what the side on roll of a game ranks its plays: cubeless equity in money play until the
 /// cube has been turned (a 1-cube in the middle may be a cubeless game), then cubeful equity
-/// ([`CubeAnalysis::money_play_value`]); in match play its match equity at the score
+/// ([`CubeAnalysis::money_play_value`]), and cubeless again once the cube is at its highest
+/// (32768: nobody may double); in match play its match equity at the score
 /// ([`CubeAnalysis::play_value`]). The player (`NeuralPlayer`), `tavla hint` and the hints of
 /// `tavla play` all rank this way.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -481,6 +482,8 @@ impl PlayWorth {
                 cube,
                 score,
             },
+            // A cube at its highest is dead: the game is played out cubeless.
+            None if state.cube.log2 >= tavla_core::Cube::MAX_LOG2 => PlayWorth::Cubeless,
             None if state.cube.log2 > 0 => PlayWorth::Cubeful(holder),
             None if state.jacoby => PlayWorth::Jacoby,
             None => PlayWorth::Cubeless,
@@ -748,6 +751,10 @@ mod tests {
         state.cube.log2 = 1;
         state.cube.owner = tavla_core::CubeOwner::Side(state.turn);
         assert!(matches!(PlayWorth::of(&state), PlayWorth::Cubeful(_)));
+        // A cube at its highest cannot be turned again: cubeless.
+        state.cube.log2 = tavla_core::Cube::MAX_LOG2;
+        assert_eq!(PlayWorth::of(&state), PlayWorth::Cubeless);
+        state.cube.log2 = 1;
         // Gammons are worth less to a play with the cube centred under Jacoby than without the
         // rule: they count only once the cube is turned.
         let gammonish = Probabilities {

@@ -858,11 +858,15 @@ impl Search {
         let mut worth = std::mem::take(&mut self.worth);
         worth.clear();
         worth.extend(out.iter().map(|r| value(&positions[r.index], r.probs)));
-        out.sort_by(|a, b| {
+        // Plays of equal worth (a cubeful equity of -1 for every play: the opponent cashes
+        // whatever is played) are ordered by their cubeless equity, the better the play
+        // should the cube not be used as expected; then by their order in the list.
+        let by_worth = |worth: &[f32], a: &RankedPlay, b: &RankedPlay| {
             worth[b.index]
                 .total_cmp(&worth[a.index])
-                .then(a.index.cmp(&b.index))
-        });
+                .then(b.probs.equity().total_cmp(&a.probs.equity()))
+        };
+        out.sort_by(|a, b| by_worth(&worth, a, b).then(a.index.cmp(&b.index)));
         for p in 1..=ply {
             let filter = self.filters[usize::from(p - 1)];
             let best = worth[out[0].index];
@@ -880,7 +884,7 @@ impl Search {
                 r.ply = p;
                 worth[r.index] = value(&after, r.probs);
             }
-            out[..n.max(1)].sort_by(|a, b| worth[b.index].total_cmp(&worth[a.index]));
+            out[..n.max(1)].sort_by(|a, b| by_worth(&worth, a, b));
         }
         self.worth = worth;
     }
