@@ -754,7 +754,6 @@ mod tests {
         // A cube at its highest cannot be turned again: cubeless.
         state.cube.log2 = tavla_core::Cube::MAX_LOG2;
         assert_eq!(PlayWorth::of(&state), PlayWorth::Cubeless);
-        state.cube.log2 = 1;
         // Gammons are worth less to a play with the cube centred under Jacoby than without the
         // rule: they count only once the cube is turned.
         let gammonish = Probabilities {
