@@ -1522,7 +1522,10 @@ fn play_rollouts(
         // The candidates as the rollouts will value them: with the cube, by the 2-ply cubeful
         // equity (money) or match equity; cubeless, by the cubeless equity.
         let worth = match PlayWorth::of(state) {
-            PlayWorth::Cubeless if args.cube => PlayWorth::Cubeful(CubeHolder::of(state)),
+            // (A cube at its highest stays cubeless: it cannot be turned again.)
+            PlayWorth::Cubeless if args.cube && state.cube.log2 < tavla_core::Cube::MAX_LOG2 => {
+                PlayWorth::Cubeful(CubeHolder::of(state))
+            }
             _ if !args.cube => PlayWorth::Cubeless,
             w => w,
         };

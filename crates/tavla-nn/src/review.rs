@@ -128,7 +128,11 @@ impl Search {
         }
         let index = plays.positions().iter().position(|p| p == played)?;
         let worth = match PlayWorth::of(state) {
-            PlayWorth::Cubeless if cube => PlayWorth::Cubeful(CubeHolder::of(state)),
+            // The cube in play from the first roll; a cube at its highest cannot be turned
+            // again, and its game is played out cubeless.
+            PlayWorth::Cubeless if cube && state.cube.log2 < tavla_core::Cube::MAX_LOG2 => {
+                PlayWorth::Cubeful(CubeHolder::of(state))
+            }
             w => w,
         };
         let mut ranked: Vec<RankedPlay> = Vec::new();
@@ -335,6 +339,30 @@ mod tests {
 
     fn money(position: Position) -> GameState {
         GameState::money(position)
+    }
+
+    /// A game with the cube is judged by cubeful equity, but a cube at its highest cannot be
+    /// turned again: its plays are judged cubeless, as the players choose them.
+    #[test]
+    fn a_cube_at_its_highest_is_judged_cubeless() {
+        let mut s = search();
+        let roll = Roll::from_values(3, 1);
+        let mut plays = PlayList::new();
+        Position::START.legal_plays(roll, &mut plays);
+        let played = &plays.positions()[3];
+        let mut state = money(Position::START);
+        let cubeless = s.review_play(&state, roll, played, 0, false).unwrap();
+        let cubeful = s.review_play(&state, roll, played, 0, true).unwrap();
+        assert_ne!(cubeless.best_value, cubeful.best_value);
+        state.cube = Cube {
+            log2: Cube::MAX_LOG2,
+            owner: CubeOwner::Side(Side::X),
+        };
+        let dead = s.review_play(&state, roll, played, 0, true).unwrap();
+        assert_eq!(
+            (dead.best_value, dead.played_value),
+            (cubeless.best_value, cubeless.played_value)
+        );
     }
 
     #[test]
