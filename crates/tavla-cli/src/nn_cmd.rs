@@ -879,6 +879,8 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
                 .is_some()
         })
     };
+    // A play that ends the game is worth its result, exactly, wherever it is.
+    let finished = |r: &RankedPlay| plays.positions()[r.index].is_game_over();
     if args.engine.json {
         let rows: Vec<JsonHint> = ranked
             .iter()
@@ -891,7 +893,7 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
                 probs: r.probs.into(),
                 match_equity: matches!(worth_of, PlayWorth::Match { .. }).then(|| worth(r)),
                 cubeful_equity: cubeful.then(|| worth(r)),
-                exact: cubeful.then(|| exact(r) || plays.positions()[r.index].is_game_over()),
+                exact: cubeful.then(|| exact(r) || finished(r)),
             })
             .collect();
         writeln!(out, "{}", serde_json::to_string_pretty(&rows)?)?;
@@ -903,7 +905,6 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
                  ranked by money equity."
             )?;
         }
-        let finished = |r: &RankedPlay| plays.positions()[r.index].is_game_over();
         let shown = || ranked.iter().take(args.top);
         // Exact values beside the model's (a side with seven checkers whose play can leave
         // six) are marked one by one.
