@@ -993,14 +993,22 @@ struct JsonCube {
     /// Money play under the Jacoby rule.
     jacoby: bool,
     holder: &'static str,
+    /// Playing on without doubling (with the opponent's cube: the cubeful equity).
     no_double: f32,
-    double_take: f32,
-    double_pass: f32,
+    /// Absent when the opponent owns the cube: the side on roll has no double to make.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    double_take: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    double_pass: Option<f32>,
     action: &'static str,
     equity: f32,
-    /// Match play: the match winning chances of no double, double take and double pass.
+    /// Match play: the match winning chances of no double, double take and double pass
+    /// (absent when the opponent owns the cube).
     #[serde(skip_serializing_if = "Option::is_none")]
     match_winning_chances: Option<[f32; 3]>,
+    /// Match play: the side on roll's chance of winning the match with the proper action.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    match_winning_chance: Option<f32>,
 }
 
 /// Runs `tavla eval`, writing to `out`.
@@ -1031,21 +1039,31 @@ pub fn eval_with(args: &EvalArgs, search: &mut Search, out: &mut dyn Write) -> R
         let json = JsonEval {
             probs: p.into(),
             double_pending: state.dice == Dice::DoubleOffered,
-            cube: cube.map(|a| JsonCube {
-                efficiency: a.efficiency,
-                exact,
-                jacoby: money && state.jacoby,
-                holder: match holder {
-                    CubeHolder::Centre => "centre",
-                    CubeHolder::OnRoll => "on roll",
-                    CubeHolder::Opponent => "opponent",
-                },
-                no_double: a.no_double,
-                double_take: a.double_take,
-                double_pass: a.double_pass,
-                action: a.action.describe(redouble),
-                equity: a.equity(),
-                match_winning_chances: a.match_winning_chances,
+            cube: cube.map(|a| {
+                let can_double = holder != CubeHolder::Opponent;
+                JsonCube {
+                    efficiency: a.efficiency,
+                    exact,
+                    jacoby: money && state.jacoby,
+                    holder: match holder {
+                        CubeHolder::Centre => "centre",
+                        CubeHolder::OnRoll => "on roll",
+                        CubeHolder::Opponent => "opponent",
+                    },
+                    no_double: a.no_double,
+                    double_take: can_double.then_some(a.double_take),
+                    double_pass: can_double.then_some(a.double_pass),
+                    action: a.action.describe(redouble),
+                    equity: a.equity(),
+                    match_winning_chances: a.match_winning_chances.filter(|_| can_double),
+                    match_winning_chance: a.match_winning_chances.map(|m| {
+                        match (a.action.doubles(), a.opponent_takes()) {
+                            (false, _) => m[0],
+                            (true, true) => m[1],
+                            (true, false) => m[2],
+                        }
+                    }),
+                }
             }),
         };
         writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;

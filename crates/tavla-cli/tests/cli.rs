@@ -998,6 +998,31 @@ fn eval_says_what_it_makes_of_a_pending_double_and_dice_and_hint_waits_for_the_a
         (v["cube"]["double_take"].as_f64().unwrap() - 0.5556).abs() < 1e-3,
         "{v}"
     );
+    // The opponent's cube: only the equity of playing on, no double for the side on roll to
+    // make; in a match, its chance of winning the match with it.
+    for (xgid, matched) in [
+        (
+            "XGID=-b----E-C---eE---c-e----B-:1:-1:1:00:0:0:0:0:10",
+            false,
+        ),
+        ("XGID=-b----E-C---eE---c-e----B-:1:-1:1:00:1:2:0:7:10", true),
+    ] {
+        let v: serde_json::Value =
+            serde_json::from_str(&stdout(&tavla(&["eval", xgid, "--json"]))).unwrap();
+        let cube = &v["cube"];
+        assert_eq!(cube["holder"], "opponent", "{v}");
+        for absent in ["double_take", "double_pass", "match_winning_chances"] {
+            assert!(cube.get(absent).is_none(), "{absent}: {v}");
+        }
+        assert_eq!(cube["no_double"], cube["equity"], "{v}");
+        let mwc = cube
+            .get("match_winning_chance")
+            .and_then(serde_json::Value::as_f64);
+        assert_eq!(mwc.is_some(), matched, "{v}");
+        if let Some(m) = mwc {
+            assert!(m > 0.0 && m < 1.0, "{v}");
+        }
+    }
 }
 
 /// The bearoff databases are read (or built and cached) by the first probe that needs each,
