@@ -13,6 +13,8 @@
 //!   of the rolls to bear off the first checker.
 //! * [`TwoSidedDb`]: the exact cubeless probability that the side on roll wins, playing to
 //!   maximise it, with [`PolicyStats`] comparing the two policies.
+//! * [`MatchTable`]: exact cubeful match play in short bearoffs at one score, solved over the
+//!   positions that can arise from a starting pair ([`match_play`]).
 //! * [`bearoff_plays`] and [`analyse`]: the legal plays of a roll, ranked under both policies.
 //! * [`cache`]: the default 6 × 15 one-sided (and 6 × 8 two-sided) databases, built on first
 //!   use and kept in a cache directory.
@@ -49,6 +51,7 @@ mod error;
 pub mod format;
 pub mod gnubg_compat;
 mod hash;
+pub mod match_play;
 mod movegen;
 mod one_sided;
 #[cfg(feature = "plot")]
@@ -66,6 +69,7 @@ pub use error::{
     ShapeError,
 };
 pub use hash::{PerfectHash, MAX_CHECKERS};
+pub use match_play::{Holder, MatchGame, MatchTable, PlayTable, SolveError};
 pub use movegen::{bearoff_plays, BearoffPlay, CheckerMove};
 pub use one_sided::{OneSidedDb, OneSidedEntry, RollDistribution, MAX_DB_CHECKERS, PIPS_PER_ROLL};
 pub use position::OneSided;

@@ -11,7 +11,7 @@ use crate::dice::Dice;
 use crate::error::{DbError, FormatError, ProbeError, ShapeError};
 use crate::format::{self, Kind, Reader};
 use crate::hash::PerfectHash;
-use crate::movegen::for_each_play;
+use crate::match_play::PlayTable;
 use crate::one_sided::{db_hash, OneSidedDb};
 use crate::position::OneSided;
 
@@ -83,36 +83,25 @@ impl PolicyStats {
     }
 }
 
-/// The plays of every position of a shape: for each position and roll, the distinct results
-/// (ascending) and the one that minimises the expected number of rolls.
+/// The plays of every position of a shape (a [`PlayTable`]), and for each position and roll
+/// the result that minimises the expected number of rolls.
 struct Children {
-    offsets: Vec<u32>,
-    list: Vec<u32>,
+    plays: PlayTable,
     min_rolls: Vec<u32>,
     rolls_tie: Vec<bool>,
 }
 
 impl Children {
     fn new(hash: &PerfectHash, os: &OneSidedDb) -> Children {
+        let plays = PlayTable::new(hash);
         let n = hash.count() as usize;
-        let mut offsets = Vec::with_capacity(n * 21 + 1);
-        let mut list = Vec::new();
         let mut min_rolls = Vec::with_capacity(n * 21);
         let mut rolls_tie = Vec::with_capacity(n * 21);
-        let mut buf: Vec<u32> = Vec::new();
-        offsets.push(0);
         for x in 0..n {
-            let st = hash.state_of_index(x as u64).expect("index in range");
-            for &(dice, _) in &Dice::ALL_21 {
-                buf.clear();
-                if x > 0 {
-                    for_each_play(hash, &st, dice, &mut |c, _| buf.push(c.index as u32));
-                }
-                buf.sort_unstable();
-                buf.dedup();
+            for r in 0..21 {
                 let mut best = (f64::INFINITY, 0u32);
                 let mut tie = false;
-                for &c in &buf {
+                for &c in plays.of(x, r) {
                     let m = os.mean_rolls_at(u64::from(c));
                     if m < best.0 - 1e-12 {
                         best = (m, c);
@@ -121,15 +110,12 @@ impl Children {
                         tie = true;
                     }
                 }
-                list.extend_from_slice(&buf);
-                offsets.push(list.len() as u32);
                 min_rolls.push(best.1);
                 rolls_tie.push(tie);
             }
         }
         Children {
-            offsets,
-            list,
+            plays,
             min_rolls,
             rolls_tie,
         }
@@ -137,8 +123,7 @@ impl Children {
 
     #[inline]
     fn of(&self, x: usize, r: usize) -> &[u32] {
-        let k = x * 21 + r;
-        &self.list[self.offsets[k] as usize..self.offsets[k + 1] as usize]
+        self.plays.of(x, r)
     }
 }
 
@@ -720,6 +705,7 @@ impl TwoSidedDb {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::movegen::for_each_play;
 
     /// The definition, evaluated by plain memoised recursion over positions.
     fn reference(hash: &PerfectHash, x: u64, o: u64, memo: &mut Vec<Vec<Option<f64>>>) -> f64 {

@@ -811,7 +811,8 @@ struct JsonHint {
     /// is ranked.
     #[serde(skip_serializing_if = "Option::is_none")]
     cubeful_equity: Option<f32>,
-    /// With `cubeful_equity`: whether it is exact, from tavla's cubeful bearoff database.
+    /// With `cubeful_equity` or `match_equity`: whether it is exact, from tavla's cubeful
+    /// bearoff database or its match tables of short bearoffs.
     #[serde(skip_serializing_if = "Option::is_none")]
     exact: Option<bool>,
 }
@@ -871,13 +872,19 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
         PlayWorth::Cubeless => "eq",
     };
     let cubeful = matches!(worth_of, PlayWorth::Cubeful(_) | PlayWorth::Jacoby);
-    // Whether a play's cubeful equity is exact: the position it leaves is in the cubeful
-    // bearoff database.
+    let matched = matches!(worth_of, PlayWorth::Match { .. });
+    // Whether a play's cubeful equity (or match equity) is exact: the position it leaves is
+    // in the cubeful bearoff database (or the match tables of short bearoffs).
     let exact = |r: &RankedPlay| {
-        search.bearoff().is_some_and(|b| {
-            b.probe_cubeful(&plays.positions()[r.index].flip())
-                .is_some()
-        })
+        worth_of.is_exact(&plays.positions()[r.index], search.bearoff().map(|b| &**b))
+    };
+    let (exact_source, model) = if matched {
+        (
+            "tavla's match tables of short bearoffs",
+            "by Janowski's model at the score",
+        )
+    } else {
+        ("tavla's cubeful bearoff database", "by Janowski's model")
     };
     // A play that ends the game is worth its result, exactly, wherever it is.
     let finished = |r: &RankedPlay| plays.positions()[r.index].is_game_over();
@@ -893,7 +900,7 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
                 probs: r.probs.into(),
                 match_equity: matches!(worth_of, PlayWorth::Match { .. }).then(|| worth(r)),
                 cubeful_equity: cubeful.then(|| worth(r)),
-                exact: cubeful.then(|| exact(r) || finished(r)),
+                exact: (cubeful || matched).then(|| exact(r) || finished(r)),
             })
             .collect();
         writeln!(out, "{}", serde_json::to_string_pretty(&rows)?)?;
@@ -908,8 +915,14 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
         let shown = || ranked.iter().take(args.top);
         // Exact values beside the model's (a side with seven checkers whose play can leave
         // six) are marked one by one.
-        let all_exact = cubeful && shown().all(|r| exact(r) || finished(r));
-        let marked = cubeful && !all_exact && shown().any(exact);
+        let with_cube = cubeful || matched;
+        let all_exact = with_cube && shown().all(|r| exact(r) || finished(r));
+        let marked = with_cube && !all_exact && shown().any(exact);
+        let what = if matched {
+            "Match equities"
+        } else {
+            "Cubeful equities"
+        };
         for (i, r) in shown().enumerate() {
             let text = crate::cmd::play_text(&pos, &plays.play(r.index));
             let diff = if i == 0 {
@@ -932,14 +945,17 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
         if all_exact && shown().any(exact) {
             writeln!(
                 out,
-                "Cubeful equities exact: tavla's cubeful bearoff database (both sides handling \
-                 the cube perfectly)."
+                "{what} exact: {exact_source} (both sides handling the cube perfectly)."
             )?;
         } else if marked {
+            let what = if matched {
+                "match equity"
+            } else {
+                "cubeful equity"
+            };
             writeln!(
                 out,
-                "Plays marked exact: cubeful equity from tavla's cubeful bearoff database; the \
-                 others by Janowski's model."
+                "Plays marked exact: {what} from {exact_source}; the others {model}."
             )?;
         }
     }
@@ -987,8 +1003,8 @@ struct JsonEval {
 #[derive(Serialize)]
 struct JsonCube {
     efficiency: f32,
-    /// Money play: the equities are exact, from the cubeful bearoff database (the efficiency
-    /// is then not used).
+    /// The equities are exact (the efficiency is then not used): in money play from the
+    /// cubeful bearoff database, in match play from the match tables of short bearoffs.
     exact: bool,
     /// Money play under the Jacoby rule.
     jacoby: bool,
@@ -1034,7 +1050,7 @@ pub fn eval_with(args: &EvalArgs, search: &mut Search, out: &mut dyn Write) -> R
     let cube = search.cube_decision(&state, ply);
     let redouble = holder == CubeHolder::OnRoll;
     let money = state.match_length == 0;
-    let exact = money && search.has_exact_cube(&state.position);
+    let exact = search.has_exact_cube_in(&state);
     if args.engine.json {
         let json = JsonEval {
             probs: p.into(),
@@ -1101,7 +1117,7 @@ pub fn eval_with(args: &EvalArgs, search: &mut Search, out: &mut dyn Write) -> R
         return Ok(());
     };
     let jacoby = if state.jacoby { " (Jacoby)" } else { "" };
-    let how = if exact {
+    let how = if exact && money {
         format!("money{jacoby}, exact: tavla's cubeful bearoff database")
     } else if money {
         format!(
@@ -1110,13 +1126,20 @@ pub fn eval_with(args: &EvalArgs, search: &mut Search, out: &mut dyn Write) -> R
         )
     } else {
         let side = state.turn;
+        let method = if exact {
+            "exact: tavla's match tables of short bearoffs".to_string()
+        } else {
+            format!(
+                "{ply}-ply cubeful, Janowski leaves at efficiency {:.2}",
+                a.efficiency
+            )
+        };
         format!(
-            "{}-point match, {side} needs {}, {} needs {}; {ply}-ply cubeful over tavla's match equity table, Janowski leaves at efficiency {:.2}",
+            "{}-point match, {side} needs {}, {} needs {}; {method}, over tavla's match equity table",
             state.match_length,
             state.match_length - state.score.get(side),
             side.other(),
             state.match_length - state.score.get(side.other()),
-            a.efficiency
         )
     };
     if holder == CubeHolder::Opponent {

@@ -1017,16 +1017,20 @@ pub fn run_game<R: BufRead, W: Write>(
                             search.rank_plays_worth(&plays, 0, &mut ranked, worth);
                             // In a short bearoff with the cube turned, exact: said as `hint` says it.
                             let shown = || ranked.iter().take(HINT_PLAYS);
-                            let exact = matches!(worth, PlayWorth::Cubeful(_) | PlayWorth::Jacoby)
-                                && shown().all(|r| {
-                                    let after = plays.positions()[r.index];
-                                    after.is_game_over() || search.has_exact_cube(&after.flip())
-                                })
-                                && shown().any(|r| !plays.positions()[r.index].is_game_over());
-                            let what = if exact {
-                                "cubeful equity, exact: tavla's cubeful bearoff database"
-                            } else {
-                                worth.describe()
+                            let bearoff = search.bearoff().map(|b| &**b);
+                            let exact = shown().all(|r| {
+                                let after = plays.positions()[r.index];
+                                after.is_game_over() || worth.is_exact(&after, bearoff)
+                            }) && shown()
+                                .any(|r| !plays.positions()[r.index].is_game_over());
+                            let what = match (exact, worth) {
+                                (true, PlayWorth::Match { .. }) => {
+                                    "match equity, exact: tavla's match tables of short bearoffs"
+                                }
+                                (true, _) => {
+                                    "cubeful equity, exact: tavla's cubeful bearoff database"
+                                }
+                                (false, _) => worth.describe(),
                             };
                             writeln!(out, "The engine's best plays (0-ply, {what}):")?;
                             for (i, r) in shown().enumerate() {
@@ -1564,12 +1568,14 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
             writeln!(self.out, "No cube decision here.")?;
             return Ok(());
         };
-        // As `tavla eval` says it: money play in a short bearoff.
-        let exact = state.match_length == 0 && self.shared_search().has_exact_cube(&state.position);
+        // As `tavla eval` says it: a short bearoff.
+        let exact = self.shared_search().has_exact_cube_in(state);
         writeln!(
             self.out,
             "The engine's cube analysis ({}, {} for {}):",
-            if exact {
+            if exact && state.match_length > 0 {
+                "exact: tavla's match tables of short bearoffs".to_string()
+            } else if exact {
                 "exact: tavla's cubeful bearoff database".to_string()
             } else {
                 format!("{CUBE_HINT_PLY}-ply")

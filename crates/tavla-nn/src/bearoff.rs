@@ -26,12 +26,17 @@
 //! last rolls of a bearoff against checkers still coming home).
 
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use tavla_bearoff::cache::CacheOutcome;
-use tavla_bearoff::{CubefulEquities, DbError, OneSided, OneSidedDb, RollDistribution, TwoSidedDb};
+use tavla_bearoff::{
+    CubefulEquities, DbError, Holder, MatchGame, MatchTable, OneSided, OneSidedDb, PerfectHash,
+    PlayTable, RollDistribution, TwoSidedDb,
+};
 use tavla_core::Position;
 
+use crate::cube::{CubeHolder, MAX_CUBE};
+use crate::met::MatchScore;
 use crate::probs::Probabilities;
 
 /// The bearoff databases as an evaluator of the races they cover.
@@ -48,6 +53,172 @@ pub struct BearoffRace {
     one_sided: Source<OneSidedDb>,
     /// A two-sided database with cubeful money equities, for cube decisions.
     cubeful: Source<TwoSidedDb>,
+    /// Exact match play in the same short bearoffs, solved at each score when first needed.
+    matches: MatchTables,
+}
+
+/// The most checkers a side may have for exact match play in a bearoff
+/// ([`BearoffRace::match_exact`]): the short bearoffs of the cubeful money database.
+pub const MATCH_CHECKERS: usize = 6;
+
+/// The most values a match table solved for one decision may hold
+/// ([`MatchTable::size`]): 4 million, 16 MB and about a quarter of a second on one core.
+/// Larger bearoffs are left to the model until they have shrunk to this.
+pub const MATCH_TABLE_LIMIT: u64 = 4_000_000;
+
+/// Match tables kept, the most recently used first.
+const MATCH_TABLES_KEPT: usize = 4;
+
+/// Exact match play in short bearoffs: the plays of every position of 6 points and
+/// [`MATCH_CHECKERS`] checkers, and the tables solved recently, one per score and cube.
+#[derive(Default)]
+struct MatchTables {
+    /// Off unless the bearoff databases of cube decisions are (the cubeful source).
+    on: bool,
+    plays: OnceLock<MatchPlays>,
+    recent: Mutex<Vec<Arc<KeyedTable>>>,
+}
+
+impl fmt::Debug for MatchTables {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kept = self.recent.lock().map_or(0, |r| r.len());
+        f.debug_struct("MatchTables")
+            .field("on", &self.on)
+            .field("kept", &kept)
+            .finish()
+    }
+}
+
+/// The plays of the short bearoffs, and how many positions can arise from each.
+struct MatchPlays {
+    hash: PerfectHash,
+    plays: PlayTable,
+    reachable: Vec<u32>,
+}
+
+impl MatchPlays {
+    fn new() -> MatchPlays {
+        let hash = PerfectHash::new(6, MATCH_CHECKERS).expect("a valid shape");
+        let plays = PlayTable::new(&hash);
+        let n = plays.positions();
+        // Each position's count of positions that can arise from it, one walk each.
+        let mut seen = vec![u32::MAX; n];
+        let mut stack = Vec::new();
+        let reachable = (0..n)
+            .map(|root| {
+                let mark = root as u32;
+                let mut count = 1u32;
+                seen[root] = mark;
+                stack.push(root);
+                while let Some(x) = stack.pop() {
+                    for r in 0..21 {
+                        for &c in plays.of(x, r) {
+                            if seen[c as usize] != mark {
+                                seen[c as usize] = mark;
+                                count += 1;
+                                stack.push(c as usize);
+                            }
+                        }
+                    }
+                }
+                count
+            })
+            .collect();
+        MatchPlays {
+            hash,
+            plays,
+            reachable,
+        }
+    }
+}
+
+/// A match table and the score and cube it was solved for: its side 0's score, and the
+/// cube's value at level 0.
+struct KeyedTable {
+    score: MatchScore,
+    cube: u32,
+    table: MatchTable,
+}
+
+/// The exact chances of a side on roll in a short bearoff at a match score
+/// ([`BearoffRace::match_exact`]).
+pub struct MatchExact<'a> {
+    plays: &'a PlayTable,
+    table: Arc<KeyedTable>,
+    on_roll: usize,
+    x: u64,
+    y: u64,
+}
+
+impl fmt::Debug for MatchExact<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MatchExact")
+            .field("score", &self.table.score)
+            .field("cube", &self.table.cube)
+            .field("on_roll", &self.on_roll)
+            .field("x", &self.x)
+            .field("y", &self.y)
+            .finish()
+    }
+}
+
+/// The table's holder of a [`CubeHolder`].
+fn table_holder(h: CubeHolder) -> Holder {
+    match h {
+        CubeHolder::Centre => Holder::Centre,
+        CubeHolder::OnRoll => Holder::OnRoll,
+        CubeHolder::Opponent => Holder::Opponent,
+    }
+}
+
+impl MatchExact<'_> {
+    /// The side on roll's chances of winning the match if it does not double now, `[k][h]`
+    /// with the cube on the asked value times `2^k` held by the holder of index `h`. Levels
+    /// beyond the table's are those of its highest, where nobody may double any more (doubles
+    /// cannot reach them, and a win there ends the match as at the highest).
+    #[must_use]
+    pub fn no_doubles<const N: usize>(&self) -> [[f32; 3]; N] {
+        let t = &self.table.table;
+        let nd = t
+            .no_doubles(self.plays, self.on_roll, self.x, self.y)
+            .expect("the pair is in the table");
+        let top = t.levels() - 1;
+        std::array::from_fn(|k| std::array::from_fn(|h| nd[k.min(top) * 3 + h] as f32))
+    }
+
+    /// The side on roll's chance of winning the match with its best cube action, with the
+    /// cube on the asked value held by `holder`.
+    #[must_use]
+    pub fn with_action(&self, holder: CubeHolder) -> f32 {
+        self.table
+            .table
+            .with_action(self.on_roll, self.x, self.y, 0, table_holder(holder))
+            .expect("the pair is in the table") as f32
+    }
+}
+
+/// The match game of a score (side 0's) with the cube's value `cube` at level 0: as many
+/// levels as doubles can reach, up to the first where nobody may double.
+fn match_game(score: MatchScore, cube: u32) -> MatchGame {
+    let sides = [score, score.flip()];
+    let mut game = MatchGame {
+        win: [Vec::new(), Vec::new()],
+        may_double: [Vec::new(), Vec::new()],
+    };
+    let mut v = cube.clamp(1, MAX_CUBE);
+    loop {
+        let mut any = false;
+        for (s, side) in sides.iter().enumerate() {
+            let may = side.cube_in_play() && v < side.me && v < MAX_CUBE;
+            any |= may;
+            game.win[s].push(f64::from(side.after(v, 0)));
+            game.may_double[s].push(may);
+        }
+        if !any {
+            return game;
+        }
+        v *= 2;
+    }
 }
 
 /// How a process learns how a database it loads on first use was obtained
@@ -206,6 +377,7 @@ impl BearoffRace {
         } else {
             Source::None
         };
+        self.matches.on = matches!(self.cubeful, Source::Ready(_));
         self
     }
 
@@ -223,6 +395,7 @@ impl BearoffRace {
             checkers,
             Box::new(move || load().filter(TwoSidedDb::is_cubeful)),
         );
+        self.matches.on = true;
         self
     }
 
@@ -347,7 +520,85 @@ impl BearoffRace {
                     },
                 ),
             ),
+            matches: MatchTables {
+                on: true,
+                ..MatchTables::default()
+            },
         }
+    }
+
+    /// The exact match play of `pos` for the side on roll, before its cube decision, at
+    /// `score` (its own) with the cube on `cube`: where both sides have at most
+    /// [`MATCH_CHECKERS`] checkers, all in their home boards, and the positions that can still
+    /// arise make a table of at most [`MATCH_TABLE_LIMIT`] values. Both sides play and handle
+    /// the cube perfectly over tavla's match equity table (no gammons are possible). The table
+    /// is solved on first need (a few milliseconds to a quarter of a second) and kept for the
+    /// rest of the bearoff: every later position of the game is in it. `None` where the
+    /// databases of cube decisions are off.
+    #[must_use]
+    pub fn match_exact(
+        &self,
+        pos: &Position,
+        cube: u32,
+        score: MatchScore,
+    ) -> Option<MatchExact<'_>> {
+        if !self.matches.on {
+            return None;
+        }
+        let (mine, theirs) = home_boards(pos)?;
+        let (me, opp) = (OneSided::new(&mine).ok()?, OneSided::new(&theirs).ok()?);
+        if most_checkers(&me, &opp) > MATCH_CHECKERS || me.is_empty() || opp.is_empty() {
+            return None;
+        }
+        let plays = self.matches.plays.get_or_init(MatchPlays::new);
+        let (x, y) = (plays.hash.rank(&me).ok()?, plays.hash.rank(&opp).ok()?);
+        let cube = cube.clamp(1, MAX_CUBE);
+        let found = |t: &Arc<KeyedTable>| {
+            if t.cube != cube {
+                return None;
+            }
+            if t.score == score && t.table.contains(0, x, y) {
+                Some(0)
+            } else if t.score == score.flip() && t.table.contains(1, x, y) {
+                Some(1)
+            } else {
+                None
+            }
+        };
+        let exact = |table: Arc<KeyedTable>, on_roll: usize| MatchExact {
+            plays: &plays.plays,
+            table,
+            on_roll,
+            x,
+            y,
+        };
+        {
+            let mut recent = self.matches.recent.lock().ok()?;
+            if let Some((i, on_roll)) = recent
+                .iter()
+                .enumerate()
+                .find_map(|(i, t)| Some((i, found(t)?)))
+            {
+                let t = recent.remove(i);
+                recent.insert(0, t.clone());
+                return Some(exact(t, on_roll));
+            }
+        }
+        let game = match_game(score, cube);
+        let values = 2
+            * u64::from(plays.reachable[x as usize])
+            * u64::from(plays.reachable[y as usize])
+            * game.win[0].len() as u64
+            * 3;
+        if values > MATCH_TABLE_LIMIT {
+            return None;
+        }
+        let table = MatchTable::solve(&plays.plays, [x, y], game, MATCH_TABLE_LIMIT).ok()?;
+        let keyed = Arc::new(KeyedTable { score, cube, table });
+        let mut recent = self.matches.recent.lock().ok()?;
+        recent.insert(0, keyed.clone());
+        recent.truncate(MATCH_TABLES_KEPT);
+        Some(exact(keyed, 0))
     }
 
     /// The exact cubeful money equities of `pos` for the side on roll before its cube

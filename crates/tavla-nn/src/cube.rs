@@ -57,6 +57,16 @@ impl CubeHolder {
     /// Every holder, in declaration order (the index of each is `holder as usize`).
     pub const ALL: [CubeHolder; 3] = [CubeHolder::Centre, CubeHolder::OnRoll, CubeHolder::Opponent];
 
+    /// The same cube seen from the other side.
+    #[must_use]
+    pub const fn flip(self) -> CubeHolder {
+        match self {
+            CubeHolder::Centre => CubeHolder::Centre,
+            CubeHolder::OnRoll => CubeHolder::Opponent,
+            CubeHolder::Opponent => CubeHolder::OnRoll,
+        }
+    }
+
     /// The holder in a game's state, seen from the side on roll (`state.turn`).
     #[must_use]
     pub fn of(state: &GameState) -> CubeHolder {
@@ -508,11 +518,12 @@ impl PlayWorth {
         }
     }
 
-    /// [`PlayWorth::value`], exact where `bearoff`'s cubeful database holds the position
-    /// `after` (money play with the cube, a short bearoff, [`BearoffRace::probe_cubeful`]):
-    /// the opponent, on roll there, handles the cube perfectly, and so does the mover after.
-    /// The Jacoby rule changes nothing there (no gammons are possible). Elsewhere, and in
-    /// match play or cubeless, [`PlayWorth::value`].
+    /// [`PlayWorth::value`], exact in short bearoffs: in money play with the cube where
+    /// `bearoff`'s cubeful database holds the position `after` ([`BearoffRace::probe_cubeful`]),
+    /// in match play where its match tables do ([`BearoffRace::match_exact`]): the opponent,
+    /// on roll there, handles the cube perfectly, and so does the mover after. The Jacoby rule
+    /// changes nothing there (no gammons are possible). Elsewhere, and cubeless,
+    /// [`PlayWorth::value`].
     #[must_use]
     pub fn value_exact(
         self,
@@ -520,14 +531,36 @@ impl PlayWorth {
         p: Probabilities,
         bearoff: Option<&BearoffRace>,
     ) -> f32 {
+        self.exact(after, bearoff)
+            .unwrap_or_else(|| self.value(after, p))
+    }
+
+    /// Whether [`PlayWorth::value_exact`] of the position `after` is exact: a short bearoff
+    /// that `bearoff`'s databases hold, valued with the cube.
+    #[must_use]
+    pub fn is_exact(self, after: &Position, bearoff: Option<&BearoffRace>) -> bool {
+        self.exact(after, bearoff).is_some()
+    }
+
+    fn exact(self, after: &Position, bearoff: Option<&BearoffRace>) -> Option<f32> {
+        let bearoff = bearoff?;
         let holder = match self {
             PlayWorth::Cubeful(holder) => holder,
             PlayWorth::Jacoby => CubeHolder::Centre,
-            PlayWorth::Cubeless | PlayWorth::Match { .. } => return self.value(after, p),
+            PlayWorth::Cubeless => return None,
+            PlayWorth::Match {
+                holder,
+                cube,
+                score,
+            } => {
+                // The opponent's chances on roll there, with its best cube action; the
+                // mover's cube is the opponent's opponent's.
+                let theirs = bearoff.match_exact(&after.flip(), cube, score.flip())?;
+                let mine = 1.0 - theirs.with_action(holder.flip());
+                return Some(normalise(score, cube.clamp(1, MAX_CUBE), mine));
+            }
         };
-        let Some(e) = bearoff.and_then(|b| b.probe_cubeful(&after.flip())) else {
-            return self.value(after, p);
-        };
+        let e = bearoff.probe_cubeful(&after.flip())?;
         // The opponent's equity before its cube decision, with the cube where the mover's
         // play leaves it: the mover's cube is the opponent's opponent's.
         let theirs = match holder {
@@ -535,7 +568,7 @@ impl PlayWorth {
             CubeHolder::OnRoll => e.opponent_owns,
             CubeHolder::Opponent => e.owned.equity,
         };
-        -theirs as f32
+        Some(-theirs as f32)
     }
 
     /// Its name in reports: `cubeless equity`, `cubeful equity` or `match equity`.

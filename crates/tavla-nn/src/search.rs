@@ -442,11 +442,12 @@ impl Search {
         score: MatchScore,
     ) -> CubeAnalysis {
         let ply = ply.min(MAX_PLY);
-        if ply == 0 || pos.is_game_over() {
+        let exact = self.exact_match(pos, cube, score);
+        if exact.is_none() && (ply == 0 || pos.is_game_over()) {
             let p = self.eval0(pos);
             return CubeAnalysis::match_play(pos, p, holder, cube, score);
         }
-        let chances = self.cubeful_match(pos, ply, cube, score);
+        let chances = exact.unwrap_or_else(|| self.cubeful_match(pos, ply, cube, score));
         CubeAnalysis::from_match_chances(
             pos,
             holder,
@@ -468,6 +469,9 @@ impl Search {
         cube: u32,
         score: MatchScore,
     ) -> [[f32; 3]; MATCH_LEVELS] {
+        if let Some(exact) = self.exact_match(pos, cube, score) {
+            return exact;
+        }
         if ply == 0 || pos.is_game_over() {
             let p = self.eval0(pos);
             return cube::match_values(pos, p, cube, score);
@@ -516,6 +520,32 @@ impl Search {
     #[must_use]
     pub fn has_exact_cube(&self, pos: &Position) -> bool {
         self.exact_cubeful(pos).is_some()
+    }
+
+    /// Whether the cube decision of the side on roll in `state` is exact at every depth: in
+    /// money play as [`Search::has_exact_cube`], in match play where the match tables of
+    /// short bearoffs hold the position at its score ([`BearoffRace::match_exact`]).
+    #[must_use]
+    pub fn has_exact_cube_in(&self, state: &GameState) -> bool {
+        if state.match_length == 0 {
+            return self.has_exact_cube(&state.position);
+        }
+        MatchScore::of(state, state.turn).is_some_and(|score| {
+            self.exact_match(&state.position, state.cube.value(), score)
+                .is_some()
+        })
+    }
+
+    /// The exact match chances of `pos` as [`Search::cubeful_match`] gives them, where the
+    /// match tables of short bearoffs hold the position ([`BearoffRace::match_exact`]).
+    fn exact_match(
+        &self,
+        pos: &Position,
+        cube: u32,
+        score: MatchScore,
+    ) -> Option<[[f32; 3]; MATCH_LEVELS]> {
+        let exact = self.bearoff.as_ref()?.match_exact(pos, cube, score)?;
+        Some(exact.no_doubles())
     }
 
     /// The exact cubeful money equities of `pos` as [`Search::cubeful`] gives them, where the
