@@ -9,7 +9,9 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use tavla_bearoff::{OneSided, OneSidedDb, TwoSidedDb};
+use tavla_bearoff::{
+    Holder, MatchGame, MatchTable, OneSided, OneSidedDb, PerfectHash, PlayTable, TwoSidedDb,
+};
 
 fn one_sided(c: &mut Criterion) {
     let mut g = c.benchmark_group("one_sided");
@@ -69,5 +71,41 @@ fn two_sided(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, one_sided, two_sided);
+/// Match tables of short bearoffs at the start of a game of a 7-point match, 2-away 4-away:
+/// four cube levels (1, 2, 4, then 8, where nobody may double).
+fn match_tables(c: &mut Criterion) {
+    let hash = PerfectHash::new(6, 6).unwrap();
+    let plays = PlayTable::new(&hash);
+    // Chances after a win of 1, 2, 4, 8 points (2-away and 4-away sides; illustrative).
+    let game = MatchGame {
+        win: [vec![0.68, 1.0, 1.0, 1.0], vec![0.5, 0.68, 1.0, 1.0]],
+        may_double: [
+            vec![true, false, false, false],
+            vec![true, true, false, false],
+        ],
+    };
+    let mut g = c.benchmark_group("match");
+    g.sample_size(10).measurement_time(Duration::from_secs(10));
+    for (name, a, b, values) in [
+        ("solve_5_against_4", "2,2,1", "1,1,1,1", 14_592),
+        ("solve_6_against_6", "0,0,2,2,1,1", "1,0,1,1,1,1", 2_956_080),
+    ] {
+        let roots = [a, b].map(|s| hash.rank(&s.parse().unwrap()).unwrap());
+        assert_eq!(MatchTable::size(&plays, roots, 4), values);
+        g.bench_function(name, |bench| {
+            bench.iter(|| {
+                let t =
+                    MatchTable::solve(&plays, black_box(roots), game.clone(), u64::MAX).unwrap();
+                let m = t
+                    .with_action(0, roots[0], roots[1], 0, Holder::Centre)
+                    .unwrap();
+                assert!((0.0..=1.0).contains(&m));
+                t
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, one_sided, two_sided, match_tables);
 criterion_main!(benches);
