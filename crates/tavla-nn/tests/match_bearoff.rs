@@ -93,8 +93,11 @@ fn search() -> Search {
         .with_bearoff(Arc::new(BearoffRace::default_databases()))
 }
 
-/// The scores: (length, side on roll's points, opponent's, Crawford), cube, holder.
-const CASES: [((u32, u32, u32, bool), u32, CubeHolder); 8] = [
+/// A match: length, the side on roll's points, the opponent's, and the Crawford flag.
+type Match = (u32, u32, u32, bool);
+
+/// The scores, cubes and holders checked.
+const CASES: [(Match, u32, CubeHolder); 8] = [
     ((7, 2, 4, false), 1, CubeHolder::Centre),
     ((7, 4, 2, false), 1, CubeHolder::Centre),
     ((7, 2, 4, false), 2, CubeHolder::OnRoll),
