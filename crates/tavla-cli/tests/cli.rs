@@ -998,6 +998,27 @@ fn eval_says_what_it_makes_of_a_pending_double_and_dice_and_hint_waits_for_the_a
         (v["cube"]["double_take"].as_f64().unwrap() - 0.5556).abs() < 1e-3,
         "{v}"
     );
+    // The same race in a match, 5-away 3-away: exact from the match tables, at every depth.
+    let matched = "XGID=--A-A----------------a----:0:0:1:00:2:4:0:7:10";
+    let text = stdout(&tavla(&["eval", matched]));
+    assert!(
+        text.contains("exact: tavla's match tables of short bearoffs"),
+        "{text}"
+    );
+    let deep: serde_json::Value =
+        serde_json::from_str(&stdout(&tavla(&["eval", matched, "--ply", "2", "--json"]))).unwrap();
+    let shallow: serde_json::Value =
+        serde_json::from_str(&stdout(&tavla(&["eval", matched, "--json"]))).unwrap();
+    assert_eq!(deep["cube"]["exact"], true, "{deep}");
+    assert_eq!(deep["cube"], shallow["cube"]);
+    let hint = stdout(&tavla(&[
+        "hint",
+        "XGID=-BBAA----------------bbb--:0:0:1:31:2:4:0:7:10",
+    ]));
+    assert!(
+        hint.contains("Match equities exact: tavla's match tables of short bearoffs"),
+        "{hint}"
+    );
     // The opponent's cube: only the equity of playing on, no double for the side on roll to
     // make; in a match, its chance of winning the match with it.
     for (xgid, matched) in [
