@@ -122,6 +122,13 @@ impl PlayList {
         }
     }
 
+    /// The position the plays are played from (seen from the mover, before the roll's
+    /// plays).
+    #[must_use]
+    pub fn origin(&self) -> Position {
+        self.origin
+    }
+
     /// Number of distinct legal plays (the pass counts as one).
     #[must_use]
     pub fn len(&self) -> usize {

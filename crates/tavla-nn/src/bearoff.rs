@@ -532,9 +532,10 @@ impl BearoffRace {
     /// [`MATCH_CHECKERS`] checkers, all in their home boards, and the positions that can still
     /// arise make a table of at most [`MATCH_TABLE_LIMIT`] values. Both sides play and handle
     /// the cube perfectly over tavla's match equity table (no gammons are possible). The table
-    /// is solved on first need (a few milliseconds to a quarter of a second) and kept for the
-    /// rest of the bearoff: every later position of the game is in it. `None` where the
-    /// databases of cube decisions are off.
+    /// is solved on first need (a few milliseconds to a quarter of a second) and kept among
+    /// the four most recent: every later position of the game with the same cube is in it (a
+    /// double needs a table of its own). `None` where the databases of cube decisions are off
+    /// (given without cubeful equities).
     #[must_use]
     pub fn match_exact(
         &self,
@@ -596,6 +597,16 @@ impl BearoffRace {
         let table = MatchTable::solve(&plays.plays, [x, y], game, MATCH_TABLE_LIMIT).ok()?;
         let keyed = Arc::new(KeyedTable { score, cube, table });
         let mut recent = self.matches.recent.lock().ok()?;
+        // Another thread may have solved the same meanwhile: keep one.
+        if let Some((i, on_roll)) = recent
+            .iter()
+            .enumerate()
+            .find_map(|(i, t)| Some((i, found(t)?)))
+        {
+            let t = recent.remove(i);
+            recent.insert(0, t.clone());
+            return Some(exact(t, on_roll));
+        }
         recent.insert(0, keyed.clone());
         recent.truncate(MATCH_TABLES_KEPT);
         Some(exact(keyed, 0))

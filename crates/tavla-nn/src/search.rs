@@ -828,10 +828,21 @@ impl Search {
         out: &mut Vec<RankedPlay>,
         worth: PlayWorth,
     ) {
+        self.prepare_exact(plays, worth);
         let bearoff = self.bearoff.clone();
         self.rank(plays, ply, out, false, |after, p| {
             worth.value_exact(after, p, bearoff.as_deref())
         });
+    }
+
+    /// In match play, solves the match table of short bearoffs from the position the plays
+    /// are played from, where there is one: it then holds the result of every play, which
+    /// tables solved from each result would not.
+    fn prepare_exact(&self, plays: &PlayList, worth: PlayWorth) {
+        if let (PlayWorth::Match { cube, score, .. }, Some(b)) = (worth, &self.bearoff) {
+            // Only the table is wanted (kept by the databases for the plays' lookups).
+            let _ = b.match_exact(&plays.origin(), cube, score);
+        }
     }
 
     /// Like [`Search::choose_by`], by `worth` as in [`Search::rank_plays_worth`].
@@ -842,6 +853,7 @@ impl Search {
         out: &mut Vec<RankedPlay>,
         worth: PlayWorth,
     ) -> usize {
+        self.prepare_exact(plays, worth);
         let bearoff = self.bearoff.clone();
         self.rank(plays, ply, out, true, |after, p| {
             worth.value_exact(after, p, bearoff.as_deref())
