@@ -400,7 +400,7 @@ impl MatchTable {
         Some(nd.into_iter().map(f64::from).collect())
     }
 
-    /// As [`MatchTable::no_doubles`] for one level and holder.
+    /// As [`MatchTable::no_doubles`] for one level and holder (`None` beyond the levels).
     #[must_use]
     pub fn no_double(
         &self,
@@ -411,10 +411,8 @@ impl MatchTable {
         level: usize,
         holder: Holder,
     ) -> Option<f64> {
-        if level >= self.levels {
-            return None;
-        }
-        Some(self.no_doubles(plays, on_roll, x, y)?[level * 3 + holder as usize])
+        let all = self.no_doubles(plays, on_roll, x, y)?;
+        all.get(level * 3 + holder as usize).copied()
     }
 
     /// The chance that side `on_roll`, at index `x` against `y`, wins the match with its best

@@ -573,17 +573,18 @@ impl BearoffRace {
             x,
             y,
         };
-        {
-            let mut recent = self.matches.recent.lock().ok()?;
-            if let Some((i, on_roll)) = recent
+        // A kept table that holds the pair, moved to the front.
+        let kept = |recent: &mut Vec<Arc<KeyedTable>>| {
+            let (i, on_roll) = recent
                 .iter()
                 .enumerate()
-                .find_map(|(i, t)| Some((i, found(t)?)))
-            {
-                let t = recent.remove(i);
-                recent.insert(0, t.clone());
-                return Some(exact(t, on_roll));
-            }
+                .find_map(|(i, t)| Some((i, found(t)?)))?;
+            let t = recent.remove(i);
+            recent.insert(0, t.clone());
+            Some((t, on_roll))
+        };
+        if let Some((t, on_roll)) = kept(&mut *self.matches.recent.lock().ok()?) {
+            return Some(exact(t, on_roll));
         }
         let game = match_game(score, cube);
         let values = 2
@@ -598,13 +599,7 @@ impl BearoffRace {
         let keyed = Arc::new(KeyedTable { score, cube, table });
         let mut recent = self.matches.recent.lock().ok()?;
         // Another thread may have solved the same meanwhile: keep one.
-        if let Some((i, on_roll)) = recent
-            .iter()
-            .enumerate()
-            .find_map(|(i, t)| Some((i, found(t)?)))
-        {
-            let t = recent.remove(i);
-            recent.insert(0, t.clone());
+        if let Some((t, on_roll)) = kept(&mut recent) {
             return Some(exact(t, on_roll));
         }
         recent.insert(0, keyed.clone());
