@@ -548,15 +548,8 @@ impl PlayWorth {
             PlayWorth::Cubeful(holder) => holder,
             PlayWorth::Jacoby => CubeHolder::Centre,
             PlayWorth::Cubeless => return None,
-            PlayWorth::Match {
-                holder,
-                cube,
-                score,
-            } => {
-                // The opponent's chances on roll there, with its best cube action; the
-                // mover's cube is the opponent's opponent's.
-                let theirs = bearoff.match_exact(&after.flip(), cube, score.flip())?;
-                let mine = 1.0 - theirs.with_action(holder.flip());
+            PlayWorth::Match { cube, score, .. } => {
+                let mine = self.exact_match_chance(after, bearoff)?;
                 return Some(normalise(score, cube.clamp(1, MAX_CUBE), mine));
             }
         };
@@ -569,6 +562,48 @@ impl PlayWorth {
             CubeHolder::Opponent => e.owned.equity,
         };
         Some(-theirs as f32)
+    }
+
+    /// In match play, the mover's chance of winning the match after the play that leaves
+    /// `after` (with probabilities `p` for the mover), as [`PlayWorth::value_exact`] ranks it
+    /// before normalising: exact where `bearoff`'s match tables hold the position, else
+    /// [`CubeAnalysis::play_match_chance`]. `None` in money play.
+    #[must_use]
+    pub fn match_chance(
+        self,
+        after: &Position,
+        p: Probabilities,
+        bearoff: Option<&BearoffRace>,
+    ) -> Option<f32> {
+        let PlayWorth::Match {
+            holder,
+            cube,
+            score,
+        } = self
+        else {
+            return None;
+        };
+        Some(
+            bearoff
+                .and_then(|b| self.exact_match_chance(after, b))
+                .unwrap_or_else(|| CubeAnalysis::play_match_chance(after, p, holder, cube, score)),
+        )
+    }
+
+    /// The exact chance of [`PlayWorth::match_chance`], where the match tables hold `after`.
+    fn exact_match_chance(self, after: &Position, bearoff: &BearoffRace) -> Option<f32> {
+        let PlayWorth::Match {
+            holder,
+            cube,
+            score,
+        } = self
+        else {
+            return None;
+        };
+        // The opponent's chances on roll there, with its best cube action; the mover's cube
+        // is the opponent's opponent's.
+        let theirs = bearoff.match_exact(&after.flip(), cube, score.flip())?;
+        Some(1.0 - theirs.with_action(holder.flip()))
     }
 
     /// Its name in reports: `cubeless equity`, `cubeful equity` or `match equity`.

@@ -157,19 +157,11 @@ impl Search {
         } else {
             (positions[best.index], best.probs, best_value)
         };
-        let loss_mwc = match worth {
-            PlayWorth::Match {
-                holder,
-                cube,
-                score,
-            } => {
-                let chance = |after: &Position, p| {
-                    CubeAnalysis::play_match_chance(after, p, holder, cube, score)
-                };
-                Some((chance(&best_pos, best_probs) - chance(played, played_probs)).max(0.0))
-            }
-            _ => None,
-        };
+        let bearoff = self.bearoff().map(|b| &**b);
+        let loss_mwc = worth
+            .match_chance(&best_pos, best_probs, bearoff)
+            .zip(worth.match_chance(played, played_probs, bearoff))
+            .map(|(best, played)| (best - played).max(0.0));
         Some(PlayReview {
             plays: plays.len(),
             best: best_pos,

@@ -948,11 +948,24 @@ fn play_out_cubeful(
     let score_of = |root_to_move: bool| score.map(|s| if root_to_move { s } else { s.flip() });
     // The worth of a play to its mover: cubeless equity in money play, the chance of winning
     // the match in a match.
-    let worth =
-        |after: &Position, p: Probabilities, holder, cube, score: Option<MatchScore>| match score {
-            None => f64::from(p.equity()),
-            Some(s) => f64::from(CubeAnalysis::play_match_chance(after, p, holder, cube, s)),
-        };
+    // (exact in the short bearoffs the match tables hold).
+    let worth = |search: &Search,
+                 after: &Position,
+                 p: Probabilities,
+                 holder,
+                 cube,
+                 score: Option<MatchScore>| match score {
+        None => f64::from(p.equity()),
+        Some(score) => {
+            let w = PlayWorth::Match {
+                holder,
+                cube,
+                score,
+            };
+            let chance = w.match_chance(after, p, search.bearoff().map(|b| &**b));
+            f64::from(chance.expect("match play"))
+        }
+    };
     loop {
         let roll = dice.next();
         let holder = holder_of(owner, root_to_move);
@@ -995,12 +1008,17 @@ fn play_out_cubeful(
                     let v = if jacoby {
                         f64::from(search.play_value(PlayWorth::Jacoby, after, evals[j]))
                     } else {
-                        worth(after, evals[j], mover_holder, cube, here)
+                        worth(search, after, evals[j], mover_holder, cube, here)
                     };
                     (j, v)
                 })
                 .fold((i, f64::NEG_INFINITY), |b, c| if c.1 > b.1 { c } else { b })
         };
+        if let (Some(s), Some(b)) = (here, search.bearoff()) {
+            // In a short bearoff, the match table of the position before the roll holds every
+            // play's result (tables solved from each would not).
+            let _ = b.match_exact(&pos, cube, s);
+        }
         let mut chosen = None;
         if config.luck_adjust {
             let mut mean = 0.0f64;
@@ -1031,7 +1049,7 @@ fn play_out_cubeful(
                         cube,
                         score: s,
                     };
-                    search.choose_by(plays, ply, &mut ranked, |after, p| w.value(after, p))
+                    search.choose_worth(plays, ply, &mut ranked, w)
                 }
             };
             plays.positions()[i]
@@ -1060,7 +1078,8 @@ fn play_out_cubeful(
                     sign(!root_to_move) * e * f64::from(cube) - luck
                 }
                 Some(s) => {
-                    let a = CubeAnalysis::match_play(&next, p, held, cube, s);
+                    // Exact in the short bearoffs the match tables hold.
+                    let a = search.match_cube_analysis(&next, 0, held, cube, s);
                     let [nd, dt, dp] = a.match_winning_chances.expect("match play");
                     let m = if a.action.doubles() { dt.min(dp) } else { nd };
                     let m = f64::from(m);

@@ -289,3 +289,53 @@ fn the_model_against_the_match_tables() {
         );
     }
 }
+
+/// A cubeful match rollout of a short bearoff, its players doubling, taking and playing by
+/// the match tables, agrees with the reference above: each line's chance of winning the
+/// match. Each roll's luck is measured by the same exact chances, so a luck-adjusted game
+/// scores the exact value and the interval is nil (about 1e-9 here).
+#[test]
+fn a_match_rollout_of_a_short_bearoff_agrees_with_the_tables() {
+    use std::sync::atomic::AtomicU64;
+    use tavla_nn::rollout::{cubeful_match_rollout, RolloutConfig};
+    let search = search();
+    let mut reference = Reference::default();
+    // 5-away 3-away: three checkers against two, the cube in the middle.
+    let score = MatchScore::new(7, 2, 4, false).unwrap();
+    let pos = race(&[0, 1, 1, 0, 1], &[1, 0, 0, 1]);
+    let config = RolloutConfig {
+        games: 1296,
+        seed: 3,
+        threads: 2,
+        luck_adjust: true,
+        truncate: 0,
+        balance_parity: false,
+        ply: 0,
+        deadline: None,
+        jacoby: false,
+    };
+    let r = cubeful_match_rollout(
+        &search,
+        pos,
+        CubeHolder::Centre,
+        1,
+        score,
+        config,
+        &AtomicU64::new(0),
+    );
+    let nd = reference.no_double(&pos, score, 1, CubeHolder::Centre);
+    let dt = reference.no_double(&pos, score, 2, CubeHolder::Opponent);
+    let line = r.double.expect("the cube is live");
+    // In a match the lines are chances of winning the match.
+    let (got_nd, got_dt) = (r.no_double, line.double_take);
+    assert!(
+        (got_nd - nd).abs() < 3.0 * r.no_double_stderr.max(1e-4),
+        "no double {got_nd} ± {} against {nd}",
+        r.no_double_stderr
+    );
+    assert!(
+        (got_dt - dt).abs() < 3.0 * line.double_take_stderr.max(1e-4),
+        "double/take {got_dt} ± {} against {dt}",
+        line.double_take_stderr
+    );
+}
