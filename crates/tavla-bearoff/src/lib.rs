@@ -69,7 +69,7 @@ pub use error::{
     ShapeError,
 };
 pub use hash::{PerfectHash, MAX_CHECKERS};
-pub use match_play::{Holder, MatchGame, MatchTable, PlayTable, SolveError};
+pub use match_play::{Holder, MatchGame, MatchTable, PlayTable, SolveError, MAX_LEVELS};
 pub use movegen::{bearoff_plays, BearoffPlay, CheckerMove};
 pub use one_sided::{OneSidedDb, OneSidedEntry, RollDistribution, MAX_DB_CHECKERS, PIPS_PER_ROLL};
 pub use position::OneSided;

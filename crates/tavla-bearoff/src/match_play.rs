@@ -142,6 +142,9 @@ pub struct MatchGame {
     pub may_double: [Vec<bool>; 2],
 }
 
+/// The most cube levels a [`MatchGame`] may have: a cube from 1 to 2^15.
+pub const MAX_LEVELS: usize = 16;
+
 /// Why a [`MatchTable`] was not solved.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SolveError {
@@ -169,8 +172,9 @@ pub enum SolveError {
         /// Checkers of the shape.
         checkers: usize,
     },
-    /// The game's two sides do not have the same number of cube levels, or have none.
-    #[error("the match game needs the same number of cube levels (at least one) for both sides")]
+    /// The game's two sides do not have the same number of cube levels, or have none or more
+    /// than [`MAX_LEVELS`].
+    #[error("the match game needs the same number of cube levels (1 to 16) for both sides")]
     Levels,
 }
 
@@ -237,6 +241,7 @@ impl MatchTable {
         }
         let levels = game.win[0].len();
         if levels == 0
+            || levels > MAX_LEVELS
             || game.win[1].len() != levels
             || game.may_double.iter().any(|m| m.len() != levels)
         {
@@ -381,9 +386,10 @@ impl MatchTable {
 
     /// The chance that side `on_roll` (0 or 1), with its position at index `x` and the other
     /// side's at `y`, wins the match if it does not double now, with the cube on level
-    /// `level` held by `holder`, for each level and holder (`[k * 3 + holder]`); `None` where
-    /// the table does not hold the pair (or a side has no checker left). `plays` must be the
-    /// table the match table was solved with.
+    /// `level` held by `holder`, for each level and holder (`[k * 3 + holder]`, the first
+    /// `3 * levels` entries); `None` where the table does not hold the pair (or a side has no
+    /// checker left). `plays` must be the table the match table was solved with. Allocates
+    /// nothing.
     #[must_use]
     pub fn no_doubles(
         &self,
@@ -391,13 +397,21 @@ impl MatchTable {
         on_roll: usize,
         x: u64,
         y: u64,
-    ) -> Option<Vec<f64>> {
+    ) -> Option<[f32; 3 * MAX_LEVELS]> {
         let cell = self.cell_by_side(on_roll, x, y)?;
         let pos = if on_roll == 0 { [x, y] } else { [y, x] }.map(|p| p as u32);
         let stride = self.levels * 3;
-        let (mut nd, mut scratch) = (vec![0.0f32; stride], vec![0.0f32; stride]);
-        self.no_double_into(plays, on_roll, cell, pos, &mut nd, &mut scratch);
-        Some(nd.into_iter().map(f64::from).collect())
+        let mut nd = [0.0f32; 3 * MAX_LEVELS];
+        let mut scratch = [0.0f32; 3 * MAX_LEVELS];
+        self.no_double_into(
+            plays,
+            on_roll,
+            cell,
+            pos,
+            &mut nd[..stride],
+            &mut scratch[..stride],
+        );
+        Some(nd)
     }
 
     /// As [`MatchTable::no_doubles`] for one level and holder (`None` beyond the levels).
@@ -411,8 +425,11 @@ impl MatchTable {
         level: usize,
         holder: Holder,
     ) -> Option<f64> {
+        if level >= self.levels {
+            return None;
+        }
         let all = self.no_doubles(plays, on_roll, x, y)?;
-        all.get(level * 3 + holder as usize).copied()
+        Some(f64::from(all[level * 3 + holder as usize]))
     }
 
     /// The chance that side `on_roll`, at index `x` against `y`, wins the match with its best

@@ -183,7 +183,7 @@ impl MatchExact<'_> {
             .no_doubles(self.plays, self.on_roll, self.x, self.y)
             .expect("the pair is in the table");
         let top = t.levels() - 1;
-        std::array::from_fn(|k| std::array::from_fn(|h| nd[k.min(top) * 3 + h] as f32))
+        std::array::from_fn(|k| std::array::from_fn(|h| nd[k.min(top) * 3 + h]))
     }
 
     /// The side on roll's chance of winning the match with its best cube action, with the
