@@ -140,6 +140,9 @@ pub struct MatchGame {
     /// cube or the cube is in the middle (not in the Crawford game, not where its win at level
     /// `k` already ends the match). Ignored at the highest level.
     pub may_double: [Vec<bool>; 2],
+    /// Who holds the cube at level 0: `None` in the middle, or the side (0 or 1). Above level 0
+    /// the cube is always held, by the side that took the last double.
+    pub owner: Option<usize>,
 }
 
 /// The most cube levels a [`MatchGame`] may have: a cube from 1 to 2^15.
@@ -173,14 +176,15 @@ pub enum SolveError {
         checkers: usize,
     },
     /// The game's two sides do not have the same number of cube levels, or have none or more
-    /// than [`MAX_LEVELS`].
-    #[error("the match game needs the same number of cube levels (1 to 16) for both sides")]
+    /// than [`MAX_LEVELS`], or its owner is no side.
+    #[error("the match game needs the same number of cube levels (1 to 16) for both sides, and an owner of side 0 or 1 if any")]
     Levels,
 }
 
 /// Every side's chance of winning the match at one score, for every pair of positions that
-/// can arise from a starting pair, every cube level and holder, both sides handling the cube
-/// and their plays perfectly.
+/// can arise from a starting pair and every state of the cube the game can reach from its
+/// state at the start (level 0 held as [`MatchGame::owner`] says, then each higher level held
+/// by either side), both sides handling the cube and their plays perfectly.
 #[derive(Clone, PartialEq)]
 pub struct MatchTable {
     game: MatchGame,
@@ -191,10 +195,10 @@ pub struct MatchTable {
     sizes: [usize; 2],
     /// `moved[s]`: the pairs with side `s` on roll, valued for the other side, the one that
     /// has just moved there: its chance of winning the match with `s`'s best cube action to
-    /// come, at `((i0 * sizes[1] + i1) * levels + k) * 3 + holder` (the holder seen from the
-    /// side that moved), `i0` and `i1` the compact indices of side 0's and side 1's
-    /// positions. So a play's value is one entry, and a roll's best play the largest of its
-    /// plays' entries, slice by slice.
+    /// come, at `(i0 * sizes[1] + i1) * states + state`, `i0` and `i1` the compact indices of
+    /// side 0's and side 1's positions (see [`MatchTable::state`] for the cube's states). So a
+    /// play's value is one entry, and a roll's best play the largest of its plays' entries,
+    /// slice by slice.
     moved: [Vec<f32>; 2],
 }
 
@@ -207,18 +211,36 @@ impl std::fmt::Debug for MatchTable {
     }
 }
 
+/// The cube's states in a table of `levels` levels: level 0 as it starts, then each higher
+/// level held by side 0 or side 1.
+const fn states(levels: usize) -> usize {
+    2 * levels - 1
+}
+
+/// The level of a cube state.
+const fn level_of(state: usize) -> usize {
+    state.div_ceil(2)
+}
+
 impl MatchTable {
     /// The values a table of the pairs reachable from `roots` (side 0's position and side
     /// 1's, as indices of `plays`' shape) with `levels` cube levels would hold: the cost of
-    /// [`MatchTable::solve`], in time and in memory (4 bytes each). 0 for a root out of range.
+    /// [`MatchTable::solve`], in time and in memory (4 bytes each). 0 for a root out of range
+    /// or no levels.
     #[must_use]
     pub fn size(plays: &PlayTable, roots: [u64; 2], levels: usize) -> u64 {
         let n = plays.positions() as u64;
-        if roots.iter().any(|&r| r >= n) {
+        if levels == 0 || roots.iter().any(|&r| r >= n) {
             return 0;
         }
         let [a, b] = roots.map(|r| reachable(plays, r as usize).iter().filter(|&&m| m).count());
-        2 * (a as u64) * (b as u64) * levels as u64 * 3
+        Self::values(a as u64, b as u64, levels)
+    }
+
+    /// The values of a table of `a` and `b` positions a side and `levels` levels.
+    #[must_use]
+    pub fn values(a: u64, b: u64, levels: usize) -> u64 {
+        2 * a * b * states(levels) as u64
     }
 
     /// Solves the game at `game`'s score for every pair of positions reachable from `roots`,
@@ -226,7 +248,8 @@ impl MatchTable {
     ///
     /// # Errors
     /// [`SolveError`] for a root out of range or without checkers, a shape with gammons or
-    /// beyond a home board, a game without levels, or a table beyond `limit`.
+    /// beyond a home board, a game without levels (or an owner that is no side), or a table
+    /// beyond `limit`.
     pub fn solve(
         plays: &PlayTable,
         roots: [u64; 2],
@@ -244,6 +267,7 @@ impl MatchTable {
             || levels > MAX_LEVELS
             || game.win[1].len() != levels
             || game.may_double.iter().any(|m| m.len() != levels)
+            || game.owner.is_some_and(|o| o > 1)
         {
             return Err(SolveError::Levels);
         }
@@ -259,7 +283,7 @@ impl MatchTable {
         let reach = roots.map(|r| reachable(plays, r as usize));
         let lists: [Vec<u32>; 2] =
             std::array::from_fn(|s| (0..n as u32).filter(|&x| reach[s][x as usize]).collect());
-        let values = 2 * lists[0].len() as u64 * lists[1].len() as u64 * levels as u64 * 3;
+        let values = Self::values(lists[0].len() as u64, lists[1].len() as u64, levels);
         if values > limit {
             return Err(SolveError::TooLarge { values, limit });
         }
@@ -271,7 +295,8 @@ impl MatchTable {
             c
         });
         let sizes = [lists[0].len(), lists[1].len()];
-        let cells = sizes[0] * sizes[1] * levels * 3;
+        let stride = states(levels);
+        let cells = sizes[0] * sizes[1] * stride;
         let mut table = MatchTable {
             game,
             levels,
@@ -279,9 +304,8 @@ impl MatchTable {
             sizes,
             moved: [vec![0.0; cells], vec![0.0; cells]],
         };
-        let stride = levels * 3;
-        let mut nd = vec![0.0f32; stride];
-        let mut scratch = vec![0.0f32; stride];
+        let mut nd = [0.0f32; 2 * MAX_LEVELS];
+        let mut scratch = [0.0f32; 2 * MAX_LEVELS];
         // Pairs in index order: side 0 on roll at (a, b) needs side 1 on roll at (a', b) with
         // a' < a (an earlier row); side 1 on roll at (a, b) needs side 0 at (a, b') with
         // b' < b (earlier in this row, side 0 first).
@@ -294,10 +318,11 @@ impl MatchTable {
                     continue;
                 }
                 for side in 0..2 {
-                    table.no_double_into(plays, side, [i0, i1], [a, b], &mut nd, &mut scratch);
+                    let (nd, scratch) = (&mut nd[..stride], &mut scratch[..stride]);
+                    table.no_double_into(plays, side, [i0, i1], [a, b], nd, scratch);
                     let at = (i0 * sizes[1] + i1) * stride;
                     let mut out = std::mem::take(&mut table.moved[side]);
-                    table.finish(side, &nd, &mut out[at..at + stride]);
+                    table.finish(side, nd, &mut out[at..at + stride]);
                     table.moved[side] = out;
                 }
             }
@@ -306,7 +331,7 @@ impl MatchTable {
     }
 
     /// The no-double chances of side `side` on roll at the compact cell `cell` (positions
-    /// `pos`, by index), for every level and holder: each roll's best play, averaged.
+    /// `pos`, by index), for every cube state: each roll's best play, averaged.
     fn no_double_into(
         &self,
         plays: &PlayTable,
@@ -316,7 +341,7 @@ impl MatchTable {
         nd: &mut [f32],
         best: &mut [f32],
     ) {
-        let stride = self.levels * 3;
+        let stride = states(self.levels);
         let other = 1 - side;
         nd.fill(0.0);
         for (r, &(_, w)) in Dice::ALL_21.iter().enumerate() {
@@ -324,11 +349,8 @@ impl MatchTable {
             for &kid in plays.of(pos[side] as usize, r) {
                 if kid == 0 {
                     // The mover bears off its last checker and wins the cube.
-                    for k in 0..self.levels {
-                        let win = self.game.win[side][k] as f32;
-                        for b in &mut best[k * 3..k * 3 + 3] {
-                            *b = b.max(win);
-                        }
+                    for (state, b) in best.iter_mut().enumerate() {
+                        *b = b.max(self.game.win[side][level_of(state)] as f32);
                     }
                     continue;
                 }
@@ -347,21 +369,34 @@ impl MatchTable {
         }
     }
 
+    /// Whether side `side` may double in cube state `state`, and to which state.
+    fn double_to(&self, side: usize, state: usize) -> Option<usize> {
+        let level = level_of(state);
+        let holder = if state == 0 {
+            self.game.owner
+        } else {
+            Some((state + 1) % 2)
+        };
+        let may = holder.is_none_or(|h| h == side)
+            && level + 1 < self.levels
+            && self.game.may_double[side][level];
+        // The opponent takes and owns the cube one level up.
+        may.then_some(2 * (level + 1) - 1 + (1 - side))
+    }
+
     /// From side `side`'s no-double chances at a cell to the entries of the side that moved
-    /// there: one minus `side`'s chances with its best cube action, the holder flipped.
+    /// there: one minus `side`'s chances with its best cube action.
     fn finish(&self, side: usize, nd: &[f32], out: &mut [f32]) {
-        for k in 0..self.levels {
-            for h in 0..3 {
-                let no_double = nd[k * 3 + h];
-                let with_action = if self.may_double(side, k, h) {
-                    let take = nd[(k + 1) * 3 + Holder::Opponent as usize];
-                    let pass = self.game.win[side][k] as f32;
-                    no_double.max(take.min(pass))
-                } else {
-                    no_double
-                };
-                out[k * 3 + FLIP[h]] = 1.0 - with_action;
-            }
+        for (state, o) in out.iter_mut().enumerate() {
+            let no_double = nd[state];
+            let with_action = match self.double_to(side, state) {
+                Some(taken) => {
+                    let pass = self.game.win[side][level_of(state)] as f32;
+                    no_double.max(nd[taken].min(pass))
+                }
+                None => no_double,
+            };
+            *o = 1.0 - with_action;
         }
     }
 
@@ -384,12 +419,47 @@ impl MatchTable {
         self.cell(on_roll, x, y).is_some()
     }
 
+    /// The table's state of the cube on `level` held by `holder` (seen from side `on_roll`),
+    /// where the game can reach it: level 0 held as at the start, a higher level held by
+    /// either side.
+    #[must_use]
+    pub fn state(&self, on_roll: usize, level: usize, holder: Holder) -> Option<usize> {
+        if on_roll > 1 || level >= self.levels {
+            return None;
+        }
+        let owner = match holder {
+            Holder::Centre => None,
+            Holder::OnRoll => Some(on_roll),
+            Holder::Opponent => Some(1 - on_roll),
+        };
+        match (level, owner) {
+            (0, _) if owner == self.game.owner => Some(0),
+            (0, _) | (_, None) => None,
+            (_, Some(o)) => Some(2 * level - 1 + o),
+        }
+    }
+
     /// The chance that side `on_roll` (0 or 1), with its position at index `x` and the other
-    /// side's at `y`, wins the match if it does not double now, with the cube on level
-    /// `level` held by `holder`, for each level and holder (`[k * 3 + holder]`, the first
-    /// `3 * levels` entries); `None` where the table does not hold the pair (or a side has no
-    /// checker left). `plays` must be the table the match table was solved with. Allocates
-    /// nothing.
+    /// side's at `y`, wins the match if it does not double now, with the cube on `level` held
+    /// by `holder`; `None` where the table does not hold the pair (or a side has no checker
+    /// left) or the game cannot reach that cube. `plays` must be the table the match table
+    /// was solved with. Allocates nothing.
+    #[must_use]
+    pub fn no_double(
+        &self,
+        plays: &PlayTable,
+        on_roll: usize,
+        x: u64,
+        y: u64,
+        level: usize,
+        holder: Holder,
+    ) -> Option<f64> {
+        let state = self.state(on_roll, level, holder)?;
+        Some(f64::from(self.no_doubles(plays, on_roll, x, y)?[state]))
+    }
+
+    /// [`MatchTable::no_double`] for every cube state at once, by the index of
+    /// [`MatchTable::state`] (the first `2 * levels - 1` entries).
     #[must_use]
     pub fn no_doubles(
         &self,
@@ -397,12 +467,12 @@ impl MatchTable {
         on_roll: usize,
         x: u64,
         y: u64,
-    ) -> Option<[f32; 3 * MAX_LEVELS]> {
-        let cell = self.cell_by_side(on_roll, x, y)?;
+    ) -> Option<[f32; 2 * MAX_LEVELS]> {
+        let cell = self.cell(on_roll, x, y)?;
         let pos = if on_roll == 0 { [x, y] } else { [y, x] }.map(|p| p as u32);
-        let stride = self.levels * 3;
-        let mut nd = [0.0f32; 3 * MAX_LEVELS];
-        let mut scratch = [0.0f32; 3 * MAX_LEVELS];
+        let stride = states(self.levels);
+        let mut nd = [0.0f32; 2 * MAX_LEVELS];
+        let mut scratch = [0.0f32; 2 * MAX_LEVELS];
         self.no_double_into(
             plays,
             on_roll,
@@ -414,27 +484,9 @@ impl MatchTable {
         Some(nd)
     }
 
-    /// As [`MatchTable::no_doubles`] for one level and holder (`None` beyond the levels).
-    #[must_use]
-    pub fn no_double(
-        &self,
-        plays: &PlayTable,
-        on_roll: usize,
-        x: u64,
-        y: u64,
-        level: usize,
-        holder: Holder,
-    ) -> Option<f64> {
-        if level >= self.levels {
-            return None;
-        }
-        let all = self.no_doubles(plays, on_roll, x, y)?;
-        Some(f64::from(all[level * 3 + holder as usize]))
-    }
-
     /// The chance that side `on_roll`, at index `x` against `y`, wins the match with its best
     /// cube action (doubling, when it may, into the opponent's better answer), with the cube on
-    /// `level` held by `holder`; `None` as for [`MatchTable::no_doubles`] or beyond the levels.
+    /// `level` held by `holder`; `None` as for [`MatchTable::no_double`].
     #[must_use]
     pub fn with_action(
         &self,
@@ -444,23 +496,14 @@ impl MatchTable {
         level: usize,
         holder: Holder,
     ) -> Option<f64> {
-        if level >= self.levels {
-            return None;
-        }
-        let [i0, i1] = self.cell_by_side(on_roll, x, y)?;
-        let at = ((i0 * self.sizes[1] + i1) * self.levels + level) * 3 + holder.flip() as usize;
+        let state = self.state(on_roll, level, holder)?;
+        let [i0, i1] = self.cell(on_roll, x, y)?;
+        let at = (i0 * self.sizes[1] + i1) * states(self.levels) + state;
         Some(1.0 - f64::from(self.moved[on_roll][at]))
     }
 
-    /// Whether side `side` may double from `level` held by `holder`.
-    fn may_double(&self, side: usize, level: usize, holder: usize) -> bool {
-        holder != Holder::Opponent as usize
-            && level + 1 < self.levels
-            && self.game.may_double[side][level]
-    }
-
     /// The compact cell `[side 0's, side 1's]` of a pair given from the side on roll.
-    fn cell_by_side(&self, on_roll: usize, x: u64, y: u64) -> Option<[usize; 2]> {
+    fn cell(&self, on_roll: usize, x: u64, y: u64) -> Option<[usize; 2]> {
         if on_roll > 1 || x == 0 || y == 0 {
             return None;
         }
@@ -471,14 +514,7 @@ impl MatchTable {
         };
         Some([get(0, p0)?, get(1, p1)?])
     }
-
-    fn cell(&self, on_roll: usize, x: u64, y: u64) -> Option<[usize; 2]> {
-        self.cell_by_side(on_roll, x, y)
-    }
 }
-
-/// The holder index seen from the other side.
-const FLIP: [usize; 3] = [0, 2, 1];
 
 /// The positions that can arise from `root` (itself included), by index.
 fn reachable(plays: &PlayTable, root: usize) -> Vec<bool> {
@@ -510,15 +546,23 @@ mod tests {
     /// A money-like game: levels of a long match where a single win changes little, scaled
     /// so that the chances are linear in the points. With `away` points to go for both sides
     /// and wins worth `v / (2 away)` each side of a half, the table is money play scaled.
-    fn linear_game(levels: usize, away: f64) -> MatchGame {
+    fn linear_game(levels: usize, away: f64, owner: Option<usize>) -> MatchGame {
         let win: Vec<f64> = (0..levels)
             .map(|k| 0.5 + f64::from(1u32 << k) / (2.0 * away))
             .collect();
         MatchGame {
             win: [win.clone(), win],
             may_double: [vec![true; levels], vec![true; levels]],
+            owner,
         }
     }
+
+    /// The holders of level 0, each with the game's owner that makes it the start.
+    const START: [(Holder, Option<usize>); 3] = [
+        (Holder::Centre, None),
+        (Holder::OnRoll, Some(0)),
+        (Holder::Opponent, Some(1)),
+    ];
 
     #[test]
     fn a_linear_match_is_money_play() {
@@ -532,32 +576,53 @@ mod tests {
         let away = 100.0;
         let levels = 12;
         let roots = [index(&hash, "0,0,1,1,0,1"), index(&hash, "1,0,1,0,1")];
-        let table = MatchTable::solve(&plays, roots, linear_game(levels, away), u64::MAX).unwrap();
         let money = |m: f64| (m - 0.5) * 2.0 * away;
         let mut checked = 0;
-        for x in 1..hash.count() {
-            for y in 1..hash.count() {
-                if !table.contains(0, x, y) {
-                    continue;
+        for (h, owner) in START {
+            let game = linear_game(levels, away, owner);
+            let table = MatchTable::solve(&plays, roots, game, u64::MAX).unwrap();
+            for x in 1..hash.count() {
+                for y in 1..hash.count() {
+                    if !table.contains(0, x, y) {
+                        continue;
+                    }
+                    let e = db.cubeful_equities_at(x, y).unwrap();
+                    let want = match h {
+                        Holder::Centre => e.centred.no_double,
+                        Holder::OnRoll => e.owned.no_double,
+                        Holder::Opponent => e.opponent_owns,
+                    };
+                    let nd = money(table.no_double(&plays, 0, x, y, 0, h).unwrap());
+                    assert!(
+                        (nd - want).abs() < 2e-3,
+                        "{x} {y} {h:?}: {nd} against {want}"
+                    );
+                    // The other side on roll in the same pair, the same cube.
+                    if table.contains(1, y, x) {
+                        let e = db.cubeful_equities_at(y, x).unwrap();
+                        let want = match h.flip() {
+                            Holder::Centre => e.centred.no_double,
+                            Holder::OnRoll => e.owned.no_double,
+                            Holder::Opponent => e.opponent_owns,
+                        };
+                        let nd = money(table.no_double(&plays, 1, y, x, 0, h.flip()).unwrap());
+                        assert!((nd - want).abs() < 2e-3, "{y} {x} {h:?}");
+                    }
+                    checked += 1;
                 }
-                let e = db.cubeful_equities_at(x, y).unwrap();
-                let nd = |h| money(table.no_double(&plays, 0, x, y, 0, h).unwrap());
-                assert!(
-                    (nd(Holder::Centre) - e.centred.no_double).abs() < 2e-3,
-                    "{x} {y}"
-                );
-                assert!(
-                    (nd(Holder::OnRoll) - e.owned.no_double).abs() < 2e-3,
-                    "{x} {y}"
-                );
-                assert!(
-                    (nd(Holder::Opponent) - e.opponent_owns).abs() < 2e-3,
-                    "{x} {y}"
-                );
-                checked += 1;
             }
+            // Level 0 is held only as at the start.
+            let other = if h == Holder::Centre {
+                Holder::OnRoll
+            } else {
+                Holder::Centre
+            };
+            assert_eq!(
+                table.no_double(&plays, 0, roots[0], roots[1], 0, other),
+                None
+            );
         }
-        assert!(checked > 100, "{checked}");
+        assert!(checked > 300, "{checked}");
     }
 
     #[test]
@@ -566,20 +631,22 @@ mod tests {
         let (db, _) = TwoSidedDb::build(6, 4).unwrap();
         let hash = db.hash().clone();
         let plays = PlayTable::new(&hash);
-        let game = MatchGame {
-            win: [vec![1.0], vec![1.0]],
-            may_double: [vec![false], vec![false]],
-        };
         let roots = [index(&hash, "1,1,1,1"), index(&hash, "0,2,0,1,1")];
-        let table = MatchTable::solve(&plays, roots, game, u64::MAX).unwrap();
-        for (x, y) in [
-            (roots[0], roots[1]),
-            (index(&hash, "1,1"), index(&hash, "0,1")),
-        ] {
-            for on_roll in 0..2 {
-                let (me, opp) = if on_roll == 0 { (x, y) } else { (y, x) };
-                let p = db.win_probability_at(me, opp);
-                for h in [Holder::Centre, Holder::OnRoll, Holder::Opponent] {
+        for (h, owner) in START {
+            let game = MatchGame {
+                win: [vec![1.0], vec![1.0]],
+                may_double: [vec![false], vec![false]],
+                owner,
+            };
+            let table = MatchTable::solve(&plays, roots, game, u64::MAX).unwrap();
+            for (x, y) in [
+                (roots[0], roots[1]),
+                (index(&hash, "1,1"), index(&hash, "0,1")),
+            ] {
+                for on_roll in 0..2 {
+                    let (me, opp) = if on_roll == 0 { (x, y) } else { (y, x) };
+                    let p = db.win_probability_at(me, opp);
+                    let h = if on_roll == 0 { h } else { h.flip() };
                     let m = table.with_action(on_roll, me, opp, 0, h).unwrap();
                     assert!((m - p).abs() < 1e-6, "{me} {opp}: {m} against {p}");
                 }
@@ -594,15 +661,16 @@ mod tests {
         // dead for both.
         let hash = PerfectHash::new(6, 2).unwrap();
         let plays = PlayTable::new(&hash);
-        let game = MatchGame {
+        let game = |owner| MatchGame {
             win: [vec![0.7, 1.0], vec![0.7, 1.0]],
             may_double: [vec![true, false], vec![true, false]],
+            owner,
         };
         // Two checkers on the ace point against one: I bear off with any roll, 70%, whoever
         // holds the cube (a double would be passed).
         let (me, opp) = (index(&hash, "2"), index(&hash, "1"));
-        let table = MatchTable::solve(&plays, [me, opp], game.clone(), u64::MAX).unwrap();
-        for h in [Holder::Centre, Holder::OnRoll, Holder::Opponent] {
+        for (h, owner) in START {
+            let table = MatchTable::solve(&plays, [me, opp], game(owner), u64::MAX).unwrap();
             let nd = table.no_double(&plays, 0, me, opp, 0, h).unwrap();
             assert!((nd - 0.7).abs() < 1e-6, "{nd}");
             let m = table.with_action(0, me, opp, 0, h).unwrap();
@@ -611,7 +679,7 @@ mod tests {
         // One checker on the 6-point against one on the ace point: I bear off with 27 rolls
         // of 36 (a 6, a sum of 6 or more, or a double but 1-1); else the opponent does.
         let (six, ace) = (index(&hash, "0,0,0,0,0,1"), index(&hash, "1"));
-        let table = MatchTable::solve(&plays, [six, ace], game, u64::MAX).unwrap();
+        let table = MatchTable::solve(&plays, [six, ace], game(None), u64::MAX).unwrap();
         let p = 27.0 / 36.0;
         // Not doubling: I win 1 point, or it does (its own double would be passed).
         let nd = table
@@ -635,7 +703,7 @@ mod tests {
     fn bad_requests_are_refused() {
         let hash = PerfectHash::new(6, 3).unwrap();
         let plays = PlayTable::new(&hash);
-        let game = linear_game(3, 10.0);
+        let game = linear_game(3, 10.0, None);
         assert!(matches!(
             MatchTable::solve(&plays, [0, 5], game.clone(), u64::MAX),
             Err(SolveError::Root { index: 0, .. })
@@ -648,6 +716,12 @@ mod tests {
             MatchTable::solve(&plays, [50, 60], game.clone(), 10),
             Err(SolveError::TooLarge { limit: 10, .. })
         ));
+        let mut stranger = game.clone();
+        stranger.owner = Some(2);
+        assert_eq!(
+            MatchTable::solve(&plays, [50, 60], stranger, u64::MAX),
+            Err(SolveError::Levels)
+        );
         let mut uneven = game;
         uneven.win[1].pop();
         assert_eq!(
@@ -656,7 +730,7 @@ mod tests {
         );
         let wide = PlayTable::new(&PerfectHash::new(8, 2).unwrap());
         assert!(matches!(
-            MatchTable::solve(&wide, [3, 4], linear_game(2, 10.0), u64::MAX),
+            MatchTable::solve(&wide, [3, 4], linear_game(2, 10.0, None), u64::MAX),
             Err(SolveError::Shape { points: 8, .. })
         ));
     }

@@ -132,8 +132,8 @@ impl MatchPlays {
     }
 }
 
-/// A match table and the score and cube it was solved for: its side 0's score, and the
-/// cube's value at level 0.
+/// A match table and what it was solved for: its side 0's score, the cube's value at level 0
+/// and who held it there.
 struct KeyedTable {
     score: MatchScore,
     cube: u32,
@@ -146,6 +146,10 @@ pub struct MatchExact<'a> {
     plays: &'a PlayTable,
     table: Arc<KeyedTable>,
     on_roll: usize,
+    /// The table's level of the cube asked for.
+    level: usize,
+    /// Who holds the cube asked for, seen from the side on roll.
+    holder: CubeHolder,
     x: u64,
     y: u64,
 }
@@ -156,6 +160,8 @@ impl fmt::Debug for MatchExact<'_> {
             .field("score", &self.table.score)
             .field("cube", &self.table.cube)
             .field("on_roll", &self.on_roll)
+            .field("level", &self.level)
+            .field("holder", &self.holder)
             .field("x", &self.x)
             .field("y", &self.y)
             .finish()
@@ -173,37 +179,58 @@ fn table_holder(h: CubeHolder) -> Holder {
 
 impl MatchExact<'_> {
     /// The side on roll's chances of winning the match if it does not double now, `[k][h]`
-    /// with the cube on the asked value times `2^k` held by the holder of index `h`. Levels
-    /// beyond the table's are those of its highest, where nobody may double any more (doubles
-    /// cannot reach them, and a win there ends the match as at the highest).
+    /// with the cube on the asked value times `2^k` held by the holder of index `h`, where
+    /// the game can reach that cube from the one asked for (`None` elsewhere: another holder
+    /// of the same value, or the middle once doubled). Levels beyond the table's are those of
+    /// its highest, where nobody may double any more (a win there ends the match as at the
+    /// highest).
     #[must_use]
-    pub fn no_doubles<const N: usize>(&self) -> [[f32; 3]; N] {
+    pub fn no_doubles<const N: usize>(&self) -> [[Option<f32>; 3]; N] {
         let t = &self.table.table;
         let nd = t
             .no_doubles(self.plays, self.on_roll, self.x, self.y)
             .expect("the pair is in the table");
         let top = t.levels() - 1;
-        std::array::from_fn(|k| std::array::from_fn(|h| nd[k.min(top) * 3 + h]))
+        std::array::from_fn(|k| {
+            let level = (self.level + k).min(top);
+            std::array::from_fn(|h| {
+                // Above the cube asked for, only held cubes; at it, only its holder.
+                let holder = CubeHolder::ALL[h];
+                let reached = if k == 0 {
+                    holder == self.holder
+                } else {
+                    holder != CubeHolder::Centre
+                };
+                let state = t.state(self.on_roll, level, table_holder(holder))?;
+                reached.then(|| nd[state])
+            })
+        })
     }
 
     /// The side on roll's chance of winning the match with its best cube action, with the
-    /// cube on the asked value held by `holder`.
+    /// cube as asked for.
     #[must_use]
-    pub fn with_action(&self, holder: CubeHolder) -> f32 {
-        self.table
-            .table
-            .with_action(self.on_roll, self.x, self.y, 0, table_holder(holder))
-            .expect("the pair is in the table") as f32
+    pub fn with_action(&self) -> f32 {
+        let t = &self.table.table;
+        let at = t.with_action(
+            self.on_roll,
+            self.x,
+            self.y,
+            self.level,
+            table_holder(self.holder),
+        );
+        at.expect("the pair and the cube are in the table") as f32
     }
 }
 
-/// The match game of a score (side 0's) with the cube's value `cube` at level 0: as many
-/// levels as doubles can reach, up to the first where nobody may double.
-fn match_game(score: MatchScore, cube: u32) -> MatchGame {
+/// The match game of a score (side 0's) with the cube's value `cube` at level 0 held by
+/// `owner`: as many levels as doubles can reach, up to the first where nobody may double.
+fn match_game(score: MatchScore, cube: u32, owner: Option<usize>) -> MatchGame {
     let sides = [score, score.flip()];
     let mut game = MatchGame {
         win: [Vec::new(), Vec::new()],
         may_double: [Vec::new(), Vec::new()],
+        owner,
     };
     let mut v = cube.clamp(1, MAX_CUBE);
     loop {
@@ -528,19 +555,20 @@ impl BearoffRace {
     }
 
     /// The exact match play of `pos` for the side on roll, before its cube decision, at
-    /// `score` (its own) with the cube on `cube`: where both sides have at most
+    /// `score` (its own) with the cube on `cube` held by `holder`: where both sides have at most
     /// [`MATCH_CHECKERS`] checkers, all in their home boards, and the positions that can still
     /// arise make a table of at most [`MATCH_TABLE_LIMIT`] values. Both sides play and handle
     /// the cube perfectly over tavla's match equity table (no gammons are possible). The table
     /// is solved on first need (a few milliseconds to a quarter of a second) and kept among
-    /// the four most recent: every later position of the game with the same cube is in it (a
-    /// double needs a table of its own). `None` where the databases of cube decisions are off
-    /// (given without cubeful equities).
+    /// the four most recent: every later position of the game is in it, the cube's doubles
+    /// included. `None` where the databases of cube decisions are off (given without cubeful
+    /// equities).
     #[must_use]
     pub fn match_exact(
         &self,
         pos: &Position,
         cube: u32,
+        holder: CubeHolder,
         score: MatchScore,
     ) -> Option<MatchExact<'_>> {
         if !self.matches.on {
@@ -554,44 +582,59 @@ impl BearoffRace {
         let plays = self.matches.plays.get_or_init(MatchPlays::new);
         let (x, y) = (plays.hash.rank(&me).ok()?, plays.hash.rank(&opp).ok()?);
         let cube = cube.clamp(1, MAX_CUBE);
+        // Where a table holds the pair and the cube: the side on roll's index there, and the
+        // cube's level (a table solved before a double holds the cube after it).
         let found = |t: &Arc<KeyedTable>| {
-            if t.cube != cube {
-                return None;
-            }
-            if t.score == score && t.table.contains(0, x, y) {
-                Some(0)
-            } else if t.score == score.flip() && t.table.contains(1, x, y) {
-                Some(1)
-            } else {
-                None
-            }
+            let level =
+                (0..t.table.levels()).find(|&k| t.cube.checked_shl(k as u32) == Some(cube))?;
+            [0, 1].into_iter().find_map(|on_roll| {
+                let score_there = if on_roll == 0 {
+                    t.score
+                } else {
+                    t.score.flip()
+                };
+                (score_there == score
+                    && t.table
+                        .state(on_roll, level, table_holder(holder))
+                        .is_some()
+                    && t.table.contains(on_roll, x, y))
+                .then_some((on_roll, level))
+            })
         };
-        let exact = |table: Arc<KeyedTable>, on_roll: usize| MatchExact {
+        let exact = |table: Arc<KeyedTable>, (on_roll, level): (usize, usize)| MatchExact {
             plays: &plays.plays,
             table,
             on_roll,
+            level,
+            holder,
             x,
             y,
         };
         // A kept table that holds the pair, moved to the front.
         let kept = |recent: &mut Vec<Arc<KeyedTable>>| {
-            let (i, on_roll) = recent
+            let (i, at) = recent
                 .iter()
                 .enumerate()
                 .find_map(|(i, t)| Some((i, found(t)?)))?;
             let t = recent.remove(i);
             recent.insert(0, t.clone());
-            Some((t, on_roll))
+            Some((t, at))
         };
-        if let Some((t, on_roll)) = kept(&mut *self.matches.recent.lock().ok()?) {
-            return Some(exact(t, on_roll));
+        if let Some((t, at)) = kept(&mut *self.matches.recent.lock().ok()?) {
+            return Some(exact(t, at));
         }
-        let game = match_game(score, cube);
-        let values = 2
-            * u64::from(plays.reachable[x as usize])
-            * u64::from(plays.reachable[y as usize])
-            * game.win[0].len() as u64
-            * 3;
+        // Solved with the side on roll as side 0.
+        let owner = match holder {
+            CubeHolder::Centre => None,
+            CubeHolder::OnRoll => Some(0),
+            CubeHolder::Opponent => Some(1),
+        };
+        let game = match_game(score, cube, owner);
+        let values = MatchTable::values(
+            u64::from(plays.reachable[x as usize]),
+            u64::from(plays.reachable[y as usize]),
+            game.win[0].len(),
+        );
         if values > MATCH_TABLE_LIMIT {
             return None;
         }
@@ -599,12 +642,12 @@ impl BearoffRace {
         let keyed = Arc::new(KeyedTable { score, cube, table });
         let mut recent = self.matches.recent.lock().ok()?;
         // Another thread may have solved the same meanwhile: keep one.
-        if let Some((t, on_roll)) = kept(&mut recent) {
-            return Some(exact(t, on_roll));
+        if let Some((t, at)) = kept(&mut recent) {
+            return Some(exact(t, at));
         }
         recent.insert(0, keyed.clone());
         recent.truncate(MATCH_TABLES_KEPT);
-        Some(exact(keyed, 0))
+        Some(exact(keyed, (0, 0)))
     }
 
     /// The exact cubeful money equities of `pos` for the side on roll before its cube

@@ -602,8 +602,8 @@ impl PlayWorth {
         };
         // The opponent's chances on roll there, with its best cube action; the mover's cube
         // is the opponent's opponent's.
-        let theirs = bearoff.match_exact(&after.flip(), cube, score.flip())?;
-        Some(1.0 - theirs.with_action(holder.flip()))
+        let theirs = bearoff.match_exact(&after.flip(), cube, holder.flip(), score.flip())?;
+        Some(1.0 - theirs.with_action())
     }
 
     /// Its name in reports: `cubeless equity`, `cubeful equity` or `match equity`.

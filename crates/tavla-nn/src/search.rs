@@ -442,12 +442,12 @@ impl Search {
         score: MatchScore,
     ) -> CubeAnalysis {
         let ply = ply.min(MAX_PLY);
-        let exact = self.exact_match(pos, cube, score);
+        let exact = self.exact_match(pos, cube, holder, score);
         if exact.is_none() && (ply == 0 || pos.is_game_over()) {
             let p = self.eval0(pos);
             return CubeAnalysis::match_play(pos, p, holder, cube, score);
         }
-        let chances = exact.unwrap_or_else(|| self.cubeful_match(pos, ply, cube, score));
+        let chances = exact.unwrap_or_else(|| self.cubeful_match(pos, ply, cube, holder, score));
         CubeAnalysis::from_match_chances(
             pos,
             holder,
@@ -460,16 +460,18 @@ impl Search {
 
     /// The match winning chances of `pos` for the side on roll at `score` before its cube
     /// decision, `[k][h]` with the cube on `cube << k` held by the holder of index `h`, at
-    /// `ply`. The decisions below the root are the side's best: not doubling, or doubling into
-    /// the opponent's better answer, take or pass.
+    /// `ply`; `holder` holds the cube on `cube` (the others of `[0]` are computed, not used).
+    /// The decisions below the root are the side's best: not doubling, or doubling into the
+    /// opponent's better answer, take or pass.
     fn cubeful_match(
         &mut self,
         pos: &Position,
         ply: u8,
         cube: u32,
+        holder: CubeHolder,
         score: MatchScore,
     ) -> [[f32; 3]; MATCH_LEVELS] {
-        if let Some(exact) = self.exact_match(pos, cube, score) {
+        if let Some(exact) = self.exact_match(pos, cube, holder, score) {
             return exact;
         }
         if ply == 0 || pos.is_game_over() {
@@ -490,7 +492,7 @@ impl Search {
             pos.legal_plays(roll, &mut list);
             let (best, _) = self.best_play0(list.positions(), &mut evals);
             let next = list.positions()[best].flip();
-            let child = self.cubeful_match(&next, ply - 1, cube, them);
+            let child = self.cubeful_match(&next, ply - 1, cube, holder.flip(), them);
             let w = f32::from(weight) / 36.0;
             for (k, values) in out.iter_mut().enumerate() {
                 let v = (cube << k).min(cube::MAX_CUBE);
@@ -530,22 +532,34 @@ impl Search {
         if state.match_length == 0 {
             return self.has_exact_cube(&state.position);
         }
+        let holder = CubeHolder::of(state);
         MatchScore::of(state, state.turn).is_some_and(|score| {
-            self.exact_match(&state.position, state.cube.value(), score)
+            let b = self.bearoff.as_ref();
+            b.and_then(|b| b.match_exact(&state.position, state.cube.value(), holder, score))
                 .is_some()
         })
     }
 
     /// The exact match chances of `pos` as [`Search::cubeful_match`] gives them, where the
-    /// match tables of short bearoffs hold the position ([`BearoffRace::match_exact`]).
+    /// match tables of short bearoffs hold the position ([`BearoffRace::match_exact`]): the
+    /// cubes the game can reach from `cube` held by `holder` are exact, the others (never
+    /// used) Janowski's model's.
     fn exact_match(
-        &self,
+        &mut self,
         pos: &Position,
         cube: u32,
+        holder: CubeHolder,
         score: MatchScore,
     ) -> Option<[[f32; 3]; MATCH_LEVELS]> {
-        let exact = self.bearoff.as_ref()?.match_exact(pos, cube, score)?;
-        Some(exact.no_doubles())
+        let bearoff = self.bearoff.clone()?;
+        let exact = bearoff
+            .match_exact(pos, cube, holder, score)?
+            .no_doubles::<MATCH_LEVELS>();
+        let p = self.eval0(pos);
+        let model: [[f32; 3]; MATCH_LEVELS] = cube::match_values(pos, p, cube, score);
+        Some(std::array::from_fn(|k| {
+            std::array::from_fn(|h| exact[k][h].unwrap_or(model[k][h]))
+        }))
     }
 
     /// The exact cubeful money equities of `pos` as [`Search::cubeful`] gives them, where the
@@ -839,9 +853,17 @@ impl Search {
     /// are played from, where there is one: it then holds the result of every play, which
     /// tables solved from each result would not.
     fn prepare_exact(&self, plays: &PlayList, worth: PlayWorth) {
-        if let (PlayWorth::Match { cube, score, .. }, Some(b)) = (worth, &self.bearoff) {
+        if let (
+            PlayWorth::Match {
+                cube,
+                score,
+                holder,
+            },
+            Some(b),
+        ) = (worth, &self.bearoff)
+        {
             // Only the table is wanted (kept by the databases for the plays' lookups).
-            let _ = b.match_exact(&plays.origin(), cube, score);
+            let _ = b.match_exact(&plays.origin(), cube, holder, score);
         }
     }
 

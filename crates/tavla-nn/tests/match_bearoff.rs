@@ -215,17 +215,22 @@ fn far_from_the_end_of_a_long_match_the_tables_are_near_money_play() {
     let mut worst = 0.0f64;
     for pos in positions() {
         let money = bearoff.probe_cubeful(&pos).unwrap();
-        let exact = bearoff.match_exact(&pos, 1, score).unwrap();
-        let nd: [[f32; 3]; 2] = exact.no_doubles();
         // Normalised as gnubg does: a pass +1, a single loss at the cube -1.
         let (win, lose) = (score.after(1, 0), score.after(0, 1));
         let norm = |m: f32| f64::from(2.0 * (m - lose) / (win - lose) - 1.0);
-        for (ours, theirs) in [
-            (nd[0][CubeHolder::Centre as usize], money.centred.no_double),
-            (nd[0][CubeHolder::OnRoll as usize], money.owned.no_double),
-            (nd[0][CubeHolder::Opponent as usize], money.opponent_owns),
+        for (holder, theirs) in [
+            (CubeHolder::Centre, money.centred.no_double),
+            (CubeHolder::OnRoll, money.owned.no_double),
+            (CubeHolder::Opponent, money.opponent_owns),
         ] {
+            let exact = bearoff.match_exact(&pos, 1, holder, score).unwrap();
+            let nd: [[Option<f32>; 3]; 2] = exact.no_doubles();
+            let ours = nd[0][holder as usize].unwrap();
             worst = worst.max((norm(ours) - theirs).abs());
+            // Only the holder asked for at the cube asked for; held cubes above it.
+            assert_eq!(nd[0].iter().filter(|v| v.is_some()).count(), 1);
+            assert!(nd[1][CubeHolder::Centre as usize].is_none());
+            assert!(nd[1][CubeHolder::OnRoll as usize].is_some());
         }
     }
     assert!(worst < 0.03, "{worst}");
