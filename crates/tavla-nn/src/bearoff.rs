@@ -555,6 +555,23 @@ impl BearoffRace {
     }
 
     /// The exact match play of `pos` for the side on roll, before its cube decision, at
+    /// `score` (its own) with the cube on `cube` held by `holder`, from a match table already
+    /// solved ([`BearoffRace::solve_match`]) that holds the position and the cube; `None`
+    /// otherwise. For the inner nodes of searches and the plays of a roll: their tables are
+    /// solved from the position at the root, and a position too large for a table should not
+    /// have one solved for each of its successors.
+    #[must_use]
+    pub fn match_exact(
+        &self,
+        pos: &Position,
+        cube: u32,
+        holder: CubeHolder,
+        score: MatchScore,
+    ) -> Option<MatchExact<'_>> {
+        self.match_table(pos, cube, holder, score, false)
+    }
+
+    /// The exact match play of `pos` for the side on roll, before its cube decision, at
     /// `score` (its own) with the cube on `cube` held by `holder`: where both sides have at most
     /// [`MATCH_CHECKERS`] checkers, all in their home boards, and the positions that can still
     /// arise make a table of at most [`MATCH_TABLE_LIMIT`] values. Both sides play and handle
@@ -564,12 +581,23 @@ impl BearoffRace {
     /// included. `None` where the databases of cube decisions are off (given without cubeful
     /// equities).
     #[must_use]
-    pub fn match_exact(
+    pub fn solve_match(
         &self,
         pos: &Position,
         cube: u32,
         holder: CubeHolder,
         score: MatchScore,
+    ) -> Option<MatchExact<'_>> {
+        self.match_table(pos, cube, holder, score, true)
+    }
+
+    fn match_table(
+        &self,
+        pos: &Position,
+        cube: u32,
+        holder: CubeHolder,
+        score: MatchScore,
+        solve: bool,
     ) -> Option<MatchExact<'_>> {
         if !self.matches.on {
             return None;
@@ -622,6 +650,9 @@ impl BearoffRace {
         };
         if let Some((t, at)) = kept(&mut *self.matches.recent.lock().ok()?) {
             return Some(exact(t, at));
+        }
+        if !solve {
+            return None;
         }
         // Solved with the side on roll as side 0.
         let owner = match holder {

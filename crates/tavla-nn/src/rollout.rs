@@ -1017,7 +1017,7 @@ fn play_out_cubeful(
         if let (Some(s), Some(b)) = (here, search.bearoff()) {
             // In a short bearoff, the match table of the position before the roll holds every
             // play's result (tables solved from each would not).
-            let _ = b.match_exact(&pos, cube, mover_holder, s);
+            let _ = b.solve_match(&pos, cube, mover_holder, s);
         }
         let mut chosen = None;
         if config.luck_adjust {

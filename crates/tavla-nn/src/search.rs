@@ -442,7 +442,8 @@ impl Search {
         score: MatchScore,
     ) -> CubeAnalysis {
         let ply = ply.min(MAX_PLY);
-        let exact = self.exact_match(pos, cube, holder, score);
+        // The root: the match table is solved here, the search's nodes look it up.
+        let exact = self.exact_match(pos, cube, holder, score, true);
         if exact.is_none() && (ply == 0 || pos.is_game_over()) {
             let p = self.eval0(pos);
             return CubeAnalysis::match_play(pos, p, holder, cube, score);
@@ -471,7 +472,7 @@ impl Search {
         holder: CubeHolder,
         score: MatchScore,
     ) -> [[f32; 3]; MATCH_LEVELS] {
-        if let Some(exact) = self.exact_match(pos, cube, holder, score) {
+        if let Some(exact) = self.exact_match(pos, cube, holder, score, false) {
             return exact;
         }
         if ply == 0 || pos.is_game_over() {
@@ -535,14 +536,15 @@ impl Search {
         let holder = CubeHolder::of(state);
         MatchScore::of(state, state.turn).is_some_and(|score| {
             let b = self.bearoff.as_ref();
-            b.and_then(|b| b.match_exact(&state.position, state.cube.value(), holder, score))
+            b.and_then(|b| b.solve_match(&state.position, state.cube.value(), holder, score))
                 .is_some()
         })
     }
 
     /// The exact match chances of `pos` as [`Search::cubeful_match`] gives them, where the
-    /// match tables of short bearoffs hold the position ([`BearoffRace::match_exact`]): the
-    /// cubes the game can reach from `cube` held by `holder` are exact, the others (never
+    /// match tables of short bearoffs hold the position (solving its table when `solve`,
+    /// [`BearoffRace::solve_match`], else only looking one up, [`BearoffRace::match_exact`]):
+    /// the cubes the game can reach from `cube` held by `holder` are exact, the others (never
     /// used) Janowski's model's.
     fn exact_match(
         &mut self,
@@ -550,11 +552,15 @@ impl Search {
         cube: u32,
         holder: CubeHolder,
         score: MatchScore,
+        solve: bool,
     ) -> Option<[[f32; 3]; MATCH_LEVELS]> {
         let bearoff = self.bearoff.clone()?;
-        let exact = bearoff
-            .match_exact(pos, cube, holder, score)?
-            .no_doubles::<MATCH_LEVELS>();
+        let exact = if solve {
+            bearoff.solve_match(pos, cube, holder, score)?
+        } else {
+            bearoff.match_exact(pos, cube, holder, score)?
+        };
+        let exact = exact.no_doubles::<MATCH_LEVELS>();
         let p = self.eval0(pos);
         let model: [[f32; 3]; MATCH_LEVELS] = cube::match_values(pos, p, cube, score);
         Some(std::array::from_fn(|k| {
@@ -863,7 +869,7 @@ impl Search {
         ) = (worth, &self.bearoff)
         {
             // Only the table is wanted (kept by the databases for the plays' lookups).
-            let _ = b.match_exact(&plays.origin(), cube, holder, score);
+            let _ = b.solve_match(&plays.origin(), cube, holder, score);
         }
     }
 

@@ -223,7 +223,7 @@ fn far_from_the_end_of_a_long_match_the_tables_are_near_money_play() {
             (CubeHolder::OnRoll, money.owned.no_double),
             (CubeHolder::Opponent, money.opponent_owns),
         ] {
-            let exact = bearoff.match_exact(&pos, 1, holder, score).unwrap();
+            let exact = bearoff.solve_match(&pos, 1, holder, score).unwrap();
             let nd: [[Option<f32>; 3]; 2] = exact.no_doubles();
             let ours = nd[0][holder as usize].unwrap();
             worst = worst.max((norm(ours) - theirs).abs());
