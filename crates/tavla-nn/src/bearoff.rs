@@ -181,9 +181,9 @@ impl MatchExact<'_> {
     /// The side on roll's chances of winning the match if it does not double now, `[k][h]`
     /// with the cube on the asked value times `2^k` held by the holder of index `h`, where
     /// the game can reach that cube from the one asked for (`None` elsewhere: another holder
-    /// of the same value, or the middle once doubled). Levels beyond the table's are those of
-    /// its highest, where nobody may double any more (a win there ends the match as at the
-    /// highest).
+    /// of the same value, or the middle once doubled). At the table's highest level nobody
+    /// may double, so every holder has the same chances there, and levels beyond it are the
+    /// same again (a win there ends the match as at the highest).
     #[must_use]
     pub fn no_doubles<const N: usize>(&self) -> [[Option<f32>; 3]; N] {
         let t = &self.table.table;
@@ -191,9 +191,14 @@ impl MatchExact<'_> {
             .no_doubles(self.plays, self.on_roll, self.x, self.y)
             .expect("the pair is in the table");
         let top = t.levels() - 1;
+        // The one state of the highest level, whoever holds the cube there.
+        let top_state = if top == 0 { 0 } else { 2 * top - 1 };
         std::array::from_fn(|k| {
-            let level = (self.level + k).min(top);
+            let level = self.level + k;
             std::array::from_fn(|h| {
+                if level >= top {
+                    return Some(nd[top_state]);
+                }
                 // Above the cube asked for, only held cubes; at it, only its holder.
                 let holder = CubeHolder::ALL[h];
                 let reached = if k == 0 {

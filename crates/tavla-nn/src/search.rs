@@ -545,7 +545,7 @@ impl Search {
     /// match tables of short bearoffs hold the position (solving its table when `solve`,
     /// [`BearoffRace::solve_match`], else only looking one up, [`BearoffRace::match_exact`]):
     /// the cubes the game can reach from `cube` held by `holder` are exact, the others (never
-    /// used) Janowski's model's.
+    /// used) stand-ins.
     fn exact_match(
         &mut self,
         pos: &Position,
@@ -561,10 +561,12 @@ impl Search {
             bearoff.match_exact(pos, cube, holder, score)?
         };
         let exact = exact.no_doubles::<MATCH_LEVELS>();
-        let p = self.eval0(pos);
-        let model: [[f32; 3]; MATCH_LEVELS] = cube::match_values(pos, p, cube, score);
-        Some(std::array::from_fn(|k| {
-            std::array::from_fn(|h| exact[k][h].unwrap_or(model[k][h]))
+        // Cubes the game cannot reach (another holder of the cube asked for, the middle once
+        // doubled) feed only other such entries of the nodes above: each row's first reached
+        // value stands in for them.
+        Some(exact.map(|row| {
+            let stand_in = row.iter().flatten().next().copied().unwrap_or(0.5);
+            row.map(|v| v.unwrap_or(stand_in))
         }))
     }
 

@@ -97,7 +97,7 @@ fn search() -> Search {
 type Match = (u32, u32, u32, bool);
 
 /// The scores, cubes and holders checked.
-const CASES: [(Match, u32, CubeHolder); 8] = [
+const CASES: [(Match, u32, CubeHolder); 10] = [
     ((7, 2, 4, false), 1, CubeHolder::Centre),
     ((7, 4, 2, false), 1, CubeHolder::Centre),
     ((7, 2, 4, false), 2, CubeHolder::OnRoll),
@@ -108,6 +108,9 @@ const CASES: [(Match, u32, CubeHolder); 8] = [
     ((5, 1, 4, false), 1, CubeHolder::Centre),
     // The Crawford game: no cube.
     ((5, 4, 2, true), 1, CubeHolder::Centre),
+    // Cubes nobody may turn: double match point, and 2-away 2-away with the cube on 2.
+    ((3, 2, 2, false), 1, CubeHolder::Centre),
+    ((4, 2, 2, false), 2, CubeHolder::OnRoll),
 ];
 
 /// Short races of up to three checkers a side.
