@@ -62,7 +62,7 @@ pub struct BearoffRace {
 pub const MATCH_CHECKERS: usize = 6;
 
 /// The most values a match table solved for one decision may hold
-/// ([`MatchTable::size`]): 4 million, 16 MB and about a quarter of a second on one core.
+/// ([`MatchTable::size`]): 4 million, 16 MB and about 0.4 s on one core.
 /// Larger bearoffs are left to the model until they have shrunk to this.
 pub const MATCH_TABLE_LIMIT: u64 = 4_000_000;
 
@@ -581,7 +581,7 @@ impl BearoffRace {
     /// [`MATCH_CHECKERS`] checkers, all in their home boards, and the positions that can still
     /// arise make a table of at most [`MATCH_TABLE_LIMIT`] values. Both sides play and handle
     /// the cube perfectly over tavla's match equity table (no gammons are possible). The table
-    /// is solved on first need (a few milliseconds to a quarter of a second) and kept among
+    /// is solved on first need (under a millisecond to about 0.4 s) and kept among
     /// the four most recent: every later position of the game is in it, the cube's doubles
     /// included. `None` where the databases of cube decisions are off (given without cubeful
     /// equities).
