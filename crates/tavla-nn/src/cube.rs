@@ -548,8 +548,12 @@ impl PlayWorth {
             PlayWorth::Cubeful(holder) => holder,
             PlayWorth::Jacoby => CubeHolder::Centre,
             PlayWorth::Cubeless => return None,
-            PlayWorth::Match { cube, score, .. } => {
-                let mine = self.exact_match_chance(after, bearoff)?;
+            PlayWorth::Match {
+                holder,
+                cube,
+                score,
+            } => {
+                let mine = exact_match_chance(after, bearoff, holder, cube, score)?;
                 return Some(normalise(score, cube.clamp(1, MAX_CUBE), mine));
             }
         };
@@ -585,25 +589,9 @@ impl PlayWorth {
         };
         Some(
             bearoff
-                .and_then(|b| self.exact_match_chance(after, b))
+                .and_then(|b| exact_match_chance(after, b, holder, cube, score))
                 .unwrap_or_else(|| CubeAnalysis::play_match_chance(after, p, holder, cube, score)),
         )
-    }
-
-    /// The exact chance of [`PlayWorth::match_chance`], where the match tables hold `after`.
-    fn exact_match_chance(self, after: &Position, bearoff: &BearoffRace) -> Option<f32> {
-        let PlayWorth::Match {
-            holder,
-            cube,
-            score,
-        } = self
-        else {
-            return None;
-        };
-        // The opponent's chances on roll there, with its best cube action; the mover's cube
-        // is the opponent's opponent's.
-        let theirs = bearoff.match_exact(&after.flip(), cube, holder.flip(), score.flip())?;
-        Some(1.0 - theirs.with_action())
     }
 
     /// Its name in reports: `cubeless equity`, `cubeful equity` or `match equity`.
@@ -615,6 +603,21 @@ impl PlayWorth {
             PlayWorth::Match { .. } => "match equity",
         }
     }
+}
+
+/// The mover's exact chance of winning the match after the play that leaves `after`, with
+/// the cube on `cube` held by `holder` at `score` (the mover's), where the match tables hold
+/// the position ([`PlayWorth::match_chance`]): the opponent's chance on roll there with its
+/// best cube action, the mover's cube being the opponent's opponent's.
+fn exact_match_chance(
+    after: &Position,
+    bearoff: &BearoffRace,
+    holder: CubeHolder,
+    cube: u32,
+    score: MatchScore,
+) -> Option<f32> {
+    let theirs = bearoff.match_exact(&after.flip(), cube, holder.flip(), score.flip())?;
+    Some(1.0 - theirs.with_action())
 }
 
 /// The quantities of Janowski's model for one position.
