@@ -348,6 +348,17 @@ pub(crate) struct Game<'a> {
     table: &'a MatchEquityTable,
     score: MatchScore,
     outcomes: Outcomes,
+    /// The highest cube level with values of its own: from `2^top` on every win and every
+    /// loss ends the match, so higher levels read this one's.
+    top: usize,
+    /// `wins[k]`: A's equity when it wins with the cube on `2^k`, over singles, gammons and
+    /// backgammons; `losses[k]` when it loses.
+    wins: [f32; LEVELS + 2],
+    losses: [f32; LEVELS + 2],
+    /// `a_cash[k]`: A's equity when B passes A's double from `2^k`; `b_cash[k]` when A passes
+    /// B's.
+    a_cash: [f32; LEVELS + 2],
+    b_cash: [f32; LEVELS + 2],
     /// B's take points of A's doubles to `2^k` (index `k`).
     b_takes: [f32; LEVELS + 1],
     /// A's take points of B's doubles to `2^k`.
@@ -359,13 +370,27 @@ const LEVELS: usize = 15;
 
 impl<'a> Game<'a> {
     pub(crate) fn new(table: &'a MatchEquityTable, score: MatchScore, outcomes: &Outcomes) -> Self {
+        let most = score.me.max(score.them).clamp(1, 1 << LEVELS);
+        let top = (most.next_power_of_two().trailing_zeros() as usize).min(LEVELS + 1);
         let mut game = Game {
             table,
             score,
             outcomes: *outcomes,
+            top,
+            wins: [0.0; LEVELS + 2],
+            losses: [0.0; LEVELS + 2],
+            a_cash: [0.0; LEVELS + 2],
+            b_cash: [0.0; LEVELS + 2],
             b_takes: [1.0; LEVELS + 1],
             a_takes: [0.0; LEVELS + 1],
         };
+        for k in 0..=top {
+            let v = 1u32 << k;
+            game.wins[k] = game.win_at(v);
+            game.losses[k] = game.lose_at(v);
+            game.a_cash[k] = table.after(score, v, 0);
+            game.b_cash[k] = table.after(score, 0, v);
+        }
         // From the top down: a take point at 2^k needs those at 2^(k+1).
         for k in (1..=LEVELS).rev() {
             let u = 1u32 << k;
@@ -374,24 +399,67 @@ impl<'a> Game<'a> {
             }
             // B takes while owning the cube on `u` is worth no more to A than B's pass; A
             // takes while owning it is worth no less to A than A's pass.
-            let b = solve_rising(|p| game.b_owns(p, u), game.a_cashes(u / 2));
-            let a = solve_rising(|p| game.a_owns(p, u), game.b_cashes(u / 2));
-            game.b_takes[k] = b;
-            game.a_takes[k] = a;
+            game.b_takes[k] = game.take_point(
+                |p| game.b_owns(p, u),
+                game.b_owns_knots(u),
+                game.a_cashes(u / 2),
+            );
+            game.a_takes[k] = game.take_point(
+                |p| game.a_owns(p, u),
+                game.a_owns_knots(u),
+                game.b_cashes(u / 2),
+            );
         }
         game
     }
 
+    /// Where `f`, rising from 0 to 1 through the points `knots` (straight between them),
+    /// reaches `target`: 0 or 1 where it stays above or below.
+    fn take_point(&self, f: impl Fn(f32) -> f32, knots: [(f32, f32); 3], target: f32) -> f32 {
+        if f(0.0) >= target {
+            return 0.0;
+        }
+        if f(1.0) <= target {
+            return 1.0;
+        }
+        for w in knots.windows(2) {
+            let ((x0, y0), (x1, y1)) = (w[0], w[1]);
+            if y1 >= target && y1 > y0 {
+                return (x0 + (target - y0) * (x1 - x0) / (y1 - y0)).clamp(x0, x1);
+            }
+        }
+        1.0
+    }
+
+    /// The level of a cube of `v` in the tables of values, `None` for a cube that is no
+    /// power of two (valued from the match equity table directly).
+    fn level(&self, v: u32) -> Option<usize> {
+        v.is_power_of_two()
+            .then(|| (v.trailing_zeros() as usize).min(self.top))
+    }
+
     /// A's equity when it wins with the cube on `v`, over singles, gammons and backgammons.
     fn win(&self, v: u32) -> f32 {
+        self.level(v)
+            .map_or_else(|| self.win_at(v), |k| self.wins[k])
+    }
+
+    /// A's equity when it loses with the cube on `v`.
+    fn lose(&self, v: u32) -> f32 {
+        self.level(v)
+            .map_or_else(|| self.lose_at(v), |k| self.losses[k])
+    }
+
+    /// [`Game::win`] from the match equity table.
+    fn win_at(&self, v: u32) -> f32 {
         (1..=3u32)
             .zip(self.outcomes.win)
             .map(|(k, share)| share * self.table.after(self.score, k * v, 0))
             .sum()
     }
 
-    /// A's equity when it loses with the cube on `v`.
-    fn lose(&self, v: u32) -> f32 {
+    /// [`Game::lose`] from the match equity table.
+    fn lose_at(&self, v: u32) -> f32 {
         (1..=3u32)
             .zip(self.outcomes.lose)
             .map(|(k, share)| share * self.table.after(self.score, 0, k * v))
@@ -400,12 +468,14 @@ impl<'a> Game<'a> {
 
     /// A's equity when B passes A's double from `v`: A wins `v`.
     pub(crate) fn a_cashes(&self, v: u32) -> f32 {
-        self.table.after(self.score, v, 0)
+        self.level(v)
+            .map_or_else(|| self.table.after(self.score, v, 0), |k| self.a_cash[k])
     }
 
     /// A's equity when A passes B's double from `v`.
     fn b_cashes(&self, v: u32) -> f32 {
-        self.table.after(self.score, 0, v)
+        self.level(v)
+            .map_or_else(|| self.table.after(self.score, 0, v), |k| self.b_cash[k])
     }
 
     /// Whether doubling to `u` changes nothing any more: every win at the cube before it ends
@@ -430,17 +500,45 @@ impl<'a> Game<'a> {
         self.a_takes[u.trailing_zeros() as usize]
     }
 
+    /// The points through which A's equity with the cube on `v` owned by A runs, straight
+    /// between them, as A's chance rises from 0 to 1: A's loss, A's cash at B's take point of
+    /// A's redouble, A's win (or the dead cube's line where a redouble cannot gain).
+    fn a_owns_knots(&self, v: u32) -> [(f32, f32); 3] {
+        let (lose, win) = (self.lose(v), self.win(v));
+        if self.dead_at(2 * v) {
+            return [(0.0, lose), (0.5, 0.5 * (lose + win)), (1.0, win)];
+        }
+        [
+            (0.0, lose),
+            (self.b_take_point(2 * v), self.a_cashes(v)),
+            (1.0, win),
+        ]
+    }
+
+    /// The same with the cube on `v` owned by B: its middle point is B's cash at A's take
+    /// point of B's redouble.
+    fn b_owns_knots(&self, v: u32) -> [(f32, f32); 3] {
+        let (lose, win) = (self.lose(v), self.win(v));
+        if self.dead_at(2 * v) {
+            return [(0.0, lose), (0.5, 0.5 * (lose + win)), (1.0, win)];
+        }
+        [
+            (0.0, lose),
+            (self.a_take_point(2 * v), self.b_cashes(v)),
+            (1.0, win),
+        ]
+    }
+
     /// Live cube on `v` owned by A: A redoubles at B's take point.
     pub(crate) fn a_owns(&self, p: f32, v: u32) -> f32 {
         if self.dead_at(2 * v) {
             return self.dead(p, v);
         }
-        let x = self.b_take_point(2 * v);
-        let cash = self.a_cashes(v);
+        let [lose, (x, cash), win] = self.a_owns_knots(v);
         if p <= x {
-            line(p, (0.0, self.lose(v)), (x, cash))
+            line(p, lose, (x, cash))
         } else {
-            line(p, (x, cash), (1.0, self.win(v))).max(cash)
+            line(p, (x, cash), win).max(cash)
         }
     }
 
@@ -449,12 +547,11 @@ impl<'a> Game<'a> {
         if self.dead_at(2 * v) {
             return self.dead(p, v);
         }
-        let y = self.a_take_point(2 * v);
-        let cash = self.b_cashes(v);
+        let [lose, (y, cash), win] = self.b_owns_knots(v);
         if p >= y {
-            line(p, (y, cash), (1.0, self.win(v)))
+            line(p, (y, cash), win)
         } else {
-            line(p, (0.0, self.lose(v)), (y, cash)).min(cash)
+            line(p, lose, (y, cash)).min(cash)
         }
     }
 
