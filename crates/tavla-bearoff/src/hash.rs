@@ -29,6 +29,9 @@ use crate::error::{IndexError, PositionError, ShapeError};
 use crate::position::OneSided;
 use crate::MAX_POINTS;
 
+/// The points of the home board: checkers bear off only once all are there.
+const HOME_POINTS: usize = 6;
+
 /// The largest number of checkers the hash accepts (counts are stored in a `u8`).
 pub const MAX_CHECKERS: usize = 255;
 
@@ -233,15 +236,18 @@ impl PerfectHash {
     }
 
     /// Moves one checker from `from` down by `die` pips if that is legal in a bearoff: the point
-    /// holds a checker, and a die larger than the point bears off only the highest checker.
+    /// holds a checker, checkers bear off only once all are in the home board (points 1 to 6;
+    /// shapes of more points hold races still coming in), and a die larger than the point
+    /// bears off only the highest checker.
     #[inline]
     pub(crate) fn step(&self, st: &State, from: usize, die: usize) -> Option<State> {
         if st.s[from] <= st.s[from + 1] {
             return None;
         }
+        let home = usize::from(st.top) <= HOME_POINTS;
         let to = if from > die {
             from - die
-        } else if from == die || from == usize::from(st.top) {
+        } else if home && (from == die || from == usize::from(st.top)) {
             0
         } else {
             return None;

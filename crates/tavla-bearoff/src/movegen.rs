@@ -198,11 +198,12 @@ mod tests {
                 return None;
             }
             let higher = c[from..].iter().any(|&x| x > 0);
+            let outside = c.iter().skip(6).any(|&x| x > 0);
             let mut n = c.to_vec();
             n[from - 1] -= 1;
             if from > die {
                 n[from - die - 1] += 1;
-            } else if from < die && higher {
+            } else if outside || (from < die && higher) {
                 return None;
             }
             Some(n)
