@@ -1047,7 +1047,13 @@ pub fn eval_with(args: &EvalArgs, search: &mut Search, out: &mut dyn Write) -> R
     check_ply(ply)?;
     let p = search.evaluate(&state.position, ply);
     let holder = CubeHolder::of(&state);
-    let cube = search.cube_decision(&state, ply);
+    // A double pending was within the limit (or the position would not have been read).
+    let limited = crate::input::xgid_no_double(&args.position, &state)
+        .filter(|_| state.dice != Dice::DoubleOffered);
+    let cube = match limited {
+        Some(_) => None,
+        None => search.cube_decision(&state, ply),
+    };
     let redouble = holder == CubeHolder::OnRoll;
     let money = state.match_length == 0;
     let exact = search.has_exact_cube_in(&state);
@@ -1099,16 +1105,17 @@ pub fn eval_with(args: &EvalArgs, search: &mut Search, out: &mut dyn Write) -> R
         if state.position.is_game_over() {
             return Ok(());
         }
-        let why = match state.why_no_double() {
-            Some(NoDouble::Crawford) => "the Crawford game, no doubling".to_string(),
-            Some(NoDouble::CubeAtMaximum) => "the cube is at its highest".to_string(),
-            Some(NoDouble::DeadCube) => format!(
+        let why = match (state.why_no_double(), limited) {
+            (_, Some(why)) => format!("{why}, no doubling"),
+            (Some(NoDouble::Crawford), None) => "the Crawford game, no doubling".to_string(),
+            (Some(NoDouble::CubeAtMaximum), None) => "the cube is at its highest".to_string(),
+            (Some(NoDouble::DeadCube), None) => format!(
                 "dead for {}, whose single win at cube {} ends the match, no doubling",
                 state.turn,
                 state.cube.value()
             ),
             // The opponent's cube still has a decision: its take or pass when it doubles.
-            Some(NoDouble::OpponentsCube) | None => {
+            (Some(NoDouble::OpponentsCube) | None, None) => {
                 "no decision at this match score (beyond the match equity table, 32-away)"
                     .to_string()
             }
@@ -1403,6 +1410,9 @@ pub(crate) fn rollout_watched(
             )
             .into());
         }
+    }
+    if let Some(why) = crate::input::xgid_no_double(&args.position, &state).filter(|_| args.cube) {
+        return Err(InputError(format!("--cube: {why}: there is no cube to roll out")).into());
     }
     let plays = args.dice.is_some() || args.top.is_some() || !args.plays.is_empty();
     if args.cube && !plays && CubeHolder::of(&state) != CubeHolder::Opponent {

@@ -910,6 +910,44 @@ fn an_xgids_cube_limit_is_kept_named_and_enforced() {
     }
 }
 
+/// Under an XGID's cube limit `eval` makes no cube decision and `rollout --cube` has none to
+/// roll out: a game without the cube (field 10 is 0), or a cube already at the limit. A
+/// position where the side on roll would double and the opponent pass.
+#[test]
+fn eval_and_rollout_keep_the_xgids_cube_limit() {
+    let strong = "aa--BBBB----dE---d-e----B-";
+    let cubeless = format!("XGID={strong}:0:0:1:00:0:0:0:0:0");
+    let at_limit = format!("XGID={strong}:1:1:1:00:0:0:0:0:1");
+    let free = format!("XGID={strong}:0:0:1:00:0:0:0:0:10");
+    let out = stdout(&tavla(&["eval", &free, "--ply", "0"]));
+    assert!(out.contains("proper cube action: Double, pass"), "{out}");
+    let out = stdout(&tavla(&["eval", &cubeless, "--ply", "0"]));
+    assert!(
+        out.ends_with(
+            "Cube: the XGID is of a game without the cube (field 10 is 0), no doubling.\n"
+        ),
+        "{out}"
+    );
+    let out = stdout(&tavla(&["eval", &at_limit, "--ply", "0"]));
+    assert!(
+        out.ends_with("Cube: the cube is at the XGID's limit of 2 (field 10 is 1), no doubling.\n"),
+        "{out}"
+    );
+    let json = stdout(&tavla(&["eval", &cubeless, "--ply", "0", "--json"]));
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert!(
+        v.get("cube").is_none_or(serde_json::Value::is_null),
+        "{json}"
+    );
+    let o = tavla(&["rollout", &cubeless, "--cube", "--games", "36"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--cube: the XGID is of a game without the cube (field 10 is 0)"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 /// `show` names what a gnubg Match ID holds that is dropped or read otherwise, and a cube
 /// owned at 1 (SPEC-bpn A4: "parses but is flagged as unusual").
 #[test]
