@@ -111,6 +111,59 @@ fn evaluations_version_errors_and_exit() {
     assert_eq!(answers.len(), 9, "{answers:?}");
 }
 
+/// `evaluation` reads gnubg's options and keeps its defaults: the equity cubeless unless
+/// `cubeful` or `cube on` is asked, cubeful money play under the Jacoby rule unless
+/// `jacobyrule off` (gnubg 1.07's socket on this money board: 0.067119 with no option or
+/// `cubeless`, 0.084376 with `cubeful`, 0.092086 with `cubeful jacobyrule off`).
+#[test]
+fn evaluation_options_and_defaults_are_gnubgs() {
+    let money = "board:You:someplayer:0:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:0:0:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0";
+    let ask = |options: &str| format!("evaluation fibsboard {money} plies 0 {options}");
+    let answers = session(&[
+        ask(""),
+        ask("cubeless"),
+        ask("cube off crawfordrule on beavers on resignation 1 prune off deterministic on"),
+        ask("cubeful"),
+        ask("cube on jacobyrule on"),
+        ask("cubeful jacobyrule off"),
+        ask("cube maybe"),
+        String::new(),
+        "exit".to_string(),
+    ]);
+    let equity = |i: usize| -> f64 {
+        let v: Vec<f64> = answers[i]
+            .split_whitespace()
+            .map(|x| x.parse().unwrap())
+            .collect();
+        assert_eq!(v.len(), 6, "{answers:?}");
+        v[5]
+    };
+    let cubeless = equity(0);
+    assert_eq!(answers[1], answers[0]);
+    assert_eq!(answers[2], answers[0]);
+    let (jacoby, no_jacoby) = (equity(3), equity(5));
+    assert_eq!(answers[4], answers[3]);
+    // The cube is worth something to the side on roll, and more without the Jacoby rule, as
+    // in gnubg's figures; each within 0.03 of gnubg's.
+    assert!(cubeless < jacoby && jacoby < no_jacoby, "{answers:?}");
+    for (ours, gnubg) in [
+        (cubeless, 0.067119),
+        (jacoby, 0.084376),
+        (no_jacoby, 0.092086),
+    ] {
+        assert!(
+            (ours - gnubg).abs() < 0.03,
+            "{ours} against gnubg's {gnubg}"
+        );
+    }
+    assert!(
+        answers[6].starts_with("Error: cube: expected on or off"),
+        "{answers:?}"
+    );
+    assert_eq!(answers[7], "Error: no command given");
+    assert_eq!(answers.len(), 8, "{answers:?}");
+}
+
 /// `tavla external` on a free port with more arguments: the process, its stderr (after the
 /// line that gives the address) and the address.
 fn listening(args: &[&str]) -> (Child, BufReader<ChildStderr>, String) {

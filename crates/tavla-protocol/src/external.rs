@@ -5,7 +5,7 @@
 //! | request | answer |
 //! |---|---|
 //! | `board:...` (a FIBS board string, either dialect), then optionally `jacobyrule on\|off`, `crawfordrule on\|off`, `beavers on\|off`, `resignation N` | the action of the side to act: a play in plain notation with a trailing space (`24/18 13/11 `; an empty line when no play is legal), `double` or `roll` before the roll, `take`, `drop` or `beaver` when doubled, `accept` or `reject` when `resignation N` offers it N points (1 single, 2 gammon, 3 backgammon, times the cube) |
-//! | `evaluation fibsboard board:... [plies N] [cubeful\|cubeless] [noise X] [prune] [deterministic]` | six numbers for the side on roll, before it rolls: the chances of winning, winning a gammon and a backgammon, losing a gammon and a backgammon, and the equity (money play: cubeless, or cubeful with the cube where it is) or the chance of winning the match |
+//! | `evaluation fibsboard board:... [plies N] [cubeful\|cubeless\|cube on\|off] [jacobyrule on\|off] [crawfordrule on\|off] [beavers on\|off] [resignation N] [noise 0] [prune [on\|off]] [deterministic [on\|off]]` | six numbers for the side on roll, before it rolls: the chances of winning, winning a gammon and a backgammon, losing a gammon and a backgammon, and the equity (money play: cubeless, or cubeful with the cube where it is) or the chance of winning the match. As in gnubg the equity is cubeless unless `cubeful` (or `cube on`) is asked, and cubeful money play keeps the Jacoby rule unless `jacobyrule off` |
 //! | `version` | four lines: `Interface: 2`, `RFBF: 0`, `Engine: ...`, `Software: ...` |
 //! | `help` | the requests, one a line |
 //! | `set debug on\|off` | `Debug output ON` / `OFF` (the decisions are then explained on stderr) |
@@ -55,7 +55,7 @@ pub struct External {
 /// The requests, for `help`.
 const HELP: [&str; 6] = [
     "board:... [jacobyrule on|off] [crawfordrule on|off] [beavers on|off] [resignation N]",
-    "evaluation fibsboard board:... [plies N] [cubeful|cubeless] [noise 0] [prune] [deterministic]",
+    "evaluation fibsboard board:... [plies N] [cubeful|cubeless|cube on|off] [jacobyrule on|off] [noise 0] [prune] [deterministic]",
     "version",
     "set debug on|off",
     "help",
@@ -106,7 +106,8 @@ impl External {
     pub fn answer(&mut self, request: &str) -> Reply {
         let mut words = request.split_whitespace();
         let Some(first) = words.next() else {
-            return Reply::Lines(Vec::new());
+            // As gnubg answers a blank line.
+            return error("no command given");
         };
         if first.starts_with("board:") {
             return match self.board(first, words) {
@@ -254,11 +255,14 @@ impl External {
         let board = words
             .next()
             .ok_or("evaluation fibsboard: expected the board")?;
-        let state = board
+        let mut state = board
             .parse::<FibsBoard>()
             .map_err(|e| format!("the board: {e}"))?
             .state;
-        let (mut plies, mut cubeful) = (0u8, true);
+        // gnubg's defaults: cubeless, and (for cubeful money play) the Jacoby rule on.
+        let (mut plies, mut cubeful) = (0u8, false);
+        state.jacoby = state.match_length == 0;
+        let mut words = words.peekable();
         while let Some(option) = words.next() {
             match option.to_ascii_lowercase().as_str() {
                 "plies" => {
@@ -271,6 +275,22 @@ impl External {
                 }
                 "cubeful" => cubeful = true,
                 "cubeless" => cubeful = false,
+                "cube" => cubeful = on_off(option, words.next())?,
+                "jacobyrule" => {
+                    state.jacoby = on_off(option, words.next())? && state.match_length == 0;
+                }
+                // Read as gnubg reads them, and of no weight here: the board already says
+                // whether this is the Crawford game, and an evaluation has no double to beaver
+                // nor resignation to answer.
+                "crawfordrule" | "beavers" => {
+                    on_off(option, words.next())?;
+                }
+                "resignation" => {
+                    let n = words.next().ok_or("resignation: expected N (0 to 3)")?;
+                    if !matches!(n, "0" | "1" | "2" | "3") {
+                        return Err(format!("resignation: expected 0 to 3, got `{n}`"));
+                    }
+                }
                 "noise" => {
                     let x = words.next().ok_or("noise: expected X")?;
                     match x.parse::<f64>() {
@@ -281,7 +301,15 @@ impl External {
                         Err(_) => return Err(format!("noise: expected a number, got `{x}`")),
                     }
                 }
-                "prune" | "deterministic" => {}
+                // tavla's search is deterministic and prunes its inner choices as it is set
+                // to; an `on` or `off` after either is read and passed over.
+                "prune" | "deterministic" => {
+                    if words.peek().is_some_and(|w| {
+                        w.eq_ignore_ascii_case("on") || w.eq_ignore_ascii_case("off")
+                    }) {
+                        words.next();
+                    }
+                }
                 _ => return Err(format!("unknown option `{option}`")),
             }
         }
@@ -458,7 +486,8 @@ mod tests {
             "Error: this engine has no evaluation"
         );
         assert_eq!(one(e.answer("set debug off")), "Debug output OFF");
-        assert_eq!(e.answer(""), Reply::Lines(Vec::new()));
+        assert_eq!(one(e.answer("")), "Error: no command given");
+        assert_eq!(one(e.answer("   ")), "Error: no command given");
         assert_eq!(e.answer("exit"), Reply::Close);
         let Reply::Lines(v) = e.answer("version") else {
             panic!()
