@@ -50,8 +50,16 @@ pub struct ExternalArgs {
 struct NeuralEvaluate(Search);
 
 impl Evaluate for NeuralEvaluate {
-    fn evaluate(&mut self, state: &GameState, plies: u8, cubeful: bool) -> [f32; 6] {
+    fn evaluate(
+        &mut self,
+        state: &GameState,
+        plies: u8,
+        cubeful: bool,
+    ) -> Result<[f32; 6], String> {
         let pos = &state.position;
+        if let Some(why) = MatchScore::beyond_table(state) {
+            return Err(why);
+        }
         let p = self.0.evaluate(pos, plies);
         let holder = CubeHolder::of(state);
         let cube = state.cube.value();
@@ -72,14 +80,14 @@ impl Evaluate for NeuralEvaluate {
             }
             Some(score) => score.cubeless_chance(p, cube),
         };
-        [
+        Ok([
             p.win,
             p.win_gammon,
             p.win_backgammon,
             p.lose_gammon,
             p.lose_backgammon,
             equity,
-        ]
+        ])
     }
 }
 

@@ -164,6 +164,36 @@ fn evaluation_options_and_defaults_are_gnubgs() {
     assert_eq!(answers.len(), 8, "{answers:?}");
 }
 
+/// A match longer than tavla's match equity table reaches (here 35 points, the side on roll
+/// 1-away and the other 35-away) is refused, not played or valued as money; 32 points is
+/// answered.
+#[test]
+fn a_match_beyond_the_table_is_refused() {
+    let long = "board:You:someplayer:35:34:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:0:0:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:1:1";
+    let within = long.replace(":35:34:0:", ":32:31:0:");
+    let answers = session(&[
+        format!("evaluation fibsboard {long}"),
+        long.to_string(),
+        format!("evaluation fibsboard {within}"),
+        within,
+    ]);
+    let refused = "Error: the score 34-0 of a 35-point match is beyond tavla's match equity \
+                   table (32-away at most)";
+    assert_eq!(answers[0], refused);
+    assert_eq!(answers[1], refused);
+    let mwc: f64 = answers[2]
+        .split_whitespace()
+        .nth(5)
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(mwc > 0.99, "{answers:?}");
+    assert!(
+        answers[3] == "roll" || answers[3] == "double",
+        "{answers:?}"
+    );
+}
+
 /// `tavla external` on a free port with more arguments: the process, its stderr (after the
 /// line that gives the address) and the address.
 fn listening(args: &[&str]) -> (Child, BufReader<ChildStderr>, String) {

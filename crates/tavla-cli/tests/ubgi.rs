@@ -611,3 +611,25 @@ fn a_rollout_stops_when_its_controller_is_gone() {
         "the engine rolled on with no one to read it"
     );
 }
+
+/// A match longer than tavla's match equity table reaches (a side more than 32-away) is
+/// refused, not played as money; at 32-away it is played.
+#[test]
+fn a_match_beyond_the_table_is_refused() {
+    let start = "-b----E-C---eE---c-e----B-";
+    let out = session(
+        &["ubgi"],
+        &format!(
+            "ubgi\nnewsession type match length 40\nposition xgid XGID={start}:0:0:1:52:0:0:0:40:10\n\
+             go\nposition xgid XGID={start}:0:0:1:52:8:8:0:40:10\ngo\nquit\n"
+        ),
+    );
+    assert!(
+        out.contains(
+            "error bad_state the score 0-0 of a 40-point match is beyond tavla's match equity \
+             table (32-away at most)"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("bestmove "), "{out}");
+}

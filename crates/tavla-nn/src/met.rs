@@ -77,6 +77,25 @@ impl MatchScore {
         )
     }
 
+    /// Why the match of `state` has no score in tavla's table, in words: a side that needs
+    /// more than [`MAX_AWAY`] points (`None` in money play and at every score the table holds;
+    /// a match already won is no game to play).
+    #[must_use]
+    pub fn beyond_table(state: &tavla_core::GameState) -> Option<String> {
+        let away =
+            |side: tavla_core::Side| state.match_length.saturating_sub(*state.score.get(side));
+        let most = away(state.turn).max(away(state.turn.other()));
+        (state.match_length > 0 && most as usize > MAX_AWAY).then(|| {
+            format!(
+                "the score {}-{} of a {}-point match is beyond tavla's match equity table \
+                 ({MAX_AWAY}-away at most)",
+                state.score.get(state.turn),
+                state.score.get(state.turn.other()),
+                state.match_length,
+            )
+        })
+    }
+
     /// The same score from the other side.
     #[must_use]
     pub fn flip(self) -> MatchScore {

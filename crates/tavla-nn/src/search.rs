@@ -1092,6 +1092,12 @@ impl Player for NeuralPlayer {
         Some(self.ply)
     }
 
+    /// A match score beyond tavla's match equity table (a side more than
+    /// [`crate::met::MAX_AWAY`]-away), where the player would rank plays and cubes as money.
+    fn cannot_play(&self, state: &GameState) -> Option<String> {
+        MatchScore::beyond_table(state)
+    }
+
     /// Sets the ply of its plays and of its cube decisions (0 to [`MAX_PLY`]).
     fn set_ply(&mut self, ply: u8) -> bool {
         if ply > MAX_PLY {

@@ -132,6 +132,14 @@ pub trait Player: Send {
         None
     }
 
+    /// Why the player cannot play the game of `state` as it stands, in words: a match longer
+    /// than its match equity table reaches, say, which it would otherwise play as money.
+    /// Engines that serve requests (`tavla_protocol`) refuse such a state with this reason
+    /// rather than answer for a game the player misreads. `None` (the default) where it can.
+    fn cannot_play(&self, _state: &GameState) -> Option<String> {
+        None
+    }
+
     /// Takes the first failure since the last call, for players that can fail without the
     /// decision methods being able to say so: an external engine that died, timed out or
     /// answered an illegal play (`tavla_protocol::UbgiPlayer`). Such a player still returns a
@@ -196,6 +204,9 @@ impl<P: Player + ?Sized> Player for Box<P> {
         control: &RolloutControl,
     ) -> Option<Vec<RolloutValue>> {
         (**self).rollout(state, afters, request, control)
+    }
+    fn cannot_play(&self, state: &GameState) -> Option<String> {
+        (**self).cannot_play(state)
     }
     fn take_failure(&mut self) -> Option<Box<dyn std::error::Error + Send + Sync>> {
         (**self).take_failure()

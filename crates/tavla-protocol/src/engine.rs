@@ -682,6 +682,9 @@ impl Engine {
                 before_roll.cube.value()
             )));
         }
+        if let Some(why) = self.player.cannot_play(&before_roll) {
+            return Err(bad_state(why));
+        }
         if let Some(why) = before_roll.why_no_double().filter(|_| self.double_pending) {
             return Err(bad_state(format!(
                 "a double is pending that the doubler could not offer ({why})"

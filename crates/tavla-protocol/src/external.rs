@@ -29,7 +29,12 @@ use tavla_player::Player;
 pub trait Evaluate {
     /// `[win, win gammon, win backgammon, lose gammon, lose backgammon, equity]` for the side
     /// on roll of `state` (its position from that side, the dice ignored).
-    fn evaluate(&mut self, state: &GameState, plies: u8, cubeful: bool) -> [f32; 6];
+    ///
+    /// # Errors
+    /// Why it cannot evaluate the game of `state` (a match beyond its match equity table), in
+    /// words.
+    fn evaluate(&mut self, state: &GameState, plies: u8, cubeful: bool)
+        -> Result<[f32; 6], String>;
 }
 
 /// The answer to one request.
@@ -187,6 +192,9 @@ impl External {
             state.jacoby = false;
             state.beavers = false;
         }
+        if let Some(why) = self.player.cannot_play(&state) {
+            return Err(why);
+        }
         let cube = state.match_length > 0 || state.cube.log2 > 0 || state.may_double();
         if let Some(offered) = resignation {
             // The opponent of the side to act offers to resign: its view, on roll.
@@ -317,7 +325,7 @@ impl External {
             .evaluator
             .as_mut()
             .ok_or("this engine has no evaluation")?;
-        let v = evaluator.evaluate(&state, plies, cubeful);
+        let v = evaluator.evaluate(&state, plies, cubeful)?;
         let text: Vec<String> = v.iter().map(|x| format!("{x:.6}")).collect();
         Ok(line(text.join(" ")))
     }
