@@ -50,7 +50,8 @@ pub enum BearoffCommand {
         /// Points covered (1 to 24).
         #[arg(long, default_value_t = 6)]
         points: usize,
-        /// Checkers per side (0 to 15); default 15 one-sided, 8 two-sided.
+        /// Checkers per side (0 to 15); default 15 one-sided, 8 two-sided, 6 two-sided
+        /// cubeful (the shapes the engine reads from the cache).
         #[arg(long)]
         checkers: Option<usize>,
         /// Build the two-sided database (exact winning chances) instead of the one-sided one.
@@ -204,14 +205,15 @@ fn build(
     cubeful: bool,
     output: Option<PathBuf>,
 ) -> Result<()> {
-    let checkers = checkers.unwrap_or(if two_sided { 8 } else { 15 });
+    let checkers = checkers.unwrap_or(match (two_sided, cubeful) {
+        (true, true) => cache::DEFAULT_CUBEFUL_TWO_SIDED.1,
+        (true, false) => cache::DEFAULT_TWO_SIDED.1,
+        (false, _) => cache::DEFAULT_ONE_SIDED.1,
+    });
     let (kind, name) = if cubeful {
         (
             "two-sided cubeful",
-            format!(
-                "bearoff-ts-cubeful-{points}x{checkers}.v{}.tbo",
-                tavla_bearoff::format::VERSION
-            ),
+            cache::cubeful_two_sided_file_name(points, checkers),
         )
     } else if two_sided {
         ("two-sided", cache::two_sided_file_name(points, checkers))

@@ -1207,3 +1207,47 @@ fn show_gives_the_effective_pip_count_of_a_bearoff() {
         "{text}"
     );
 }
+
+/// `bearoff build` without `-o` writes each kind of database under the name the cache reads
+/// (the one the engine loads on first use), the cubeful one included.
+#[test]
+fn bearoff_build_writes_the_files_the_cache_reads() {
+    let dir = std::env::temp_dir().join(format!("tavla-build-names-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for args in [
+        vec!["--points", "2", "--checkers", "1"],
+        vec!["--points", "2", "--checkers", "1", "--two-sided"],
+        vec![
+            "--points",
+            "2",
+            "--checkers",
+            "1",
+            "--two-sided",
+            "--cubeful",
+        ],
+    ] {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_tavla"))
+            .args(["bearoff", "build"])
+            .args(&args)
+            .env("TAVLA_DATA_DIR", &dir)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    }
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    use tavla_bearoff::cache;
+    let mut expected = vec![
+        cache::one_sided_file_name(2, 1),
+        cache::two_sided_file_name(2, 1),
+        cache::cubeful_two_sided_file_name(2, 1),
+    ];
+    expected.sort();
+    assert_eq!(names, expected);
+    assert!(names.contains(&"bearoff-ts-2x1-cubeful.v1.tbo".to_string()));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
