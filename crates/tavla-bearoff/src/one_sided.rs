@@ -563,11 +563,10 @@ impl OneSidedDb {
     /// [`FormatError`] when the bytes are not a valid one-sided database.
     pub fn from_bytes(bytes: &[u8]) -> Result<OneSidedDb, FormatError> {
         let (h, payload) = format::parse(bytes, Kind::OneSided)?;
-        let hash = PerfectHash::new(usize::from(h.points), usize::from(h.checkers))?;
-        let n = usize::try_from(h.positions).map_err(|_| FormatError::Corrupt {
-            index: 0,
-            what: "more positions than this machine can address",
-        })?;
+        // At most 15 checkers and u32::MAX positions, as a build allows, so the sizes below
+        // cannot overflow.
+        let hash = db_hash("one-sided", usize::from(h.points), usize::from(h.checkers))?;
+        let n = hash.count() as usize;
         let total = payload.len() as u64;
         let mut r = Reader::new(payload);
         let mean = format::f64s(r.take(8 * n, total)?);
@@ -660,6 +659,27 @@ impl OneSidedDb {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A header whose shape no build makes (46 checkers on 24 points: more positions than
+    /// the sizes of the payload could be counted in) is refused, with a valid checksum and no
+    /// payload, before any size is computed from it.
+    #[test]
+    fn a_header_of_an_impossible_shape_is_refused() {
+        let mut bytes = Vec::new();
+        let hash = PerfectHash::new(24, 46).unwrap();
+        format::write(&mut bytes, Kind::OneSided, 0, &hash, &[]).unwrap();
+        let err = OneSidedDb::from_bytes(&bytes).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                FormatError::Shape(ShapeError::Checkers {
+                    checkers: 46,
+                    max: 15
+                })
+            ),
+            "{err:?}"
+        );
+    }
 
     #[test]
     fn a_file_whose_numbers_are_impossible_is_refused() {

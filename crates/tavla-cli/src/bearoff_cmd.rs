@@ -111,8 +111,8 @@ pub enum BearoffCommand {
         #[arg(long, value_name = "FILE")]
         db: Option<PathBuf>,
     },
-    /// Show the header of a database file, after checking the file whole (length and
-    /// checksum).
+    /// Show the header of a database file, after checking the file whole (length, checksum,
+    /// and the contents read as its kind and shape).
     Info {
         /// The database file.
         file: PathBuf,
@@ -172,6 +172,11 @@ pub fn run(args: BearoffArgs) -> Result<()> {
             // Checked whole, as loading it would be: a file cut short or damaged is not shown
             // as a database.
             let h = Header::read_verified(&file)?;
+            // And its payload read as its kind and shape would be.
+            match h.kind {
+                Kind::OneSided => drop(OneSidedDb::load(&file)?),
+                Kind::TwoSided => drop(TwoSidedDb::load(&file)?),
+            }
             outln!("file      {}", file.display());
             let cubeful = if h.kind == Kind::TwoSided && h.flags & 1 != 0 {
                 " (with cubeful equities)"
