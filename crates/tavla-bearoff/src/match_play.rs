@@ -38,9 +38,8 @@ impl std::fmt::Debug for PlayTable {
 }
 
 impl PlayTable {
-    /// The plays of every position of `hash`'s shape. A roll that cannot be played (a checker
-    /// outside a 6-point home board can be blocked from bearing off) leaves the position as
-    /// it is.
+    /// The plays of every position of `hash`'s shape. Every roll moves a checker while one is
+    /// left (the highest can always move down or bear off), so no list but index 0's is empty.
     #[must_use]
     pub fn new(hash: &PerfectHash) -> PlayTable {
         let n = hash.count() as usize;
@@ -54,9 +53,7 @@ impl PlayTable {
                 buf.clear();
                 if x > 0 {
                     for_each_play(hash, &st, dice, &mut |c, _| buf.push(c.index as u32));
-                    if buf.is_empty() {
-                        buf.push(x as u32);
-                    }
+                    debug_assert!(!buf.is_empty());
                 }
                 buf.sort_unstable();
                 buf.dedup();
@@ -189,6 +186,8 @@ pub enum SolveError {
 pub struct MatchTable {
     game: MatchGame,
     levels: usize,
+    /// The points and checkers of the [`PlayTable`] it was solved with.
+    shape: (usize, usize),
     /// For each side, each position's index among the side's reachable positions
     /// (`u32::MAX` where it cannot arise).
     compact: [Vec<u32>; 2],
@@ -214,7 +213,7 @@ impl std::fmt::Debug for MatchTable {
 /// The cube's states in a table of `levels` levels: level 0 as it starts, then each higher
 /// level held by side 0 or side 1.
 const fn states(levels: usize) -> usize {
-    2 * levels - 1
+    (2 * levels).saturating_sub(1)
 }
 
 /// The level of a cube state.
@@ -237,10 +236,13 @@ impl MatchTable {
         Self::values(a as u64, b as u64, levels)
     }
 
-    /// The values of a table of `a` and `b` positions a side and `levels` levels.
+    /// The values of a table of `a` and `b` positions a side and `levels` levels (0 for no
+    /// levels; `u64::MAX` where they cannot be counted in a `u64`).
     #[must_use]
     pub fn values(a: u64, b: u64, levels: usize) -> u64 {
-        2 * a * b * states(levels) as u64
+        2u64.saturating_mul(a)
+            .saturating_mul(b)
+            .saturating_mul(states(levels) as u64)
     }
 
     /// Solves the game at `game`'s score for every pair of positions reachable from `roots`,
@@ -300,6 +302,7 @@ impl MatchTable {
         let mut table = MatchTable {
             game,
             levels,
+            shape: (plays.points(), plays.checkers()),
             compact,
             sizes,
             moved: [vec![0.0; cells], vec![0.0; cells]],
@@ -442,8 +445,8 @@ impl MatchTable {
     /// The chance that side `on_roll` (0 or 1), with its position at index `x` and the other
     /// side's at `y`, wins the match if it does not double now, with the cube on `level` held
     /// by `holder`; `None` where the table does not hold the pair (or a side has no checker
-    /// left) or the game cannot reach that cube. `plays` must be the table the match table
-    /// was solved with. Allocates nothing.
+    /// left) or the game cannot reach that cube, or `plays` is not of the shape the match
+    /// table was solved with. Allocates nothing.
     #[must_use]
     pub fn no_double(
         &self,
@@ -468,6 +471,9 @@ impl MatchTable {
         x: u64,
         y: u64,
     ) -> Option<[f32; 2 * MAX_LEVELS]> {
+        if (plays.points(), plays.checkers()) != self.shape {
+            return None;
+        }
         let cell = self.cell(on_roll, x, y)?;
         let pos = if on_roll == 0 { [x, y] } else { [y, x] }.map(|p| p as u32);
         let stride = states(self.levels);
@@ -722,7 +728,7 @@ mod tests {
             MatchTable::solve(&plays, [50, 60], stranger, u64::MAX),
             Err(SolveError::Levels)
         );
-        let mut uneven = game;
+        let mut uneven = game.clone();
         uneven.win[1].pop();
         assert_eq!(
             MatchTable::solve(&plays, [50, 60], uneven, u64::MAX),
@@ -733,5 +739,13 @@ mod tests {
             MatchTable::solve(&wide, [3, 4], linear_game(2, 10.0, None), u64::MAX),
             Err(SolveError::Shape { points: 8, .. })
         ));
+        // A table asked with the plays of another shape answers nothing.
+        let table = MatchTable::solve(&plays, [50, 60], game, u64::MAX).unwrap();
+        assert!(table.no_doubles(&plays, 0, 50, 60).is_some());
+        let other = PlayTable::new(&PerfectHash::new(5, 3).unwrap());
+        assert_eq!(table.no_doubles(&other, 0, 50, 60), None);
+        assert_eq!(table.no_double(&other, 0, 50, 60, 0, Holder::Centre), None);
+        assert_eq!(MatchTable::values(10, 10, 0), 0);
+        assert_eq!(MatchTable::values(u64::MAX, 2, 3), u64::MAX);
     }
 }
