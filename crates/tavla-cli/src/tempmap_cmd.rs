@@ -258,7 +258,7 @@ fn json_map(t: &Target, m: &TemperatureMap) -> JsonMap {
             .map(|r| JsonRoll {
                 roll: r.roll.to_string(),
                 weight: r.weight,
-                play: play_text(&t.state, r),
+                play: play_text(&t.state, r, "pass"),
                 ply: r.ply,
                 worth: r.worth,
                 probs: r.probs.into(),
@@ -267,10 +267,11 @@ fn json_map(t: &Target, m: &TemperatureMap) -> JsonMap {
     }
 }
 
-/// A roll's best play in standard notation; `cannot move` when it has none.
-fn play_text(state: &GameState, r: &tavla_nn::tempmap::RollChoice) -> String {
+/// A roll's best play in standard notation; `none` when it has none (`cannot move` in the
+/// grid, `pass` in JSON as in `moves` and `hint`).
+fn play_text(state: &GameState, r: &tavla_nn::tempmap::RollChoice, none: &str) -> String {
     if r.play.is_empty() {
-        "cannot move".into()
+        none.into()
     } else {
         format_pretty(&state.position, &r.play)
     }
@@ -314,7 +315,7 @@ fn write_map(out: &mut dyn Write, t: &Target, m: &TemperatureMap) -> Result<()> 
             "  {}  {:>+7.3}  {}",
             r.roll,
             r.worth,
-            play_text(&t.state, r)
+            play_text(&t.state, r, "cannot move")
         )?;
     }
     Ok(())

@@ -1251,3 +1251,17 @@ fn bearoff_build_writes_the_files_the_cache_reads() {
     assert!(names.contains(&"bearoff-ts-2x1-cubeful.v1.tbo".to_string()));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A roll without a legal play is `pass` in `tempmap --json`, as in `moves` and `hint`, and
+/// `cannot move` in its grid (a checker on the bar against a closed board: every roll).
+#[test]
+fn tempmap_names_no_play_as_the_other_commands_do() {
+    let closed = "board:X:O:0:0:0:0:14:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:-3:-2:-2:-2:-2:-2:-2:1:1:0:0:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1";
+    let json = stdout(&tavla(&["tempmap", closed, "--json", "--ply", "0"]));
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let rolls = v[0]["rolls"].as_array().unwrap_or_else(|| panic!("{json}"));
+    assert_eq!(rolls.len(), 21, "{json}");
+    assert!(rolls.iter().all(|r| r["play"] == "pass"), "{json}");
+    let grid = stdout(&tavla(&["tempmap", closed, "--ply", "0"]));
+    assert!(grid.contains("cannot move"), "{grid}");
+}
