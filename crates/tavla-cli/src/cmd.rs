@@ -344,6 +344,7 @@ pub fn moves(args: &MovesArgs, out: &mut impl Write) -> Result<()> {
     let text = args.position.as_deref().unwrap_or_default();
     let state = input::position(text)?;
     input::not_over(&state)?;
+    input::no_double_pending(&state)?;
     let roll = input::roll_for(&state, &args.dice)?;
     if args.json {
         let objects = play_objects(&state, roll, rules, &mut list);
@@ -391,6 +392,7 @@ fn batch_case(line: &str) -> Result<(GameState, Roll), InputError> {
     };
     let state = input::position(&pos_words.join(" "))?;
     input::not_over(&state)?;
+    input::no_double_pending(&state)?;
     let dice: Vec<String> = dice_words.iter().map(|s| s.to_string()).collect();
     let roll = input::roll_for(&state, &dice)?;
     Ok((state, roll))
@@ -409,6 +411,13 @@ pub fn perft(args: &PerftArgs, out: &mut impl Write) -> Result<()> {
         .into());
     }
     let state = input::position(&args.position)?;
+    input::no_double_pending(&state)?;
+    if let Dice::Rolled(roll) = state.dice {
+        eprintln!(
+            "note: the roll {roll} in the position is not used: perft counts every roll from \
+             the position before it"
+        );
+    }
     let rules = Rules::from(args.rules);
     let start = std::time::Instant::now();
     let total = if args.divide {

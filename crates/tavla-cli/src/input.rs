@@ -147,6 +147,19 @@ pub fn not_over(state: &GameState) -> Result<(), InputError> {
     }
 }
 
+/// Refuses a position with a double waiting for its answer: no play comes before the answer.
+pub fn no_double_pending(state: &GameState) -> Result<(), InputError> {
+    if state.dice == Dice::DoubleOffered {
+        return Err(InputError(
+            "a double is waiting for its answer in this position: no play before it is \
+             answered (`tavla eval` gives the take or pass; to play after a take, give the \
+             position with the cube turned)"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
 /// Reads dice written `31`, `3-1` or `3 1` (the words of `parts` joined).
 pub fn dice(parts: &[String]) -> Result<Roll, InputError> {
     let text = parts.join(" ");

@@ -842,15 +842,7 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
     if pos.is_game_over() {
         return Err(InputError("the game is over in this position".into()).into());
     }
-    if state.dice == Dice::DoubleOffered {
-        return Err(InputError(
-            "a double is waiting for its answer in this position: no play before it is \
-             answered (`tavla eval` gives the take or pass; to rank plays after a take, give \
-             the position with the cube turned)"
-                .into(),
-        )
-        .into());
-    }
+    crate::input::no_double_pending(&state)?;
     check_ply(args.engine.ply)?;
     if args.top == 0 {
         return Err(InputError("--top must be at least 1".into()).into());

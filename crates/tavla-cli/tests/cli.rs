@@ -1265,3 +1265,31 @@ fn tempmap_names_no_play_as_the_other_commands_do() {
     let grid = stdout(&tavla(&["tempmap", closed, "--ply", "0"]));
     assert!(grid.contains("cannot move"), "{grid}");
 }
+
+/// A position with a double waiting for its answer has no plays yet: `moves` and `perft`
+/// refuse it as `hint` does; `perft` of a position with a roll says that it counts every roll.
+#[test]
+fn moves_and_perft_refuse_a_pending_double() {
+    let pending = format!("XGID={S}:0:0:1:D:0:0:0:7:10");
+    for args in [
+        vec!["moves", &pending, "52"],
+        vec!["perft", &pending, "1"],
+        vec!["hint", &pending, "52"],
+    ] {
+        let o = tavla(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&o).contains("a double is waiting for its answer in this position"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+    let rolled = format!("XGID={S}:0:0:1:31:0:0:0:7:10");
+    let o = tavla(&["perft", &rolled, "1"]);
+    assert_eq!(stdout(&o), "perft 1 447\n");
+    assert!(
+        stderr(&o).contains("note: the roll 31 in the position is not used"),
+        "{}",
+        stderr(&o)
+    );
+}
