@@ -441,31 +441,14 @@ pub(crate) fn side_to_act(state: &GameState) -> Side {
 /// cube cannot be turned, a game over, a centred cube above 1 in a match, a match longer than
 /// tavla's match equity table reaches.
 pub(crate) fn unplayable(state: &GameState) -> Option<String> {
-    let mut before = *state;
-    before.dice = Dice::NotRolled;
-    if let Some(why) = before
-        .why_no_double()
-        .filter(|_| state.dice == Dice::DoubleOffered)
-    {
-        Some(format!(
-            "a double is offered where the cube cannot be turned ({why})"
-        ))
-    } else if state.position.is_game_over() {
-        Some("the game is over in this position".into())
-    } else if !state.is_money() && state.cube.owner == CubeOwner::Centre && state.cube.log2 > 0 {
-        Some(format!(
-            "a centred cube of {} in a match: a turned cube has an owner (match play has no \
-             automatic doubles)",
-            state.cube.value()
-        ))
-    } else if state.match_length > 32 {
-        Some(format!(
-            "a {}-point match: tavla plays matches of at most 32 points",
-            state.match_length
-        ))
-    } else {
-        None
-    }
+    state.why_unplayable().or_else(|| {
+        (state.match_length > 32).then(|| {
+            format!(
+                "a {}-point match: tavla plays matches of at most 32 points",
+                state.match_length
+            )
+        })
+    })
 }
 
 /// Prints the engine's analysis of the games in `record` (`tavla play --analyse`).

@@ -194,6 +194,23 @@ fn a_match_beyond_the_table_is_refused() {
     );
 }
 
+/// States no game is played on from get an error, not an answer: a finished game (the player
+/// has borne off all 15), and a centred cube of 2 in a match (a turned cube has an owner).
+#[test]
+fn finished_games_and_centred_turned_cubes_in_matches_are_refused() {
+    let finished = "board:You:someplayer:3:0:0:0:-2:0:0:0:0:0:0:0:0:0:0:-5:0:0:0:0:-3:0:-5:0:0:0:0:0:0:1:6:2:0:0:1:1:1:0:1:-1:0:25:15:0:0:0:2:0:0:0";
+    let centred = "board:You:someplayer:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:2:0:0:2:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0";
+    let answers = session(&[finished.to_string(), centred.to_string()]);
+    assert_eq!(
+        answers,
+        [
+            "Error: the game is over in this position",
+            "Error: a centred cube of 2 in a match: a turned cube has an owner (match play has \
+             no automatic doubles)"
+        ]
+    );
+}
+
 /// `tavla external` on a free port with more arguments: the process, its stderr (after the
 /// line that gives the address) and the address.
 fn listening(args: &[&str]) -> (Child, BufReader<ChildStderr>, String) {

@@ -150,6 +150,33 @@ impl GameState {
             && self.match_length.saturating_sub(*self.score.get(self.turn)) <= self.cube.value()
     }
 
+    /// Why no game goes on from this state, in words, where its notations let it through: a
+    /// double offered where the cube cannot be turned, a game over, a centred cube above 1 in
+    /// a match (a turned cube has an owner). `None` for a state a game can be played on from.
+    #[must_use]
+    pub fn why_unplayable(&self) -> Option<String> {
+        let mut before = *self;
+        before.dice = Dice::NotRolled;
+        if let Some(why) = before
+            .why_no_double()
+            .filter(|_| self.dice == Dice::DoubleOffered)
+        {
+            Some(format!(
+                "a double is offered where the cube cannot be turned ({why})"
+            ))
+        } else if self.position.is_game_over() {
+            Some("the game is over in this position".into())
+        } else if !self.is_money() && self.cube.owner == CubeOwner::Centre && self.cube.log2 > 0 {
+            Some(format!(
+                "a centred cube of {} in a match: a turned cube has an owner (match play has no \
+                 automatic doubles)",
+                self.cube.value()
+            ))
+        } else {
+            None
+        }
+    }
+
     /// A money game at `position`, X on roll, dice not rolled, centred 1-cube, no Jacoby.
     #[must_use]
     pub fn money(position: Position) -> GameState {

@@ -192,7 +192,10 @@ impl External {
             state.jacoby = false;
             state.beavers = false;
         }
-        if let Some(why) = self.player.cannot_play(&state) {
+        if let Some(why) = state
+            .why_unplayable()
+            .or_else(|| self.player.cannot_play(&state))
+        {
             return Err(why);
         }
         let cube = state.match_length > 0 || state.cube.log2 > 0 || state.may_double();
