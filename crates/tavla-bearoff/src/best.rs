@@ -16,7 +16,8 @@ pub struct RankedPlay {
     /// checker).
     pub mean_rolls: f64,
     /// The mover's cubeless winning chance after the play, the opponent on roll and both sides
-    /// playing perfectly; `None` when no two-sided database covers both sides.
+    /// playing perfectly (1 for a play that bears off the last checker); otherwise `None`
+    /// when no two-sided database covers both sides.
     pub win_probability: Option<f64>,
 }
 
@@ -103,17 +104,18 @@ pub fn analyse(
         .into_iter()
         .map(|play| {
             let mean_rolls = os.mean_rolls_at(play.result_index);
-            let win_probability = ts.zip(opp_index).map(|(ts, o)| {
-                if play.result.is_empty() {
-                    1.0
-                } else {
+            // A play that bears off the last checker wins, database or not.
+            let win_probability = if play.result.is_empty() {
+                Some(1.0)
+            } else {
+                ts.zip(opp_index).map(|(ts, o)| {
                     let r = ts
                         .hash()
                         .rank(&play.result)
                         .expect("a play keeps the shape");
                     1.0 - ts.win_probability_at(o, r)
-                }
-            });
+                })
+            };
             RankedPlay {
                 play,
                 mean_rolls,
@@ -186,6 +188,18 @@ mod tests {
             avg += f64::from(wt) / 36.0 * b.best_for_winning().unwrap().win_probability.unwrap();
         }
         assert!((avg - a.win_before_roll.unwrap()).abs() < 1e-6);
+    }
+
+    /// Bearing off the last checker wins, with or without a two-sided database for the race.
+    #[test]
+    fn bearing_off_the_last_checker_wins_without_a_database() {
+        let os = OneSidedDb::build(6, 15).unwrap();
+        let me = OneSided::new(&[1]).unwrap();
+        let opp = OneSided::new(&[9]).unwrap();
+        let a = analyse(&me, &opp, Dice::new(6, 1).unwrap(), &os, None).unwrap();
+        assert_eq!(a.plays.len(), 1);
+        assert_eq!(a.plays[0].win_probability, Some(1.0));
+        assert_eq!(a.max_win, None);
     }
 
     #[test]
