@@ -235,8 +235,37 @@ fn dropped_from_match_id(text: &str) -> Vec<String> {
 
 pub fn convert(args: &ConvertArgs, out: &mut impl Write) -> Result<()> {
     let state = input::position(&args.position)?;
-    writeln!(out, "{}", write_as(&args.position, &state, args.to.into()))?;
+    let to: Notation = args.to.into();
+    writeln!(out, "{}", write_as(&args.position, &state, to))?;
+    // What the line written does not keep, on stderr (stdout stays the one line).
+    let mut notes = notes(&args.position, &state);
+    if to == Notation::Xgid {
+        // An XGID written from an XGID keeps its cube limit.
+        notes.retain(|n| !n.contains("only the XGID keeps it"));
+    }
+    if state.beavers && matches!(to, Notation::Gnubg | Notation::Fibs) {
+        notes.push(format!("beavers are not kept in {}", notation_name(to)));
+    }
+    if state.jacoby && to == Notation::Fibs {
+        notes.push(format!(
+            "the Jacoby rule is not kept in {}",
+            notation_name(to)
+        ));
+    }
+    for n in notes {
+        eprintln!("note: {n}");
+    }
     Ok(())
+}
+
+/// A notation's name in a note.
+fn notation_name(n: Notation) -> &'static str {
+    match n {
+        Notation::Bpn => "BPN",
+        Notation::Gnubg => "a gnubg ID",
+        Notation::Xgid => "an XGID",
+        Notation::Fibs => "a FIBS board",
+    }
 }
 
 /// The game state after a play: the opponent on roll, dice not rolled.

@@ -1293,3 +1293,24 @@ fn moves_and_perft_refuse_a_pending_double() {
         stderr(&o)
     );
 }
+
+/// `convert` writes one line on stdout and says on stderr what that line does not keep: a
+/// money session's beavers (gnubg ID, FIBS board) and Jacoby rule (FIBS board), an XGID's
+/// cube limit outside an XGID.
+#[test]
+fn convert_notes_what_the_target_notation_does_not_keep() {
+    let rules = format!("XGID={S}:0:0:1:52:0:0:3:0:10");
+    let o = tavla(&["convert", &rules, "--to", "fibs"]);
+    assert_eq!(stdout(&o).lines().count(), 1);
+    assert_eq!(
+        stderr(&o),
+        "note: beavers are not kept in a FIBS board\nnote: the Jacoby rule is not kept in a FIBS board\n"
+    );
+    let o = tavla(&["convert", &rules, "--to", "gnubg"]);
+    assert_eq!(stderr(&o), "note: beavers are not kept in a gnubg ID\n");
+    assert_eq!(stderr(&tavla(&["convert", &rules, "--to", "bpn"])), "");
+    let cubeless = format!("XGID={S}:0:0:1:52:0:0:0:0:0");
+    assert_eq!(stderr(&tavla(&["convert", &cubeless, "--to", "xgid"])), "");
+    assert!(stderr(&tavla(&["convert", &cubeless, "--to", "bpn"]))
+        .contains("note: the XGID is of a game without the cube (field 10 is 0)"));
+}
