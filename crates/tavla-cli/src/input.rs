@@ -123,13 +123,14 @@ pub fn xgid(text: &str) -> Option<Xgid> {
 }
 
 /// Why the cube may not be turned in the game of `text` (read as `state`) under an XGID's cube
-/// limit (field 10), in words: a game without the cube, or a cube already at the limit.
-/// `None` where `text` is no XGID or its limit leaves a double.
+/// limit (field 10), in words: a game without the cube, or a cube already at a limit below
+/// the highest cube. `None` where `text` is no XGID or its limit leaves a double.
 pub fn xgid_no_double(text: &str, state: &GameState) -> Option<String> {
     let max = xgid(text)?.max_cube_log2;
     if max == 0 {
         Some("the XGID is of a game without the cube (field 10 is 0)".into())
-    } else if state.cube.log2 >= max {
+    } else if state.cube.log2 >= max && max < tavla_core::Cube::MAX_LOG2 {
+        // (At the highest cube of all, the game's own rule says so.)
         Some(format!(
             "the cube is at the XGID's limit of {} (field 10 is {max})",
             1u64 << max
