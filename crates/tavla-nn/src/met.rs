@@ -160,7 +160,7 @@ impl MatchScore {
     pub fn gammon_value(self, cube: u32) -> f32 {
         let (single, gammon, lose) = (
             self.after(cube, 0),
-            self.after(2 * cube, 0),
+            self.after(cube.saturating_mul(2), 0),
             self.after(0, cube),
         );
         (gammon - single) / (single - lose)
@@ -190,7 +190,10 @@ impl MatchScore {
         ];
         (1..=3u32)
             .zip(wins.iter().zip(&losses))
-            .map(|(k, (w, l))| w * self.after(k * cube, 0) + l * self.after(0, k * cube))
+            .map(|(k, (w, l))| {
+                let points = k.saturating_mul(cube);
+                w * self.after(points, 0) + l * self.after(0, points)
+            })
             .sum()
     }
 }

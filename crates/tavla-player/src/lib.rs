@@ -297,7 +297,7 @@ impl RolloutControl {
     /// with standard error `stderr`, as [`RolloutControl::running`] gives it back.
     pub fn set_estimate(&self, plays: usize, play: usize, games: u64, mean: f64, stderr: f64) {
         self.progress
-            .store(games * plays.max(1) as u64, Ordering::Relaxed);
+            .store(games.saturating_mul(plays.max(1) as u64), Ordering::Relaxed);
         if let Ok(mut running) = self.running.lock() {
             if running.len() <= play {
                 running.resize(play + 1, (0, 0.0, 0.0));

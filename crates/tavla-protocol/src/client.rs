@@ -1004,9 +1004,10 @@ impl UbgiPlayer {
                     if let (Ok(mean), Ok(ci)) = (number(&pairs, "equity"), number(&pairs, "ci")) {
                         control.set_estimate(plays, 0, games, mean, ci / 1.96);
                     } else {
-                        control
-                            .counter()
-                            .store(games * plays as u64, std::sync::atomic::Ordering::Relaxed);
+                        control.counter().store(
+                            games.saturating_mul(plays as u64),
+                            std::sync::atomic::Ordering::Relaxed,
+                        );
                     }
                 }
                 (Some("info"), Some("multipv")) if roll.is_some() => {
