@@ -1246,6 +1246,10 @@ async fn game_hint(
         if ply > tavla_nn::search::MAX_PLY {
             return Err(InputError(format!("ply must be in 0..=3, got {ply}")).into());
         }
+        // A 3-ply hint is a long computation, as on /v1/hint.
+        let _slot = (ply >= tavla_nn::search::MAX_PLY)
+            .then(|| e.heavy_slot())
+            .transpose()?;
         let decision = web_games::lock(&game).decision()?;
         let engine = engine_args(Some(ply));
         let mut out = Vec::new();
