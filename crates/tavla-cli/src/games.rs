@@ -829,6 +829,24 @@ impl Game {
                 || self.score.get(Side::X).max(self.score.get(Side::O)) >= &self.length)
     }
 
+    /// Refuses an action meant for the game as it stood when its log held `seen` events, once
+    /// the game has moved on (a play sent twice, the second time for the next roll): a
+    /// [`Conflict`]. `None` checks nothing.
+    ///
+    /// # Errors
+    /// The [`Conflict`] when the log holds another number of events.
+    pub fn check_seen(&self, seen: Option<usize>) -> Result<()> {
+        match seen {
+            Some(n) if n != self.log.len() => Err(Conflict(format!(
+                "the game has moved on: its log holds {} events, not the {n} of `after` (get \
+                 the game again)",
+                self.log.len()
+            ))
+            .into()),
+            _ => Ok(()),
+        }
+    }
+
     /// Carries out the person's `action` (with `play` for `move`, `level` for `resign`), and
     /// the engine's answers.
     ///
@@ -1468,6 +1486,31 @@ mod tests {
         assert_eq!(record.games.len(), 1);
         record.games[0].replay().unwrap();
         assert!(mat.contains("Wins"), "{mat}");
+    }
+
+    /// An action sent with the log's length its sender saw is refused once the game has moved
+    /// on: a play sent twice is not played again on the next roll.
+    #[test]
+    fn an_action_for_a_game_that_has_moved_on_is_refused() {
+        let mut game = new(5, 0, false, 0);
+        // To the person's first move.
+        while game.view()["phase"] != "move" {
+            game.act("roll", None, None).unwrap();
+        }
+        let v = game.view();
+        let seen = v["log"].as_array().unwrap().len();
+        let play = v["plays"][0]["play"].as_str().unwrap().to_string();
+        game.check_seen(Some(seen)).unwrap();
+        game.check_seen(None).unwrap();
+        game.act("move", Some(&play), None).unwrap();
+        let err = game.check_seen(Some(seen)).unwrap_err();
+        assert!(err.is::<Conflict>(), "{err}");
+        assert!(
+            err.to_string().starts_with("the game has moved on"),
+            "{err}"
+        );
+        let now = game.view()["log"].as_array().unwrap().len();
+        game.check_seen(Some(now)).unwrap();
     }
 
     #[test]

@@ -1168,20 +1168,24 @@ async fn show_game(
     Ok(on_game(e, path_id(id)?, |g| Ok(g.view())).await)
 }
 
-/// The fields of a game action: the play of `move`, the level of `resign`, and `anyway` to
-/// carry out an action the tutor held back.
+/// The fields of a game action: the play of `move`, the level of `resign`, `anyway` to
+/// carry out an action the tutor held back, and `after`, the number of events in the game's
+/// `log` when the action was chosen (the action is refused, 409, once the game has moved on).
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ActionFields {
     play: Option<String>,
     level: Option<String>,
     anyway: Option<bool>,
+    after: Option<usize>,
 }
 
 /// `POST /v1/games/{id}/{action}`: the person's action (`roll`, `double`, `take`, `pass`,
 /// `move` with `{"play": "8/5 6/5"}`, `resign` with an optional `{"level": "gammon"}`,
 /// `accept`, `reject`, `next`) and the engine's answers; the game as it then stands. An action
-/// the phase does not allow is answered 409, an illegal play 400, each with the reason. With
+/// the phase does not allow is answered 409, an illegal play 400, each with the reason; so is
+/// an action whose `after` (the events of the game's `log` its sender saw) the game has
+/// moved past, 409. With
 /// the tutor, the action is judged first; one it holds back leaves the game as it was, and
 /// the answer carries the `warning`.
 async fn game_action(
@@ -1203,6 +1207,7 @@ async fn game_action(
     }
     let pool = e.clone();
     Ok(on_game(e, id, move |g| {
+        g.check_seen(fields.after)?;
         let (play, level) = (fields.play.as_deref(), fields.level.as_deref());
         let warning = if g.tutors(&action) {
             let anyway = fields.anyway.unwrap_or(false);
