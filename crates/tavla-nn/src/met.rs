@@ -423,12 +423,12 @@ impl<'a> Game<'a> {
             // takes while owning it is worth no less to A than A's pass.
             game.b_takes[k] = game.take_point(
                 |p| game.b_owns(p, u),
-                game.b_owns_knots(u),
+                game.owns_knots(u, false),
                 game.a_cashes(u / 2),
             );
             game.a_takes[k] = game.take_point(
                 |p| game.a_owns(p, u),
-                game.a_owns_knots(u),
+                game.owns_knots(u, true),
                 game.b_cashes(u / 2),
             );
         }
@@ -522,33 +522,21 @@ impl<'a> Game<'a> {
         self.a_takes[u.trailing_zeros() as usize]
     }
 
-    /// The points through which A's equity with the cube on `v` owned by A runs, straight
-    /// between them, as A's chance rises from 0 to 1: A's loss, A's cash at B's take point of
-    /// A's redouble, A's win (or the dead cube's line where a redouble cannot gain).
-    fn a_owns_knots(&self, v: u32) -> [(f32, f32); 3] {
+    /// The points through which A's equity with the cube on `v` owned by A (`a_owns`) or by B
+    /// runs, straight between them, as A's chance rises from 0 to 1: A's loss, the owner's
+    /// cash at the other side's take point of its redouble, A's win (or the dead cube's line
+    /// where a redouble cannot gain).
+    fn owns_knots(&self, v: u32, a_owns: bool) -> [(f32, f32); 3] {
         let (lose, win) = (self.lose(v), self.win(v));
         if self.dead_at(2 * v) {
             return [(0.0, lose), (0.5, 0.5 * (lose + win)), (1.0, win)];
         }
-        [
-            (0.0, lose),
-            (self.b_take_point(2 * v), self.a_cashes(v)),
-            (1.0, win),
-        ]
-    }
-
-    /// The same with the cube on `v` owned by B: its middle point is B's cash at A's take
-    /// point of B's redouble.
-    fn b_owns_knots(&self, v: u32) -> [(f32, f32); 3] {
-        let (lose, win) = (self.lose(v), self.win(v));
-        if self.dead_at(2 * v) {
-            return [(0.0, lose), (0.5, 0.5 * (lose + win)), (1.0, win)];
-        }
-        [
-            (0.0, lose),
-            (self.a_take_point(2 * v), self.b_cashes(v)),
-            (1.0, win),
-        ]
+        let cash = if a_owns {
+            (self.b_take_point(2 * v), self.a_cashes(v))
+        } else {
+            (self.a_take_point(2 * v), self.b_cashes(v))
+        };
+        [(0.0, lose), cash, (1.0, win)]
     }
 
     /// Live cube on `v` owned by A: A redoubles at B's take point.
@@ -556,7 +544,7 @@ impl<'a> Game<'a> {
         if self.dead_at(2 * v) {
             return self.dead(p, v);
         }
-        let [lose, (x, cash), win] = self.a_owns_knots(v);
+        let [lose, (x, cash), win] = self.owns_knots(v, true);
         if p <= x {
             line(p, lose, (x, cash))
         } else {
@@ -569,7 +557,7 @@ impl<'a> Game<'a> {
         if self.dead_at(2 * v) {
             return self.dead(p, v);
         }
-        let [lose, (y, cash), win] = self.b_owns_knots(v);
+        let [lose, (y, cash), win] = self.owns_knots(v, false);
         if p >= y {
             line(p, (y, cash), win)
         } else {
