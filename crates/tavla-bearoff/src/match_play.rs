@@ -192,9 +192,15 @@ pub struct MatchTable {
     /// (`u32::MAX` where it cannot arise).
     compact: [Vec<u32>; 2],
     sizes: [usize; 2],
+    /// The cube states a cell holds, rounded up to a power of two (the rest padding), so that
+    /// a roll's best play is taken over whole vectors of a size known to the compiler.
+    width: usize,
+    /// `wins[s][state]`: side `s`'s chance of winning the match when it bears off its last
+    /// checker with the cube in `state`.
+    wins: [[f32; 2 * MAX_LEVELS]; 2],
     /// `moved[s]`: the pairs with side `s` on roll, valued for the other side, the one that
     /// has just moved there: its chance of winning the match with `s`'s best cube action to
-    /// come, at `(i0 * sizes[1] + i1) * states + state`, `i0` and `i1` the compact indices of
+    /// come, at `(i0 * sizes[1] + i1) * width + state`, `i0` and `i1` the compact indices of
     /// side 0's and side 1's positions (see [`MatchTable::state`] for the cube's states). So a
     /// play's value is one entry, and a roll's best play the largest of its plays' entries,
     /// slice by slice.
@@ -224,8 +230,9 @@ const fn level_of(state: usize) -> usize {
 impl MatchTable {
     /// The values a table of the pairs reachable from `roots` (side 0's position and side
     /// 1's, as indices of `plays`' shape) with `levels` cube levels would hold: the cost of
-    /// [`MatchTable::solve`], in time and in memory (4 bytes each). 0 for a root out of range
-    /// or no levels.
+    /// [`MatchTable::solve`], in time and in memory (4 bytes each, and more where a cell's
+    /// states are padded to the next power of two: 7 states take 8 places, 9 take 16). 0 for a
+    /// root out of range or no levels.
     #[must_use]
     pub fn size(plays: &PlayTable, roots: [u64; 2], levels: usize) -> u64 {
         let n = plays.positions() as u64;
@@ -298,17 +305,26 @@ impl MatchTable {
         });
         let sizes = [lists[0].len(), lists[1].len()];
         let stride = states(levels);
-        let cells = sizes[0] * sizes[1] * stride;
+        let width = stride.next_power_of_two();
+        let cells = sizes[0] * sizes[1] * width;
+        let wins = std::array::from_fn(|side| {
+            let mut row = [0.0f32; 2 * MAX_LEVELS];
+            for (state, w) in row.iter_mut().enumerate().take(stride) {
+                *w = game.win[side][level_of(state)] as f32;
+            }
+            row
+        });
         let mut table = MatchTable {
             game,
             levels,
             shape: (plays.points(), plays.checkers()),
             compact,
             sizes,
+            width,
+            wins,
             moved: [vec![0.0; cells], vec![0.0; cells]],
         };
         let mut nd = [0.0f32; 2 * MAX_LEVELS];
-        let mut scratch = [0.0f32; 2 * MAX_LEVELS];
         // Pairs in index order: side 0 on roll at (a, b) needs side 1 on roll at (a', b) with
         // a' < a (an earlier row); side 1 on roll at (a, b) needs side 0 at (a, b') with
         // b' < b (earlier in this row, side 0 first).
@@ -321,11 +337,10 @@ impl MatchTable {
                     continue;
                 }
                 for side in 0..2 {
-                    let (nd, scratch) = (&mut nd[..stride], &mut scratch[..stride]);
-                    table.no_double_into(plays, side, [i0, i1], [a, b], nd, scratch);
-                    let at = (i0 * sizes[1] + i1) * stride;
+                    table.no_double_into(plays, side, [i0, i1], [a, b], &mut nd);
+                    let at = (i0 * sizes[1] + i1) * width;
                     let mut out = std::mem::take(&mut table.moved[side]);
-                    table.finish(side, nd, &mut out[at..at + stride]);
+                    table.finish(side, &nd[..stride], &mut out[at..at + stride]);
                     table.moved[side] = out;
                 }
             }
@@ -334,42 +349,61 @@ impl MatchTable {
     }
 
     /// The no-double chances of side `side` on roll at the compact cell `cell` (positions
-    /// `pos`, by index), for every cube state: each roll's best play, averaged.
+    /// `pos`, by index), for every cube state, into the first [`MatchTable::width`] entries of
+    /// `nd`: each roll's best play, averaged.
     fn no_double_into(
         &self,
         plays: &PlayTable,
         side: usize,
         cell: [usize; 2],
         pos: [u32; 2],
-        nd: &mut [f32],
-        best: &mut [f32],
+        nd: &mut [f32; 2 * MAX_LEVELS],
     ) {
-        let stride = states(self.levels);
+        match self.width {
+            1 => self.no_double_of::<1>(plays, side, cell, pos, nd),
+            2 => self.no_double_of::<2>(plays, side, cell, pos, nd),
+            4 => self.no_double_of::<4>(plays, side, cell, pos, nd),
+            8 => self.no_double_of::<8>(plays, side, cell, pos, nd),
+            16 => self.no_double_of::<16>(plays, side, cell, pos, nd),
+            _ => self.no_double_of::<32>(plays, side, cell, pos, nd),
+        }
+    }
+
+    /// [`MatchTable::no_double_into`] for a table `W` wide.
+    fn no_double_of<const W: usize>(
+        &self,
+        plays: &PlayTable,
+        side: usize,
+        cell: [usize; 2],
+        pos: [u32; 2],
+        nd: &mut [f32; 2 * MAX_LEVELS],
+    ) {
         let other = 1 - side;
-        nd.fill(0.0);
+        let wins: &[f32; W] = self.wins[side][..W].try_into().expect("W fits");
+        let moved = &self.moved[other];
+        let mut sum = [0.0f32; W];
         for (r, &(_, w)) in Dice::ALL_21.iter().enumerate() {
-            best.fill(f32::NEG_INFINITY);
+            let mut best = [f32::NEG_INFINITY; W];
             for &kid in plays.of(pos[side] as usize, r) {
-                if kid == 0 {
-                    // The mover bears off its last checker and wins the cube.
-                    for (state, b) in best.iter_mut().enumerate() {
-                        *b = b.max(self.game.win[side][level_of(state)] as f32);
-                    }
-                    continue;
-                }
-                let mut c = cell;
-                c[side] = self.compact[side][kid as usize] as usize;
-                let at = (c[0] * self.sizes[1] + c[1]) * stride;
-                let values = &self.moved[other][at..at + stride];
+                // The mover bears off its last checker and wins the cube.
+                let values: &[f32; W] = if kid == 0 {
+                    wins
+                } else {
+                    let mut c = cell;
+                    c[side] = self.compact[side][kid as usize] as usize;
+                    let at = (c[0] * self.sizes[1] + c[1]) * W;
+                    moved[at..at + W].try_into().expect("a cell is W wide")
+                };
                 for (b, &v) in best.iter_mut().zip(values) {
                     *b = if v > *b { v } else { *b };
                 }
             }
             let w = f32::from(w) / 36.0;
-            for (n, &b) in nd.iter_mut().zip(best.iter()) {
+            for (n, &b) in sum.iter_mut().zip(&best) {
                 *n += w * b;
             }
         }
+        nd[..W].copy_from_slice(&sum);
     }
 
     /// Whether side `side` may double in cube state `state`, and to which state.
@@ -476,17 +510,10 @@ impl MatchTable {
         }
         let cell = self.cell(on_roll, x, y)?;
         let pos = if on_roll == 0 { [x, y] } else { [y, x] }.map(|p| p as u32);
-        let stride = states(self.levels);
         let mut nd = [0.0f32; 2 * MAX_LEVELS];
-        let mut scratch = [0.0f32; 2 * MAX_LEVELS];
-        self.no_double_into(
-            plays,
-            on_roll,
-            cell,
-            pos,
-            &mut nd[..stride],
-            &mut scratch[..stride],
-        );
+        self.no_double_into(plays, on_roll, cell, pos, &mut nd);
+        // Only the table's states (the rest of its width is padding).
+        nd[states(self.levels)..].fill(0.0);
         Some(nd)
     }
 
@@ -504,7 +531,7 @@ impl MatchTable {
     ) -> Option<f64> {
         let state = self.state(on_roll, level, holder)?;
         let [i0, i1] = self.cell(on_roll, x, y)?;
-        let at = (i0 * self.sizes[1] + i1) * states(self.levels) + state;
+        let at = (i0 * self.sizes[1] + i1) * self.width + state;
         Some(1.0 - f64::from(self.moved[on_roll][at]))
     }
 
