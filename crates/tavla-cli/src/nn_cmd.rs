@@ -1346,6 +1346,15 @@ impl std::error::Error for Stopped {}
 /// # Errors
 /// When the position or the weights cannot be read, the game is over, or `out` fails.
 pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
+    let plays = args.dice.is_some() || args.top.is_some() || !args.plays.is_empty();
+    if let Some(state) = crate::input::parse(&args.position).ok().filter(|_| !plays) {
+        if let Dice::Rolled(roll) = state.dice {
+            eprintln!(
+                "note: the position's roll {roll} is not used: this rolls out the position \
+                 before the roll (give the dice, --top or --play to roll out the plays of {roll})"
+            );
+        }
+    }
     rollout_watched(args, out, &RolloutWatch::default())
 }
 
@@ -1462,7 +1471,6 @@ pub(crate) fn rollout_watched(
         || rollout_until(&search, state.position, config, &count, &|| watch.stopped()),
     )
     .ok_or(Stopped)?;
-    let (lo, hi) = r.equity_ci95();
     if args.engine.json {
         #[derive(Serialize)]
         struct JsonRollout {
@@ -1471,7 +1479,7 @@ pub(crate) fn rollout_watched(
             #[serde(flatten)]
             probs: JsonProbs,
             equity_stderr: f64,
-            equity_ci95: [f64; 2],
+            equity_ci95: f64,
         }
         let mut probs = JsonProbs::from(r.probs);
         probs.equity = r.equity as f32;
@@ -1479,10 +1487,11 @@ pub(crate) fn rollout_watched(
             settings: JsonRolloutSettings::new(r.games, args.seed, &config),
             probs,
             equity_stderr: r.equity_stderr,
-            equity_ci95: [lo, hi],
+            equity_ci95: 1.96 * r.equity_stderr,
         };
         writeln!(out, "{}", serde_json::to_string_pretty(&j)?)?;
     } else {
+        let (lo, hi) = r.equity_ci95();
         let p = r.probs;
         writeln!(
             out,
@@ -1665,7 +1674,7 @@ fn play_rollouts(
             #[serde(skip_serializing_if = "Option::is_none")]
             equity: Option<f64>,
             equity_stderr: f64,
-            equity_ci95: [f64; 2],
+            equity_ci95: f64,
             difference: f64,
             difference_ci95: f64,
         }
@@ -1683,7 +1692,6 @@ fn play_rollouts(
             .enumerate()
             .map(|(rank, &k)| {
                 let (r, probs) = &rows[k];
-                let half = 1.96 * r.equity_stderr;
                 // Cubeless, the equity is written with the probabilities.
                 let probs = probs.map(|p| JsonProbs {
                     equity: r.equity as f32,
@@ -1695,7 +1703,7 @@ fn play_rollouts(
                     equity: probs.is_none().then_some(r.equity),
                     probs,
                     equity_stderr: r.equity_stderr,
-                    equity_ci95: [r.equity - half, r.equity + half],
+                    equity_ci95: 1.96 * r.equity_stderr,
                     difference: r.difference,
                     difference_ci95: 1.96 * r.difference_stderr,
                 }

@@ -418,8 +418,10 @@ fn rollout_at_any_ply_is_seeded_and_refuses_bad_options() {
     assert_eq!(one, run("2", "1"), "the threads do not change the result");
     assert_eq!(one["ply"], 1);
     assert_eq!(one["games"], 12);
-    let (eq, ci) = (one["equity"].as_f64().unwrap(), &one["equity_ci95"]);
-    assert!(ci[0].as_f64().unwrap() <= eq && eq <= ci[1].as_f64().unwrap());
+    let stderr = one["equity_stderr"].as_f64().unwrap();
+    assert!(stderr > 0.0, "{one}");
+    let half = one["equity_ci95"].as_f64().unwrap();
+    assert!((half - 1.96 * stderr).abs() < 1e-12, "a half-width: {one}");
     assert_ne!(one["equity"], run("1", "0")["equity"]);
     for (args, what) in [
         (
@@ -529,8 +531,9 @@ fn rollout_of_the_plays_of_a_roll() {
         assert_eq!(p["rank"], i + 1);
         let d = p["difference"].as_f64().unwrap();
         assert!((d - (eq(p) - eq(&plays[0]))).abs() < 1e-6, "{p}");
-        let ci = &p["equity_ci95"];
-        assert!(ci[0].as_f64().unwrap() <= eq(p) && eq(p) <= ci[1].as_f64().unwrap());
+        let stderr = p["equity_stderr"].as_f64().unwrap();
+        let half = p["equity_ci95"].as_f64().unwrap();
+        assert!((half - 1.96 * stderr).abs() < 1e-12, "a half-width: {p}");
     }
     // The text form names the roll and the plays, best first.
     let text = stdout(&tavla(&[

@@ -37,10 +37,15 @@ impl Cube {
     /// The base-2 logarithm of the highest cube: 32768, as in gnubg.
     pub const MAX_LOG2: u8 = 15;
 
-    /// The value shown on the cube.
+    /// The value shown on the cube. A `log2` too large for a `u32` (32 or more; no valid
+    /// state has more than [`Cube::MAX_LOG2`]) gives `u32::MAX` instead of overflowing.
     #[must_use]
     pub const fn value(self) -> u32 {
-        1 << self.log2
+        if self.log2 >= 32 {
+            u32::MAX
+        } else {
+            1 << self.log2
+        }
     }
 }
 
@@ -394,6 +399,19 @@ mod tests {
         assert!(g.cube_is_dead() && !g.may_double());
         g.turn = Side::X;
         assert!(!g.cube_is_dead() && g.may_double());
+    }
+
+    #[test]
+    fn cube_value_saturates_past_u32() {
+        let cube = |log2| Cube {
+            log2,
+            owner: CubeOwner::Centre,
+        };
+        assert_eq!(cube(0).value(), 1);
+        assert_eq!(cube(Cube::MAX_LOG2).value(), 32768);
+        assert_eq!(cube(31).value(), 1 << 31);
+        assert_eq!(cube(32).value(), u32::MAX);
+        assert_eq!(cube(255).value(), u32::MAX);
     }
 
     #[test]

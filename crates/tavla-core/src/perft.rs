@@ -14,15 +14,28 @@ use crate::{PlayList, Position, Roll, Rules};
 /// The perft count of `pos` at `depth` under `rules`.
 #[must_use]
 pub fn perft(pos: &Position, depth: u32, rules: Rules) -> u64 {
-    let mut lists: Vec<PlayList> = (0..depth).map(|_| PlayList::new()).collect();
-    count(pos, depth, rules, &mut lists)
+    count(pos, depth, rules, &mut Vec::new())
 }
 
-fn count(pos: &Position, depth: u32, rules: Rules, lists: &mut [PlayList]) -> u64 {
+/// The count at `depth`; `lists` holds one play list per level below, made as the walk first
+/// reaches each level (so a huge `depth` costs nothing up front).
+fn count(pos: &Position, depth: u32, rules: Rules, lists: &mut Vec<PlayList>) -> u64 {
     if depth == 0 || pos.is_game_over() {
         return 1;
     }
-    let (list, rest) = lists.split_first_mut().expect("one list per level");
+    let mut list = lists.pop().unwrap_or_default();
+    let total = count_with(pos, depth, rules, &mut list, lists);
+    lists.push(list);
+    total
+}
+
+fn count_with(
+    pos: &Position,
+    depth: u32,
+    rules: Rules,
+    list: &mut PlayList,
+    lists: &mut Vec<PlayList>,
+) -> u64 {
     let mut total = 0;
     for &(roll, _) in &Roll::ALL_21 {
         pos.legal_plays_with(roll, rules, list);
@@ -31,7 +44,7 @@ fn count(pos: &Position, depth: u32, rules: Rules, lists: &mut [PlayList]) -> u6
             continue;
         }
         for child in list.positions() {
-            total += count(&child.flip(), depth - 1, rules, rest);
+            total += count(&child.flip(), depth - 1, rules, lists);
         }
     }
     total
@@ -48,7 +61,7 @@ pub fn divide(pos: &Position, depth: u32, rules: Rules) -> (String, u64) {
         return (out, 1);
     }
     let mut root = PlayList::new();
-    let mut lists: Vec<PlayList> = (1..depth).map(|_| PlayList::new()).collect();
+    let mut lists = Vec::new();
     for &(roll, _) in &Roll::ALL_21 {
         pos.legal_plays_with(roll, rules, &mut root);
         let mut per_roll = 0;
@@ -74,6 +87,8 @@ mod tests {
         assert_eq!(perft(&Position::START, 0, Rules::Standard), 1);
         let over = Position::from_position_id("AAAAAAAAAAAAAA").unwrap();
         assert_eq!(perft(&over, 3, Rules::Standard), 1);
+        // No list is made for levels the walk never reaches.
+        assert_eq!(perft(&over, u32::MAX, Rules::Standard), 1);
     }
 
     #[test]

@@ -287,6 +287,9 @@ impl Network {
     }
 
     /// A network with small random weights (uniform, scaled by fan-in).
+    ///
+    /// # Panics
+    /// When `hidden` is 0 or above [`MAX_HIDDEN`], or `inputs` above [`MAX_INPUTS`].
     #[must_use]
     pub fn random(inputs: usize, hidden: usize, rng: &mut impl Rng) -> Network {
         Network::random_deep(inputs, hidden, 0, rng)
@@ -294,6 +297,10 @@ impl Network {
 
     /// A network of two hidden layers (one when `second` is 0) with small random weights
     /// (uniform, scaled by fan-in). With `second` 0 it draws what [`Network::random`] draws.
+    ///
+    /// # Panics
+    /// When `hidden` is 0 or above [`MAX_HIDDEN`], `second` above [`MAX_SECOND`], or `inputs`
+    /// above [`MAX_INPUTS`].
     #[must_use]
     pub fn random_deep(inputs: usize, hidden: usize, second: usize, rng: &mut impl Rng) -> Network {
         let mut net = Network::zeros_deep(inputs, hidden, second);

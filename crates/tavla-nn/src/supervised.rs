@@ -263,7 +263,7 @@ pub fn label_games(
     progress: &AtomicU64,
 ) -> Vec<Sample> {
     let threads = threads.max(1) as u64;
-    let mut per_game: Vec<Vec<Sample>> = vec![Vec::new(); count as usize];
+    let mut per_game: Vec<(u64, Vec<Sample>)> = Vec::new();
     std::thread::scope(|s| {
         let mut handles = Vec::new();
         for k in 0..threads {
@@ -284,12 +284,14 @@ pub fn label_games(
             }));
         }
         for h in handles {
-            for (g, samples) in h.join().expect("a labelling thread panicked") {
-                per_game[g as usize] = samples;
-            }
+            per_game.extend(h.join().expect("a labelling thread panicked"));
         }
     });
-    per_game.into_iter().flatten().collect()
+    per_game.sort_unstable_by_key(|&(g, _)| g);
+    per_game
+        .into_iter()
+        .flat_map(|(_, samples)| samples)
+        .collect()
 }
 
 /// Writes samples, one per line.

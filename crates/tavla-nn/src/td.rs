@@ -157,6 +157,9 @@ pub struct TdTrainer {
 
 impl TdTrainer {
     /// A fresh run: random weights and dice from `config.seed`.
+    ///
+    /// # Panics
+    /// When `config`'s hidden units are 0 or above [`crate::MAX_HIDDEN`].
     #[must_use]
     pub fn new(config: TdConfig) -> TdTrainer {
         let weights = Weights::random(config.contact_hidden, config.race_hidden, config.seed);

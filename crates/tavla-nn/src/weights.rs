@@ -216,6 +216,10 @@ impl PartialEq for Weights {
 impl Weights {
     /// Randomly initialised networks from `seed` (the start of TD training); the crashed
     /// network has as many hidden units as the contact network.
+    ///
+    /// # Panics
+    /// When a network's hidden units are 0 or above [`crate::MAX_HIDDEN`], or a second layer's
+    /// above [`crate::MAX_SECOND`].
     #[must_use]
     pub fn random(contact_hidden: usize, race_hidden: usize, seed: u64) -> Weights {
         Weights::random_sized([contact_hidden, contact_hidden, race_hidden], seed)
@@ -224,6 +228,10 @@ impl Weights {
     /// Randomly initialised networks of `hidden` units each, in the order of [`Phase::ALL`]
     /// (contact, crashed, race). The contact and race networks are drawn first, so they are
     /// those of the two-network weights of earlier versions from the same seed.
+    ///
+    /// # Panics
+    /// When a network's hidden units are 0 or above [`crate::MAX_HIDDEN`], or a second layer's
+    /// above [`crate::MAX_SECOND`].
     #[must_use]
     pub fn random_sized(hidden: [usize; 3], seed: u64) -> Weights {
         Weights::random_deep(hidden.map(|h| (h, 0)), seed)
@@ -231,6 +239,10 @@ impl Weights {
 
     /// Randomly initialised networks of `(hidden, second)` units each (second 0: one hidden
     /// layer), in the order of [`Phase::ALL`], drawn as by [`Weights::random_sized`].
+    ///
+    /// # Panics
+    /// When a network's hidden units are 0 or above [`crate::MAX_HIDDEN`], or a second layer's
+    /// above [`crate::MAX_SECOND`].
     #[must_use]
     pub fn random_deep(layers: [(usize, usize); 3], seed: u64) -> Weights {
         let [contact, crashed, race] = layers;
