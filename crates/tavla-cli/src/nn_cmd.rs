@@ -990,6 +990,20 @@ struct JsonEval {
     /// match equity table.
     #[serde(skip_serializing_if = "Option::is_none")]
     cube: Option<JsonCube>,
+    /// Why there is no cube decision (absent when there is one, or the game is over).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    no_cube: Option<JsonNoCube>,
+}
+
+#[derive(Serialize)]
+struct JsonNoCube {
+    /// In words, as the text form says it.
+    why: String,
+    /// In a match where neither side can turn the cube (the Crawford game, or both sides'
+    /// single wins ending the match): the side on roll's chance of winning the match, the
+    /// game's cubeless outcomes at their scores.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    match_winning_chance: Option<f32>,
 }
 
 #[derive(Serialize)]
@@ -1008,7 +1022,11 @@ struct JsonCube {
     double_take: Option<f32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     double_pass: Option<f32>,
-    action: &'static str,
+    action: String,
+    /// Money play with beavers: a double would be beavered (the taker is the better off
+    /// after it: double/take below 0).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    beaver: bool,
     equity: f32,
     /// Match play: the match winning chances of no double, double take and double pass
     /// (absent when the opponent owns the cube).
@@ -1049,6 +1067,14 @@ pub fn eval_with(args: &EvalArgs, search: &mut Search, out: &mut dyn Write) -> R
     let redouble = holder == CubeHolder::OnRoll;
     let money = state.match_length == 0;
     let exact = search.has_exact_cube_in(&state);
+    let beavers = money && state.beavers && holder != CubeHolder::Opponent;
+    let beaver = |a: &CubeAnalysis| beavers && beavered(a);
+    let action = |a: &CubeAnalysis| action_words(a, redouble, beavers);
+    let no_cube = (cube.is_none() && !state.position.is_game_over()).then(|| JsonNoCube {
+        why: no_cube_reason(&state, limited.as_deref()),
+        match_winning_chance: cube_out_of_play(&state)
+            .map(|score| score.cubeless_chance(p, state.cube.value())),
+    });
     if args.engine.json {
         let json = JsonEval {
             probs: p.into(),
@@ -1067,7 +1093,8 @@ pub fn eval_with(args: &EvalArgs, search: &mut Search, out: &mut dyn Write) -> R
                     no_double: a.no_double,
                     double_take: can_double.then_some(a.double_take),
                     double_pass: can_double.then_some(a.double_pass),
-                    action: a.action.describe(redouble),
+                    action: action(&a),
+                    beaver: beaver(&a),
                     equity: a.equity(),
                     match_winning_chances: a.match_winning_chances.filter(|_| can_double),
                     match_winning_chance: a.match_winning_chances.map(|m| {
@@ -1079,6 +1106,7 @@ pub fn eval_with(args: &EvalArgs, search: &mut Search, out: &mut dyn Write) -> R
                     }),
                 }
             }),
+            no_cube,
         };
         writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;
         return Ok(());
@@ -1094,25 +1122,18 @@ pub fn eval_with(args: &EvalArgs, search: &mut Search, out: &mut dyn Write) -> R
         )?;
     }
     let Some(a) = cube else {
-        if state.position.is_game_over() {
+        let Some(no_cube) = no_cube else {
             return Ok(());
-        }
-        let why = match (state.why_no_double(), limited) {
-            (_, Some(why)) => format!("{why}, no doubling"),
-            (Some(NoDouble::Crawford), None) => "the Crawford game, no doubling".to_string(),
-            (Some(NoDouble::CubeAtMaximum), None) => "the cube is at its highest".to_string(),
-            (Some(NoDouble::DeadCube), None) => format!(
-                "dead for {}, whose single win at cube {} ends the match, no doubling",
-                state.turn,
-                state.cube.value()
-            ),
-            // The opponent's cube still has a decision: its take or pass when it doubles.
-            (Some(NoDouble::OpponentsCube) | None, None) => {
-                "no decision at this match score (beyond the match equity table, 32-away)"
-                    .to_string()
-            }
         };
-        writeln!(out, "Cube: {why}.")?;
+        match no_cube.match_winning_chance {
+            Some(m) => writeln!(
+                out,
+                "Cube: {}; match winning chance {:.1}% (cubeless).",
+                no_cube.why,
+                100.0 * m
+            )?,
+            None => writeln!(out, "Cube: {}.", no_cube.why)?,
+        }
         return Ok(());
     };
     let jacoby = if state.jacoby { " (Jacoby)" } else { "" };
@@ -1160,12 +1181,16 @@ pub fn eval_with(args: &EvalArgs, search: &mut Search, out: &mut dyn Write) -> R
         "equity per unit of the cube"
     };
     writeln!(out, "Cube ({how}), {unit}:")?;
-    write_cube_rows(out, &a, redouble)?;
+    write_cube_rows(out, &a, redouble, beavers)?;
     if state.dice == Dice::DoubleOffered {
         writeln!(
             out,
             "The double waiting in the position: {} ({} by the figures above).",
-            if a.opponent_takes() { "take" } else { "pass" },
+            match (a.opponent_takes(), beaver(&a)) {
+                (true, true) => "beaver",
+                (true, false) => "take",
+                (false, _) => "pass",
+            },
             if a.opponent_takes() {
                 "taking loses no more than passing"
             } else {
@@ -1176,12 +1201,62 @@ pub fn eval_with(args: &EvalArgs, search: &mut Search, out: &mut dyn Write) -> R
     Ok(())
 }
 
+/// Why `state` (a game not over) has no cube decision for `tavla eval`: `limited` is an
+/// XGID's cube limit reached, else the rules' reason.
+fn no_cube_reason(state: &GameState, limited: Option<&str>) -> String {
+    match (state.why_no_double(), limited) {
+        (_, Some(why)) => format!("{why}, no doubling"),
+        (Some(NoDouble::Crawford), None) => "the Crawford game, no doubling".to_string(),
+        (Some(NoDouble::CubeAtMaximum), None) => "the cube is at its highest".to_string(),
+        (Some(NoDouble::DeadCube), None) => format!(
+            "dead for {}, whose single win at cube {} ends the match, no doubling",
+            state.turn,
+            state.cube.value()
+        ),
+        // The opponent's cube still has a decision: its take or pass when it doubles.
+        (Some(NoDouble::OpponentsCube) | None, None) => {
+            "no decision at this match score (beyond the match equity table, 32-away)".to_string()
+        }
+    }
+}
+
+/// The score of a match `state` where neither side can turn the cube: the Crawford game, or
+/// both sides' single wins at the cube ending the match.
+fn cube_out_of_play(state: &GameState) -> Option<tavla_nn::met::MatchScore> {
+    let score = tavla_nn::met::MatchScore::of(state, state.turn)?;
+    let cube = state.cube.value();
+    (score.crawford || (score.me <= cube && score.them <= cube)).then_some(score)
+}
+
+/// Whether a double of the decision `a` would be beavered, were beavers allowed: the taker is
+/// the better off after it (double/take below 0 for the doubler).
+fn beavered(a: &CubeAnalysis) -> bool {
+    a.opponent_takes() && a.double_take < 0.0
+}
+
+/// The proper action of `a` in words, "take" as "beaver" where `beavers` (money play with
+/// beavers) allows it and the taker should (gnubg's "No double, beaver").
+pub(crate) fn action_words(a: &CubeAnalysis, redouble: bool, beavers: bool) -> String {
+    let words = a.action.describe(redouble);
+    if beavers && beavered(a) {
+        words.replace(", take", ", beaver")
+    } else {
+        words.to_string()
+    }
+}
+
 /// The equities of no double, double/take and double/pass of a cube decision (with the match
-/// winning chances in match play), and the proper action, one line each.
+/// winning chances in match play), and the proper action, one line each; `beavers`: money
+/// play with beavers, where the action may be a beaver.
 ///
 /// # Errors
 /// When `out` fails.
-pub fn write_cube_rows(out: &mut dyn Write, a: &CubeAnalysis, redouble: bool) -> Result<()> {
+pub fn write_cube_rows(
+    out: &mut dyn Write,
+    a: &CubeAnalysis,
+    redouble: bool,
+    beavers: bool,
+) -> Result<()> {
     let verb = if redouble { "redouble" } else { "double" };
     let mwc = a.match_winning_chances.map_or([None; 3], |m| m.map(Some));
     for ((label, e), m) in [
@@ -1197,7 +1272,11 @@ pub fn write_cube_rows(out: &mut dyn Write, a: &CubeAnalysis, redouble: bool) ->
             None => writeln!(out, "  {label:<16} {e:+.4}")?,
         }
     }
-    writeln!(out, "  proper cube action: {}", a.action.describe(redouble))?;
+    writeln!(
+        out,
+        "  proper cube action: {}",
+        action_words(a, redouble, beavers)
+    )?;
     Ok(())
 }
 

@@ -1570,11 +1570,16 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
             },
             state.turn
         )?;
+        let beavers = state.is_money() && state.beavers && holder != CubeHolder::Opponent;
         if state.dice == Dice::DoubleOffered {
-            let answer = if a.opponent_takes() { "take" } else { "pass" };
+            let answer = match (a.opponent_takes(), beavers && a.double_take < 0.0) {
+                (true, true) => "beaver",
+                (true, false) => "take",
+                (false, _) => "pass",
+            };
             writeln!(self.out, "  the engine would {answer}")?;
         }
-        crate::nn_cmd::write_cube_rows(self.out, &a, holder == CubeHolder::OnRoll)?;
+        crate::nn_cmd::write_cube_rows(self.out, &a, holder == CubeHolder::OnRoll, beavers)?;
         Ok(())
     }
 

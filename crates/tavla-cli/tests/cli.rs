@@ -951,6 +951,93 @@ fn eval_and_rollout_keep_the_xgids_cube_limit() {
     );
 }
 
+/// With beavers (an XGID's rules field 2), a double that leaves the taker ahead is beavered,
+/// and eval says so as gnubg does; without them the same figures are a take.
+#[test]
+fn eval_beavers_a_double_that_leaves_the_taker_ahead() {
+    // The opening position with a double waiting: the doubler is no better than even.
+    let doubled = |rules| format!("XGID=-b----E-C---eE---c-e----B-:0:0:1:D:0:0:{rules}:0:10");
+    let text = stdout(&tavla(&["eval", &doubled(2), "--ply", "0"]));
+    assert!(
+        text.contains("proper cube action: No double, beaver"),
+        "{text}"
+    );
+    assert!(
+        text.contains("The double waiting in the position: beaver"),
+        "{text}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&stdout(&tavla(&[
+        "eval",
+        &doubled(2),
+        "--ply",
+        "0",
+        "--json",
+    ])))
+    .unwrap();
+    assert!(v["cube"]["double_take"].as_f64().unwrap() < 0.0, "{v}");
+    assert_eq!(v["cube"]["beaver"], true, "{v}");
+    assert_eq!(v["cube"]["action"], "No double, beaver", "{v}");
+    let text = stdout(&tavla(&["eval", &doubled(0), "--ply", "0"]));
+    assert!(
+        text.contains("proper cube action: No double, take"),
+        "{text}"
+    );
+    assert!(
+        text.contains("The double waiting in the position: take"),
+        "{text}"
+    );
+}
+
+/// Without a cube decision eval's JSON says why under `no_cube`, with the match winning
+/// chance where neither side can turn the cube: the Crawford game, double match point.
+#[test]
+fn eval_says_why_there_is_no_cube_decision() {
+    let at = |score: &str| format!("XGID=-cBBBBc-A--aBB-----bbcaB--:0:0:1:00:{score}:10");
+    let json = |score: &str| -> serde_json::Value {
+        serde_json::from_str(&stdout(&tavla(&[
+            "eval",
+            &at(score),
+            "--ply",
+            "0",
+            "--json",
+        ])))
+        .unwrap()
+    };
+    let crawford = json("6:2:1:7");
+    assert!(crawford.get("cube").is_none(), "{crawford}");
+    assert_eq!(crawford["no_cube"]["why"], "the Crawford game, no doubling");
+    let m = crawford["no_cube"]["match_winning_chance"]
+        .as_f64()
+        .unwrap();
+    // X needs 1, O needs 5: X's win ends the match, and X's loss leaves X 1-away at worst.
+    let win = crawford["win"].as_f64().unwrap();
+    assert!(m > win && m < 1.0, "{crawford}");
+    let text = stdout(&tavla(&["eval", &at("6:2:1:7"), "--ply", "0"]));
+    assert!(
+        text.ends_with(&format!(
+            "Cube: the Crawford game, no doubling; match winning chance {:.1}% (cubeless).\n",
+            100.0 * m
+        )),
+        "{text}"
+    );
+    // Double match point: the game decides the match, so the chance is the game's.
+    let dmp = json("6:6:0:7");
+    let m = dmp["no_cube"]["match_winning_chance"].as_f64().unwrap();
+    assert!((m - dmp["win"].as_f64().unwrap()).abs() < 1e-6, "{dmp}");
+    // Beyond the match equity table: a reason and no chance.
+    let long = json("0:0:0:40");
+    assert!(long["no_cube"]["why"]
+        .as_str()
+        .unwrap()
+        .contains("beyond the match equity table"));
+    assert!(
+        long["no_cube"].get("match_winning_chance").is_none(),
+        "{long}"
+    );
+    // With a decision there is no `no_cube`.
+    assert!(json("0:0:0:7").get("no_cube").is_none());
+}
+
 /// `show` names what a gnubg Match ID holds that is dropped or read otherwise, and a cube
 /// owned at 1 (SPEC-bpn A4: "parses but is flagged as unusual").
 #[test]

@@ -29,6 +29,60 @@ pub const GAMMON_RATE: f32 = 0.28;
 /// The cube efficiency of the table's model: that of a contact position.
 const EFFICIENCY: f32 = 0.68;
 
+/// The leader's chance of winning the game when a post-Crawford trailer first may double
+/// (before its first roll, or after its opening play and the leader's reply), as its
+/// difference from even chances, with each value's probability: tavla's own 1-ply search over
+/// every opening, binned to 0.005 (`tools/met/first-double`: 44 bins of 320 values,
+/// their mean 0.4989 taken as 0.5, standard deviation 0.0358). The leader passes where his
+/// chance is low enough that the score after a pass is worth more (the free drop), so the
+/// trailer's double is worth less to him than an even game would say.
+const FIRST_DOUBLE: [(f32, f32); 44] = [
+    (-0.085, 0.001852),
+    (-0.080, 0.009259),
+    (-0.075, 0.005556),
+    (-0.070, 0.009259),
+    (-0.065, 0.011111),
+    (-0.060, 0.016667),
+    (-0.055, 0.011111),
+    (-0.050, 0.026852),
+    (-0.045, 0.025926),
+    (-0.040, 0.025926),
+    (-0.035, 0.037037),
+    (-0.030, 0.045370),
+    (-0.025, 0.048148),
+    (-0.020, 0.034259),
+    (-0.015, 0.018519),
+    (-0.010, 0.008333),
+    (-0.005, 0.011111),
+    (0.000, 0.215741),
+    (0.005, 0.146296),
+    (0.010, 0.010185),
+    (0.015, 0.045370),
+    (0.020, 0.007407),
+    (0.025, 0.012963),
+    (0.030, 0.041667),
+    (0.035, 0.037037),
+    (0.040, 0.040741),
+    (0.045, 0.008333),
+    (0.050, 0.012963),
+    (0.055, 0.037037),
+    (0.060, 0.003704),
+    (0.065, 0.004630),
+    (0.075, 0.003704),
+    (0.080, 0.001852),
+    (0.085, 0.000926),
+    (0.090, 0.000926),
+    (0.095, 0.002778),
+    (0.100, 0.005556),
+    (0.105, 0.000926),
+    (0.110, 0.002778),
+    (0.115, 0.001852),
+    (0.120, 0.000926),
+    (0.125, 0.001852),
+    (0.130, 0.001852),
+    (0.135, 0.003704),
+];
+
 /// A match score from the side on roll: points each side needs, and the Crawford state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct MatchScore {
@@ -246,15 +300,24 @@ impl MatchEquityTable {
         };
         // After the Crawford game, 1-away against `them`: the trailer doubles at once (the
         // leader's gammons count for nothing, so the cube costs the trailer nothing), and the
-        // leader takes, or passes when that is no worse (the free drop).
+        // leader, seeing his chance `q` of winning the game, takes, or passes where that is
+        // worth more (the free drop).
         t.post[1] = 0.5;
+        let total: f32 = FIRST_DOUBLE.iter().map(|&(_, w)| w).sum();
         for them in 2..=MAX_AWAY {
             let after = |n: usize| if n == 0 { 0.0 } else { t.post[n] };
-            let take = 0.5
-                + 0.5
-                    * ((1.0 - g) * after(them.saturating_sub(2))
-                        + g * after(them.saturating_sub(4)));
-            t.post[them] = take.max(t.post[them - 1]);
+            // The leader's match equity when the doubled game is lost.
+            let lost =
+                (1.0 - g) * after(them.saturating_sub(2)) + g * after(them.saturating_sub(4));
+            let pass = t.post[them - 1];
+            t.post[them] = FIRST_DOUBLE
+                .iter()
+                .map(|&(d, w)| {
+                    let q = 0.5 + d;
+                    w * (q + (1.0 - q) * lost).max(pass)
+                })
+                .sum::<f32>()
+                / total;
         }
         // The Crawford game: no cube.
         t.crawford[1] = 0.5;
@@ -704,16 +767,33 @@ mod tests {
     #[test]
     fn crawford_and_post_crawford_scores() {
         let t = MatchEquityTable::tavla();
-        // Double match point, and 1-away against 2-away after the Crawford game: the trailer
-        // doubles at once, so it is one game for the match either way (the leader's gammons
-        // do not count; the trailer's are not needed).
+        // 1-away against 2-away after the Crawford game: the trailer doubles at once, and the
+        // leader takes, playing one game for the match (his gammons do not count; the
+        // trailer's are not needed), or passes to play at double match point, 50%, when his
+        // chance of winning the game is below that (the free drop): his match equity is the
+        // mean of the larger of the two. gnubg's default table (Kazaross XG2) has 51.2%.
         let post = |them| MatchScore {
             me: 1,
             them,
             crawford: false,
             post_crawford: true,
         };
-        assert!((t.at(post(2)) - 0.5).abs() < 1e-3, "{}", t.at(post(2)));
+        let total: f32 = FIRST_DOUBLE.iter().map(|&(_, w)| w).sum();
+        let free_drop: f32 = FIRST_DOUBLE
+            .iter()
+            .map(|&(d, w)| w * d.max(0.0))
+            .sum::<f32>()
+            / total;
+        assert!(
+            (t.at(post(2)) - (0.5 + free_drop)).abs() < 1e-5,
+            "{}",
+            t.at(post(2))
+        );
+        assert!((t.at(post(2)) - 0.512).abs() < 0.003, "{}", t.at(post(2)));
+        // The openings' chances: a distribution about even chances.
+        assert!((total - 1.0).abs() < 1e-4, "{total}");
+        let mean: f32 = FIRST_DOUBLE.iter().map(|&(d, w)| w * d).sum::<f32>() / total;
+        assert!(mean.abs() < 1e-3, "{mean}");
         // In the Crawford game against 2-away, the leader wins the match half the time at
         // once, and otherwise, unless it lost a gammon, plays 1-away against 1-away.
         let crawford = MatchScore {
@@ -728,9 +808,14 @@ mod tests {
             "{}",
             crawford.equity()
         );
-        // The leader's chances fall as the trailer needs less.
+        // The leader's chances fall as the trailer needs less; without the free drop an even
+        // score would be worth no more to the leader than the odd one below it (the trailer's
+        // doubled win takes both to the same score), with it, more.
         for them in 2..15 {
             assert!(t.at(post(them + 1)) >= t.at(post(them)) - 1e-6, "{them}");
+        }
+        for them in [1, 3, 5, 7] {
+            assert!(t.at(post(them + 1)) > t.at(post(them)) + 0.004, "{them}");
         }
     }
 
