@@ -348,9 +348,12 @@ mod tests {
                 assert!((at(me, them) + at(them, me) - 1.0).abs() < 2e-3);
             }
         }
-        // 1-away 1-away is even; post-Crawford 1-away 2-away too (the free drop).
+        // 1-away 1-away is even; post-Crawford 1-away 2-away a little better than even for
+        // the leader, who passes the trailer's double when behind (the free drop; gnubg's
+        // table: 51.2%).
         assert!((at(1, 1) - 0.5).abs() < 1e-6);
-        assert!((v["post_crawford"][1].as_f64().unwrap() - 0.5).abs() < 1e-3);
+        let free_drop = v["post_crawford"][1].as_f64().unwrap();
+        assert!(free_drop > 0.505 && free_drop < 0.52, "{free_drop}");
     }
 
     #[test]

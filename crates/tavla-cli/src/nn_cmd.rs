@@ -2401,7 +2401,7 @@ mod tests {
         state.crawford = true;
         let text = run_eval(&tavla_notation::Xgid::new(state).to_string(), 0, false);
         assert!(
-            text.contains("Cube: the Crawford game, no doubling."),
+            text.contains("Cube: the Crawford game, no doubling; match winning chance "),
             "{text}"
         );
         // After it, the leader's cube is dead (X needs 1); the trailer's is not.

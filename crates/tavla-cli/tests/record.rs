@@ -198,7 +198,8 @@ fn arena_games_are_recorded_and_their_luck_agrees() {
     );
     assert!((a - b).abs() < 1e-6, "{a} {b}");
     // Matches: `tavla luck` on the files, in pairs, gives the arena's luck-adjusted rate, the
-    // luck in match winning chances.
+    // luck in match winning chances. (Seed 7: the two matches of each of seed 5's pairs were
+    // played alike, so that their luck cancelled to the raw result.)
     let dir_m = dir.join("matches");
     let match_args = [
         "arena",
@@ -211,7 +212,7 @@ fn arena_games_are_recorded_and_their_luck_agrees() {
         "--games",
         "8",
         "--seed",
-        "5",
+        "7",
         "--luck",
         "--json",
         "--mat",

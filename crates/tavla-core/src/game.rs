@@ -157,7 +157,9 @@ impl GameState {
 
     /// Why no game goes on from this state, in words, where its notations let it through: a
     /// double offered where the cube cannot be turned, a game over, a centred cube above 1 in
-    /// a match (a turned cube has an owner). `None` for a state a game can be played on from.
+    /// a match (a turned cube has an owner), a cube in a match doubled where it was dead (its
+    /// doubler's single win at the cube before already ended the match). `None` for a state a
+    /// game can be played on from.
     #[must_use]
     pub fn why_unplayable(&self) -> Option<String> {
         let mut before = *self;
@@ -177,9 +179,33 @@ impl GameState {
                  automatic doubles)",
                 self.cube.value()
             ))
+        } else if let Some(why) = self.dead_double_behind() {
+            Some(why)
         } else {
             None
         }
+    }
+
+    /// In a match, a cube owned by a side whose opponent, who doubled it, could not gain by
+    /// that double: the doubler's single win at the cube before it already ended the match
+    /// (a dead cube, which [`GameState::may_double`] refuses, as gnubg does).
+    fn dead_double_behind(&self) -> Option<String> {
+        let CubeOwner::Side(owner) = self.cube.owner else {
+            return None;
+        };
+        if self.is_money() || self.cube.log2 == 0 {
+            return None;
+        }
+        let doubler = owner.other();
+        let away = self.match_length.saturating_sub(*self.score.get(doubler));
+        let before = self.cube.value() / 2;
+        (before >= away).then(|| {
+            format!(
+                "{owner} owns a cube of {}, but {doubler}, who doubled it, needs {away}: the \
+                 double from {before} could not gain (the cube was dead), and no game reaches it",
+                self.cube.value()
+            )
+        })
     }
 
     /// A money game at `position`, X on roll, dice not rolled, centred 1-cube, no Jacoby.
@@ -399,6 +425,42 @@ mod tests {
         assert!(g.cube_is_dead() && !g.may_double());
         g.turn = Side::X;
         assert!(!g.cube_is_dead() && g.may_double());
+    }
+
+    #[test]
+    fn a_cube_doubled_when_dead_is_unplayable() {
+        let mut g = GameState::money(Position::START);
+        g.match_length = 1;
+        g.cube = Cube {
+            log2: 1,
+            owner: CubeOwner::Side(Side::X),
+        };
+        let why = g.why_unplayable().unwrap();
+        assert!(
+            why.contains("X owns a cube of 2, but O, who doubled it, needs 1"),
+            "{why}"
+        );
+        // A 2-cube owned by the leader after the Crawford game: the trailer's double.
+        g.match_length = 5;
+        g.score = BySide { x: 4, o: 2 };
+        assert_eq!(g.why_unplayable(), None);
+        // The leader's own double to 2, taken by the trailer, was dead.
+        g.cube.owner = CubeOwner::Side(Side::O);
+        assert!(g.why_unplayable().is_some());
+        // A 4-cube owned by X: O doubled from 2 needing 3, which can gain.
+        g.score = BySide { x: 0, o: 2 };
+        g.cube = Cube {
+            log2: 2,
+            owner: CubeOwner::Side(Side::X),
+        };
+        assert_eq!(g.why_unplayable(), None);
+        // Needing 2, O's double from 2 could not gain.
+        g.score = BySide { x: 0, o: 3 };
+        assert!(g.why_unplayable().is_some());
+        // Money play has no such limit.
+        g.match_length = 0;
+        g.score = BySide::default();
+        assert_eq!(g.why_unplayable(), None);
     }
 
     #[test]
