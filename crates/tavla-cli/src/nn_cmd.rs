@@ -803,9 +803,14 @@ struct JsonHint {
     ply: u8,
     #[serde(flatten)]
     probs: JsonProbs,
-    /// Match play: the play's normalised match equity at the score, by which it is ranked.
+    /// Match play: the play's normalised match equity at the score, by which it is ranked
+    /// (gnubg's "MWC" normalised: a pass of a double 1, the loss of a single game -1).
     #[serde(skip_serializing_if = "Option::is_none")]
     match_equity: Option<f32>,
+    /// Match play: the mover's chance of winning the match after the play, of which
+    /// `match_equity` is the normalised form.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    match_winning_chance: Option<f32>,
     /// Money play once the cube has been turned: the play's cubeful equity per unit of the
     /// cube (Janowski's model on its probabilities, or exact in a short bearoff), by which it
     /// is ranked.
@@ -880,6 +885,14 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
     };
     // A play that ends the game is worth its result, exactly, wherever it is.
     let finished = |r: &RankedPlay| plays.positions()[r.index].is_game_over();
+    // In match play, the chance of winning the match after a play.
+    let chance = |r: &RankedPlay| {
+        worth_of.match_chance(
+            &plays.positions()[r.index],
+            r.probs,
+            search.bearoff().map(|b| &**b),
+        )
+    };
     if args.engine.json {
         let rows: Vec<JsonHint> = ranked
             .iter()
@@ -891,6 +904,7 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
                 ply: r.ply,
                 probs: r.probs.into(),
                 match_equity: matches!(worth_of, PlayWorth::Match { .. }).then(|| worth(r)),
+                match_winning_chance: chance(r),
                 cubeful_equity: cubeful.then(|| worth(r)),
                 exact: (cubeful || matched).then(|| exact(r) || finished(r)),
             })
@@ -922,9 +936,10 @@ pub fn hint_with(args: &HintArgs, search: &mut Search, out: &mut dyn Write) -> R
             } else {
                 format!("({:+.3})", worth(r) - best)
             };
+            let mwc = chance(r).map_or(String::new(), |m| format!(" {:5.1}%", 100.0 * m));
             writeln!(
                 out,
-                "{:>2}. {:<28} {}-ply  {label} {:+.3} {:>8}  {}{}",
+                "{:>2}. {:<28} {}-ply  {label} {:+.3}{mwc} {:>8}  {}{}",
                 i + 1,
                 text,
                 r.ply,

@@ -329,16 +329,41 @@ impl CubeAnalysis {
                 score.after(0, points)
             };
         }
-        MatchValues::new(&after.flip(), p, cube, score).value(holder)
+        let m = MatchValues::new(&after.flip(), p, cube, score);
+        let mine = m.value(holder);
+        // The opponent, on roll there, may double at once (not in the Crawford game, not from
+        // its own cube, dead where its single win at the cube already ends the match): where
+        // taking or passing, whichever is the better, leaves the mover less, it does.
+        if holder == CubeHolder::OnRoll
+            || !score.cube_in_play()
+            || score.them <= m.cube
+            || m.cube >= MAX_CUBE
+        {
+            return mine;
+        }
+        let take = m.game.owned(m.win, 2 * m.cube, m.efficiency);
+        let pass = score.after(0, m.cube);
+        mine.min(take.max(pass))
     }
 
     /// The money equity, per unit of the cube, of the position `after` a play (seen from the
     /// mover, the opponent to roll) whose probabilities for the mover are `p`, with the cube
-    /// held by `holder` (from the mover's side): Janowski's cubeful value. What the player
-    /// maximises over its plays in money play once the cube has been turned.
+    /// held by `holder` (from the mover's side): Janowski's cubeful value, or where the
+    /// opponent may double and should, at once, what its double leaves the mover (the better
+    /// of taking and passing). What the player maximises over its plays in money play once the
+    /// cube has been turned.
     #[must_use]
     pub fn money_play_value(after: &Position, p: Probabilities, holder: CubeHolder) -> f32 {
-        CubeAnalysis::money(&after.flip(), p, holder, false).no_double
+        let mine = CubeAnalysis::money(&after.flip(), p, holder, false).no_double;
+        money_after_their_double(after, p, holder, mine)
+    }
+
+    /// [`CubeAnalysis::money_play_value`] under the Jacoby rule, the cube in the middle:
+    /// gammons count only once it has been turned, as by the opponent's double at once.
+    #[must_use]
+    pub fn jacoby_play_value(after: &Position, p: Probabilities) -> f32 {
+        let mine = CubeAnalysis::money(&after.flip(), p, CubeHolder::Centre, true).no_double;
+        money_after_their_double(after, p, CubeHolder::Centre, mine)
     }
 
     /// Whether a doubled opponent should take: taking loses no more than passing.
@@ -378,6 +403,24 @@ pub(crate) fn match_values<const N: usize>(
 
 /// The highest cube value: 2^15.
 pub(crate) const MAX_CUBE: u32 = 1 << 15;
+
+/// The mover's money equity `mine` (playing on) after a play leaving `after` (seen from the
+/// mover) with probabilities `p` for it, lowered to what the opponent's double at once leaves it
+/// where the opponent may double (`holder`, from the mover's side, is not the mover) and that
+/// leaves the mover less: the better of a take, the mover then owning the cube at twice the
+/// value (gammons count in full, as the cube has been turned), and a pass, -1.
+fn money_after_their_double(
+    after: &Position,
+    p: Probabilities,
+    holder: CubeHolder,
+    mine: f32,
+) -> f32 {
+    if holder == CubeHolder::OnRoll {
+        return mine;
+    }
+    let take = 2.0 * CubeAnalysis::money(&after.flip(), p, CubeHolder::OnRoll, false).no_double;
+    mine.min(take.max(-1.0))
+}
 
 /// Janowski's model of one position in match play: the game at the score, with the position's
 /// outcomes, efficiency and chance of winning.
@@ -507,9 +550,7 @@ impl PlayWorth {
         match self {
             PlayWorth::Cubeless => p.equity(),
             PlayWorth::Cubeful(holder) => CubeAnalysis::money_play_value(after, p, holder),
-            PlayWorth::Jacoby => {
-                CubeAnalysis::money(&after.flip(), p, CubeHolder::Centre, true).no_double
-            }
+            PlayWorth::Jacoby => CubeAnalysis::jacoby_play_value(after, p),
             PlayWorth::Match {
                 holder,
                 cube,
@@ -841,6 +882,79 @@ mod tests {
         let free = gain(PlayWorth::Cubeful(CubeHolder::Centre));
         let jacoby = gain(PlayWorth::Jacoby);
         assert!(jacoby > 0.0 && jacoby < free - 0.05, "{jacoby} {free}");
+    }
+
+    /// A play's value is what the opponent's own cube decision in the position it leaves gives
+    /// the mover: playing on where the opponent should not double, the better of taking and
+    /// passing where it should (so never less than a pass); in money play and at match
+    /// scores, over a sweep of chances with and without gammons.
+    #[test]
+    fn a_plays_value_is_the_opponents_cube_decision_seen_from_the_mover() {
+        let after = Position::START;
+        let mut doubled = 0;
+        for win in (1..20).map(|k| k as f32 / 20.0) {
+            for g in [0.0, 0.3] {
+                let p = Probabilities {
+                    win,
+                    win_gammon: g * win,
+                    lose_gammon: g * (1.0 - win),
+                    ..Probabilities::default()
+                };
+                for holder in [CubeHolder::Centre, CubeHolder::Opponent] {
+                    let theirs = CubeAnalysis::money(&after.flip(), p.flip(), holder.flip(), false);
+                    let mine = CubeAnalysis::money_play_value(&after, p, holder);
+                    assert!(
+                        (mine + theirs.equity()).abs() < 1e-5,
+                        "{win} {g} {holder:?}: {mine} {theirs:?}"
+                    );
+                    // Where the opponent doubles, the mover is left a pass at worst.
+                    if theirs.action.doubles() {
+                        assert!(mine >= -1.0 - 1e-6, "{win} {g} {holder:?}: {mine}");
+                    }
+                    doubled += usize::from(theirs.action.doubles());
+                }
+                let theirs = CubeAnalysis::money(&after.flip(), p.flip(), CubeHolder::Centre, true);
+                let mine = CubeAnalysis::jacoby_play_value(&after, p);
+                assert!(
+                    (mine + theirs.equity()).abs() < 1e-5,
+                    "Jacoby {win} {g}: {mine} {theirs:?}"
+                );
+                for (me, them, cube, holder) in [
+                    (4, 2, 2, CubeHolder::OnRoll),
+                    (1, 4, 1, CubeHolder::Centre),
+                    (3, 3, 1, CubeHolder::Centre),
+                    (5, 3, 2, CubeHolder::Opponent),
+                ] {
+                    let score = MatchScore {
+                        me,
+                        them,
+                        crawford: false,
+                        post_crawford: me == 1 || them == 1,
+                    };
+                    let chance = CubeAnalysis::play_match_chance(&after, p, holder, cube, score);
+                    let theirs = CubeAnalysis::match_play(
+                        &after.flip(),
+                        p.flip(),
+                        holder.flip(),
+                        cube,
+                        score.flip(),
+                    );
+                    let [nd, dt, dp] = theirs.match_winning_chances.unwrap();
+                    let best = match (theirs.action.doubles(), theirs.opponent_takes()) {
+                        (false, _) => nd,
+                        (true, true) => dt,
+                        (true, false) => dp,
+                    };
+                    assert!(
+                        (chance - (1.0 - best)).abs() < 1e-4,
+                        "{me}-{them} {win} {g}: {chance} {theirs:?}"
+                    );
+                    doubled += usize::from(theirs.action.doubles());
+                }
+            }
+        }
+        // The sweep reaches the opponent's doubles.
+        assert!(doubled > 20, "{doubled}");
     }
 
     #[test]
