@@ -1245,7 +1245,7 @@ fn cube_out_of_play(state: &GameState) -> Option<tavla_nn::met::MatchScore> {
 
 /// Whether a double of the decision `a` would be beavered, were beavers allowed: the taker is
 /// the better off after it (double/take below 0 for the doubler).
-fn beavered(a: &CubeAnalysis) -> bool {
+pub(crate) fn beavered(a: &CubeAnalysis) -> bool {
     a.opponent_takes() && a.double_take < 0.0
 }
 

@@ -1572,7 +1572,7 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
         )?;
         let beavers = state.is_money() && state.beavers && holder != CubeHolder::Opponent;
         if state.dice == Dice::DoubleOffered {
-            let answer = match (a.opponent_takes(), beavers && a.double_take < 0.0) {
+            let answer = match (a.opponent_takes(), beavers && crate::nn_cmd::beavered(&a)) {
                 (true, true) => "beaver",
                 (true, false) => "take",
                 (false, _) => "pass",

@@ -179,10 +179,8 @@ impl GameState {
                  automatic doubles)",
                 self.cube.value()
             ))
-        } else if let Some(why) = self.dead_double_behind() {
-            Some(why)
         } else {
-            None
+            self.dead_double_behind()
         }
     }
 

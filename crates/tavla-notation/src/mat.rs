@@ -1086,9 +1086,13 @@ impl GameRecord {
         let mut value = self.cube.max(1);
         let mut owner: Option<Column> = None;
         let mut offered: Option<(u32, Column)> = None;
+        // The line of a beaver not yet followed by anything: the doubler's take may follow
+        // it (tavla writes one) or not (gnubg's export writes none: a beaver is taken).
+        let mut beavered: Option<usize> = None;
         let mut doubles: Vec<DoubleTurn> = Vec::new();
         let mut resignation = None;
         for turn in &self.turns {
+            let after_beaver = beavered.take();
             if let Some((what, line)) = ended.filter(|_| !matches!(turn.action, Action::Wins(_))) {
                 return Err(err(
                     turn.line,
@@ -1267,12 +1271,20 @@ impl GameRecord {
                         _ => return Err(err(turn.line, "a beaver with no double to answer")),
                     }
                     cube = true;
-                    offered = Some((*v, turn.player));
+                    // Taken at once: the beaver's maker keeps the cube at twice the double.
+                    offered = None;
+                    value = *v;
+                    owner = Some(turn.player);
+                    beavered = Some(turn.line);
                     answer(&mut doubles, rolls.len(), CubeResponse::Beaver);
                 }
                 Action::Take => {
                     cube = true;
                     let Some((v, taker)) = offered.take() else {
+                        // The doubler's take of the beaver just made changes nothing.
+                        if after_beaver.is_some() {
+                            continue;
+                        }
                         return Err(err(turn.line, "a take with no double to answer"));
                     };
                     value = v;
@@ -1281,6 +1293,15 @@ impl GameRecord {
                 }
                 Action::Drop => {
                     cube = true;
+                    if let Some(line) = after_beaver {
+                        return Err(err(
+                            turn.line,
+                            format!(
+                                "a drop of the beaver on line {line}: a beaver cannot be \
+                                 refused (no raccoons)"
+                            ),
+                        ));
+                    }
                     if offered.take().is_none() {
                         return Err(err(turn.line, "a drop with no double to answer"));
                     }

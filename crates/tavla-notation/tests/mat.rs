@@ -473,3 +473,58 @@ fn a_drop_by_the_right_player_is_written_as_gnubg_writes_it() {
         .collect();
     assert_eq!(record.to_mat().unwrap(), body);
 }
+
+/// A money game with two beavers as tavla writes it (each beaver answered by the doubler's
+/// `Takes`) and as gnubg 1.07 exports it after `import mat` (no `Takes`: a beaver is taken):
+/// the same game, cube for cube, with the same result.
+#[test]
+fn a_beaver_is_taken_with_or_without_the_doublers_take() {
+    let read = |name: &str| {
+        let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        MatchRecord::parse(&text).unwrap().games[0]
+            .replay()
+            .unwrap()
+    };
+    let tavla = read("tavla-beavers.mat");
+    let gnubg = read("gnubg-beavers.mat");
+    // The left player doubles to 2 and the right beavers to 4; the right redoubles to 8 and
+    // the left beavers to 16; the right wins 32 (a gammon at 16).
+    assert_eq!(tavla.result, Some((1, 32)));
+    let cubes = |r: &tavla_notation::mat::Replay| -> Vec<(u32, Option<usize>)> {
+        r.rolls.iter().map(|t| (t.cube, t.cube_owner)).collect()
+    };
+    assert_eq!(cubes(&tavla), cubes(&gnubg));
+    let rolls = |r: &tavla_notation::mat::Replay| -> Vec<_> {
+        r.rolls
+            .iter()
+            .map(|t| (t.player, t.roll, t.after))
+            .collect()
+    };
+    assert_eq!(rolls(&tavla), rolls(&gnubg));
+    assert_eq!(gnubg.result, tavla.result);
+    assert!(
+        cubes(&gnubg).contains(&(16, Some(0))),
+        "{:?}",
+        cubes(&gnubg)
+    );
+    let answers = |r: &tavla_notation::mat::Replay| -> Vec<_> {
+        r.doubles
+            .iter()
+            .map(|d| (d.doubler, d.cube, d.answer))
+            .collect()
+    };
+    assert_eq!(answers(&tavla), answers(&gnubg));
+    // A beaver cannot be dropped.
+    let text = std::fs::read_to_string(format!(
+        "{}/tests/data/tavla-beavers.mat",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+    .replacen("  4)  Takes", "  4)  Drops", 1);
+    let e = MatchRecord::parse(&text).unwrap().games[0]
+        .replay()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("a drop of the beaver on line"), "{e}");
+}
