@@ -289,7 +289,7 @@ impl Network {
     /// A network with small random weights (uniform, scaled by fan-in).
     ///
     /// # Panics
-    /// When `hidden` is 0 or above [`MAX_HIDDEN`], or `inputs` above [`MAX_INPUTS`].
+    /// When `hidden` is 0 or above [`MAX_HIDDEN`], or `inputs` above 256 (`MAX_INPUTS`).
     #[must_use]
     pub fn random(inputs: usize, hidden: usize, rng: &mut impl Rng) -> Network {
         Network::random_deep(inputs, hidden, 0, rng)
@@ -300,7 +300,7 @@ impl Network {
     ///
     /// # Panics
     /// When `hidden` is 0 or above [`MAX_HIDDEN`], `second` above [`MAX_SECOND`], or `inputs`
-    /// above [`MAX_INPUTS`].
+    /// above 256 (`MAX_INPUTS`).
     #[must_use]
     pub fn random_deep(inputs: usize, hidden: usize, second: usize, rng: &mut impl Rng) -> Network {
         let mut net = Network::zeros_deep(inputs, hidden, second);
