@@ -194,14 +194,19 @@ impl GameState {
         if self.is_money() || self.cube.log2 == 0 {
             return None;
         }
-        let doubler = owner.other();
-        let away = self.match_length.saturating_sub(*self.score.get(doubler));
-        let before = self.cube.value() / 2;
-        (before >= away).then(|| {
+        // The state the double was made from: the doubler on roll, the cube one level down.
+        let mut before = *self;
+        before.turn = owner.other();
+        before.cube.log2 -= 1;
+        before.cube_is_dead().then(|| {
             format!(
-                "{owner} owns a cube of {}, but {doubler}, who doubled it, needs {away}: the \
-                 double from {before} could not gain (the cube was dead), and no game reaches it",
-                self.cube.value()
+                "{owner} owns a cube of {}, but {}, who doubled it, needs {}: the double from {} \
+                 could not gain (the cube was dead), and no game reaches it",
+                self.cube.value(),
+                before.turn,
+                self.match_length
+                    .saturating_sub(*self.score.get(before.turn)),
+                before.cube.value()
             )
         })
     }
