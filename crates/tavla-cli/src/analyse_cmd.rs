@@ -31,7 +31,7 @@ use tavla_match::arena::{match_roll_luck, roll_luck};
 use tavla_nn::cube::CubeHolder;
 use tavla_nn::met::MatchScore;
 use tavla_nn::review::{review_answer, review_double, CubeReview, PlayReview, Skill};
-use tavla_nn::search::{Search, MAX_PLY};
+use tavla_nn::search::Search;
 use tavla_nn::Weights;
 use tavla_notation::mat::{DoubleTurn, MatchRecord, Replay, Resignation, RolledTurn};
 use tavla_notation::{format_pretty, Xgid};
@@ -280,8 +280,13 @@ pub struct AnalysisReport {
     pub ply: u8,
     /// The cube decision depth.
     pub cube_ply: u8,
-    /// `cubeless money`, `money with the cube`, `match` or `mixed`.
+    /// `cubeless money`, `money with the cube`, `match`, or `mixed` (money games of both
+    /// kinds; matches and money play are not analysed together).
     pub kind: &'static str,
+    /// Money games were judged under the Jacoby rule (all or some of them).
+    pub jacoby: bool,
+    /// Money games were judged with beavers allowed (all or some of them).
+    pub beavers: bool,
     /// Left and right.
     pub players: [PlayerStats; 2],
     /// Each game's figures, in the order of the files and their games.
@@ -350,9 +355,7 @@ struct Settings {
 pub fn analyse(args: &AnalyseArgs, out: &mut impl Write) -> Result<()> {
     let cube_ply = args.cube_ply.unwrap_or(args.ply);
     for (name, p) in [("--ply", args.ply), ("--cube-ply", cube_ply)] {
-        if p > MAX_PLY {
-            return Err(InputError(format!("{name} must be in 0..={MAX_PLY}, got {p}")).into());
-        }
+        crate::nn_cmd::check_depth(name, p)?;
     }
     let records = read_records(&args.files)?;
     let only = match args.player.as_deref() {
@@ -452,8 +455,10 @@ pub fn analyse_records(
     let cube_ply = args.cube_ply.unwrap_or(args.ply);
     let search = judging_search(args)?;
     let judge = NeuralLuck::new(args.weights.as_deref())?;
+    check_together(args, records, &files)?;
     let mut games: Vec<(&Replay, Context)> = Vec::new();
     let mut kinds = Vec::new();
+    let (mut any_jacoby, mut any_beavers) = (false, false);
     for (file, (record, replays)) in records.iter().enumerate() {
         // Money games under the Jacoby rule (`--jacoby`, or the record's `RU[Jacoby]` or
         // `; [Jacoby "On"]`) are played with the cube.
@@ -465,6 +470,8 @@ pub fn analyse_records(
                 || record.beavers
                 || replays.iter().any(|r| r.cube));
         let beavers = args.beavers || record.beavers || record_has_beaver(replays);
+        any_jacoby |= jacoby && cube;
+        any_beavers |= beavers && cube && record.length == 0;
         kinds.push(match (record.length, cube) {
             (0, false) => "cubeless money",
             (0, true) => "money with the cube",
@@ -562,10 +569,81 @@ pub fn analyse_records(
         ply: args.ply,
         cube_ply,
         kind: if kinds.len() == 1 { kinds[0] } else { "mixed" },
+        jacoby: any_jacoby,
+        beavers: any_beavers,
         players,
         per_game,
         decisions,
     })
+}
+
+/// Refuses records that cannot be analysed together, or options that do not apply to them:
+/// matches beside money play (their luck and errors are in different units), records of
+/// other players than the first one's (the figures are kept by column), and the money
+/// options (`--no-cube`, `--jacoby`, `--beavers`) for a match.
+fn check_together(
+    args: &AnalyseArgs,
+    records: &[(MatchRecord, Vec<Replay>)],
+    files: &[String],
+) -> Result<()> {
+    let name = |i: usize| {
+        files
+            .get(i)
+            .map_or_else(|| format!("record {}", i + 1), Clone::clone)
+    };
+    let Some((first, _)) = records.first() else {
+        return Ok(());
+    };
+    for (i, (record, _)) in records.iter().enumerate() {
+        let what = |r: &MatchRecord| {
+            if r.length == 0 {
+                "money play".to_string()
+            } else {
+                format!("a {}-point match", r.length)
+            }
+        };
+        if (record.length == 0) != (first.length == 0) {
+            return Err(InputError(format!(
+                "{}: {}, but {} is {}: analyse matches and money play apart",
+                name(i),
+                what(record),
+                name(0),
+                what(first)
+            ))
+            .into());
+        }
+        if record.players != first.players {
+            return Err(InputError(format!(
+                "{}: its players are {} and {}, {}'s {} and {}: analyse together only records \
+                 of the same two players, each in the same column",
+                name(i),
+                record.players[0],
+                record.players[1],
+                name(0),
+                first.players[0],
+                first.players[1]
+            ))
+            .into());
+        }
+        if record.length > 0 {
+            for (on, option) in [
+                (args.no_cube, "--no-cube"),
+                (args.jacoby, "--jacoby"),
+                (args.beavers, "--beavers"),
+            ] {
+                if on {
+                    return Err(InputError(format!(
+                        "{option}: {} is {}, and the option is for money play (a match is \
+                         played with the cube, without the Jacoby rule or beavers)",
+                        name(i),
+                        what(record)
+                    ))
+                    .into());
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The search of `args`'s networks, bearoff databases and pruning.
@@ -628,7 +706,8 @@ pub fn check_by_rollouts(
                     RolloutCheck {
                         games,
                         loss: r[1].result.equity - r[0].result.equity,
-                        ci95: 1.96 * r[0].difference_stderr.max(r[1].difference_stderr),
+                        ci95: tavla_nn::rollout::ci95_factor(games)
+                            * r[0].difference_stderr.max(r[1].difference_stderr),
                         cubeful: false,
                         loss_mwc: None,
                     }
@@ -645,7 +724,8 @@ pub fn check_by_rollouts(
                         &done,
                     );
                     let loss = r[1].equity - r[0].equity;
-                    let ci95 = 1.96 * r[0].difference_stderr.max(r[1].difference_stderr);
+                    let ci95 = tavla_nn::rollout::ci95_factor(games)
+                        * r[0].difference_stderr.max(r[1].difference_stderr);
                     // In a match, normalised as the search's loss is: a game's worth at the
                     // cube's value is 2.
                     let scale = score.map_or(1.0, |s| {
@@ -773,7 +853,21 @@ fn move_decision(
     if c.game.length == 0 {
         stats.luck_points += luck * f64::from(r.cube);
     }
-    match luck {
+    // Marked in normalised equity: in a match the luck in match winning chances over what a
+    // single game at the cube is worth at the score (as gnubg marks it).
+    let marked = match MatchScore::of(&state, state.turn) {
+        Some(score) => {
+            let cube = r.cube.max(1);
+            let spread = f64::from(score.after(cube, 0) - score.after(0, cube));
+            if spread > 0.0 {
+                2.0 * luck / spread
+            } else {
+                0.0
+            }
+        }
+        None => luck,
+    };
+    match marked {
         l if l >= 2.0 * LUCKY => stats.very_lucky += 1,
         l if l >= LUCKY => stats.lucky += 1,
         l if l <= -2.0 * LUCKY => stats.very_unlucky += 1,
@@ -938,6 +1032,7 @@ fn resignation(
 }
 
 /// A doubler's cube decision before a roll.
+#[derive(Clone, Copy)]
 struct CubeTurn {
     /// Who may double: 0 left, 1 right.
     doubler: usize,
@@ -1041,14 +1136,15 @@ fn cube_decision(
             stats.wrong_takes += 1;
         }
     }
-    let best = if analysis.opponent_takes() {
-        if c.game.beavers && analysis.double_take < 0.0 {
-            "Beaver"
+    let best = analysis.answer_words(c.game.beavers);
+    // Listed at the answer's own line.
+    let answered = CubeTurn {
+        line: if d.answer_line > 0 {
+            d.answer_line
         } else {
-            "Take"
-        }
-    } else {
-        "Pass"
+            t.line
+        },
+        ..*t
     };
     record_cube(
         c,
@@ -1059,7 +1155,7 @@ fn cube_decision(
         made.to_string(),
         best.to_string(),
         &review,
-        t,
+        &answered,
         &xgid,
     );
 }
@@ -1188,7 +1284,12 @@ pub fn write_report(out: &mut dyn Write, r: &AnalysisReport, summary: bool) -> R
         r.games,
         if r.games == 1 { "" } else { "s" },
         r.files.join(", "),
-        r.kind,
+        match (r.jacoby, r.beavers) {
+            (false, false) => r.kind.to_string(),
+            (true, false) => format!("{}, the Jacoby rule", r.kind),
+            (false, true) => format!("{}, beavers", r.kind),
+            (true, true) => format!("{}, the Jacoby rule and beavers", r.kind),
+        },
         r.ply,
         if r.kind == "cubeless money" {
             String::new()
@@ -1197,6 +1298,13 @@ pub fn write_report(out: &mut dyn Write, r: &AnalysisReport, summary: bool) -> R
         }
     )?;
     let names = [&r.players[0].name, &r.players[1].name];
+    // The names in full where they are short enough, so that two are told apart.
+    let name_width = names
+        .iter()
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(12, 24);
     if !summary {
         let mut last: Option<(usize, u32)> = None;
         for d in &r.decisions {
@@ -1227,8 +1335,8 @@ pub fn write_report(out: &mut dyn Write, r: &AnalysisReport, summary: bool) -> R
             };
             writeln!(
                 out,
-                "  {at:<20} {:<12} {:<34} {:<3} {}  best: {}",
-                truncate(names[d.player], 12),
+                "  {at:<20} {:<name_width$} {:<34} {:<3} {}  best: {}",
+                truncate(names[d.player], name_width),
                 what,
                 d.skill.mark(),
                 units,

@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use anyhow::Result;
 use clap::Args;
-use tavla_nn::search::MAX_PLY;
 use tavla_nn::Weights;
 
 use crate::input::InputError;
@@ -31,8 +30,8 @@ pub struct BenchArgs {
 
 /// Runs `tavla bench`.
 pub fn bench(args: &BenchArgs, out: &mut impl Write) -> Result<()> {
-    if let Some(p) = args.ply.filter(|&p| p > MAX_PLY) {
-        return Err(InputError(format!("--ply must be in 0..={MAX_PLY}, got {p}")).into());
+    if let Some(p) = args.ply {
+        crate::nn_cmd::check_ply(p)?;
     }
     match args.positions {
         Some(0) => return Err(InputError("--positions must be at least 1".into()).into()),

@@ -351,9 +351,7 @@ impl Game {
     /// An [`InputError`] naming the field that cannot be used.
     pub fn start(id: u64, request: &NewGame) -> Result<Game> {
         let ply = request.ply.unwrap_or(2);
-        if ply > tavla_nn::search::MAX_PLY {
-            return Err(InputError(format!("ply must be in 0..=3, got {ply}")).into());
-        }
+        crate::nn_cmd::check_depth("ply", ply)?;
         let start = match request.position.as_deref() {
             None => None,
             Some(text) => {
@@ -557,9 +555,7 @@ impl Game {
     /// it wins it.
     fn begin(&mut self) {
         let number = self.record.games.len() as u32 + 1;
-        let leader_at = |s: &BySide<u32>| {
-            *s.get(Side::X) + 1 == self.length || *s.get(Side::O) + 1 == self.length
-        };
+        let leader_at = |s: &BySide<u32>| GameState::is_crawford_game(self.length, *s, false);
         let start = self.start.take();
         self.crawford = match start {
             // A side one point away and not the Crawford game: that game was played.
@@ -567,7 +563,7 @@ impl Game {
                 self.crawford_played = leader_at(&self.score) && !s.crawford;
                 s.crawford
             }
-            None => self.length > 1 && !self.crawford_played && leader_at(&self.score),
+            None => GameState::is_crawford_game(self.length, self.score, self.crawford_played),
         };
         let mut game = GameRecord::new(
             number,
@@ -638,10 +634,9 @@ impl Game {
         state
     }
 
-    /// Whether a double now offered may be beavered: beavers are on, and the cube, redoubled,
-    /// stays within its highest value (2^15).
+    /// Whether a double now offered may be beavered ([`GameState::may_beaver`]).
     fn may_beaver(&self) -> bool {
-        self.state.beavers && self.state.cube.log2 + 2 <= 15
+        self.state.may_beaver()
     }
 
     /// Whether the cube may be turned in this game.
@@ -1038,13 +1033,7 @@ impl Game {
                 };
                 let beavers = self.may_beaver();
                 let r = review_answer(&a, response, beavers);
-                let best = if !a.opponent_takes() {
-                    "Pass"
-                } else if beavers && a.double_take < 0.0 {
-                    "Beaver"
-                } else {
-                    "Take"
-                };
+                let best = a.answer_words(beavers);
                 Some(Judgement {
                     kind,
                     made: made.into(),

@@ -17,10 +17,12 @@ use tavla_core::{Dice, GameState, NoDouble, PlayList, Position, Roll};
 use tavla_eval::heuristic::{HeuristicConfig, HeuristicEval};
 use tavla_nn::arena::{duel, DuelResult};
 use tavla_nn::cube::{CubeAction, CubeAnalysis, CubeHolder, PlayWorth};
+use tavla_nn::rollout::ci95_factor;
 use tavla_nn::search::{Prune, RankedPlay, Search, DEFAULT_KEEP, MAX_KEEP, MAX_PLY};
 use tavla_nn::td::{TdConfig, TdTrainer};
 use tavla_nn::{NeuralPlayer, Probabilities, Weights, MAX_HIDDEN};
 use tavla_player::{Player, RandomPlayer, RolloutControl};
+use tavla_search::HeuristicPlayer;
 
 use crate::input::InputError;
 
@@ -360,7 +362,7 @@ fn append_curve(path: &Path, games: u64, opponent: &str, r: &DuelResult) -> Resu
 fn opponent(name: &str) -> Result<Box<dyn Player>> {
     Ok(match name {
         "random" => Box::new(RandomPlayer::new(7)),
-        "heuristic" => Box::new(HeuristicGreedy(HeuristicEval::new(
+        "heuristic" => Box::new(HeuristicPlayer::new(HeuristicEval::new(
             HeuristicConfig::default(),
         ))),
         path => {
@@ -382,29 +384,6 @@ fn measure(
     let mut me = NeuralPlayer::new(weights.clone(), 0);
     let mut opp = opponent(opponent_name)?;
     Ok(duel(&mut me, &mut *opp, games, seed))
-}
-
-/// The heuristic evaluation as a greedy player: the play with the highest score. (Stands in
-/// until the arena's `HeuristicPlayer` is wired here.)
-struct HeuristicGreedy(HeuristicEval);
-
-impl Player for HeuristicGreedy {
-    fn name(&self) -> String {
-        "heuristic".into()
-    }
-
-    fn choose_play(&mut self, _state: &GameState, _roll: Roll, plays: &PlayList) -> usize {
-        let mut best = 0;
-        let mut best_score = f64::NEG_INFINITY;
-        for (i, p) in plays.positions().iter().enumerate() {
-            let s = self.0.score(p);
-            if s > best_score {
-                best_score = s;
-                best = i;
-            }
-        }
-        best
-    }
 }
 
 /// `tavla train curve`: the learning curve of a TD run, from its snapshots.
@@ -737,8 +716,13 @@ impl PruneArgs {
 
 /// Refuses a depth beyond [`MAX_PLY`].
 pub(crate) fn check_ply(ply: u8) -> Result<()> {
+    check_depth("--ply", ply)
+}
+
+/// Refuses a search depth above [`MAX_PLY`], naming the option (or field) `name` that gave it.
+pub(crate) fn check_depth(name: &str, ply: u8) -> Result<()> {
     if ply > MAX_PLY {
-        return Err(InputError(format!("--ply must be in 0..={MAX_PLY}, got {ply}")).into());
+        return Err(InputError(format!("{name} must be in 0..={MAX_PLY}, got {ply}")).into());
     }
     Ok(())
 }
@@ -783,15 +767,31 @@ pub(crate) struct JsonProbs {
     equity: f32,
 }
 
+/// `p` as it is shown: each chance within 0..=1. A luck-adjusted rollout's means may leave
+/// that range by a hair (a gammon that never happened, adjusted by the luck of the games); the
+/// equity is the mean's as it is.
+fn shown(p: Probabilities) -> Probabilities {
+    let c = |x: f32| x.clamp(0.0, 1.0);
+    Probabilities {
+        win: c(p.win),
+        win_gammon: c(p.win_gammon),
+        win_backgammon: c(p.win_backgammon),
+        lose_gammon: c(p.lose_gammon),
+        lose_backgammon: c(p.lose_backgammon),
+    }
+}
+
 impl From<Probabilities> for JsonProbs {
     fn from(p: Probabilities) -> Self {
+        let equity = p.equity();
+        let p = shown(p);
         JsonProbs {
             win: p.win,
             win_gammon: p.win_gammon,
             win_backgammon: p.win_backgammon,
             lose_gammon: p.lose_gammon,
             lose_backgammon: p.lose_backgammon,
-            equity: p.equity(),
+            equity,
         }
     }
 }
@@ -827,7 +827,21 @@ struct JsonHint {
 /// # Errors
 /// When the position, the dice or the weights cannot be read, or `out` fails.
 pub fn hint(args: &HintArgs, out: &mut dyn Write) -> Result<()> {
+    note_replaced_roll(&args.position, args.dice.as_deref());
     hint_with(args, &mut args.engine.search()?, out)
+}
+
+/// Says on stderr when dice given on the command line replace other dice that the position
+/// itself holds (an XGID's, a FIBS board's).
+fn note_replaced_roll(position: &str, dice: Option<&str>) {
+    let Some(given) = dice.and_then(|d| d.parse::<Roll>().ok()) else {
+        return;
+    };
+    if let Some(own) = crate::input::parse(position).ok().and_then(|s| s.roll()) {
+        if own != given {
+            eprintln!("note: the dice {given} replace the position's roll {own}");
+        }
+    }
 }
 
 /// [`hint`] with a search already built (`tavla serve`; `args`'s weights and pruning are
@@ -1083,7 +1097,7 @@ pub fn eval_with(args: &EvalArgs, search: &mut Search, out: &mut dyn Write) -> R
     let money = state.match_length == 0;
     let exact = search.has_exact_cube_in(&state);
     let beavers = money && state.beavers && holder != CubeHolder::Opponent;
-    let beaver = |a: &CubeAnalysis| beavers && beavered(a);
+    let beaver = |a: &CubeAnalysis| beavers && a.should_beaver();
     let action = |a: &CubeAnalysis| action_words(a, redouble, beavers);
     let no_cube = (cube.is_none() && !state.position.is_game_over()).then(|| JsonNoCube {
         why: no_cube_reason(&state, limited.as_deref()),
@@ -1100,11 +1114,7 @@ pub fn eval_with(args: &EvalArgs, search: &mut Search, out: &mut dyn Write) -> R
                     efficiency: a.efficiency,
                     exact,
                     jacoby: money && state.jacoby,
-                    holder: match holder {
-                        CubeHolder::Centre => "centre",
-                        CubeHolder::OnRoll => "on roll",
-                        CubeHolder::Opponent => "opponent",
-                    },
+                    holder: holder.name(),
                     no_double: a.no_double,
                     double_take: can_double.then_some(a.double_take),
                     double_pass: can_double.then_some(a.double_pass),
@@ -1172,9 +1182,9 @@ pub fn eval_with(args: &EvalArgs, search: &mut Search, out: &mut dyn Write) -> R
         format!(
             "{}-point match, {side} needs {}, {} needs {}; {method}, over tavla's match equity table",
             state.match_length,
-            state.match_length - state.score.get(side),
+            state.match_length.saturating_sub(*state.score.get(side)),
             side.other(),
-            state.match_length - state.score.get(side.other()),
+            state.match_length.saturating_sub(*state.score.get(side.other())),
         )
     };
     if holder == CubeHolder::Opponent {
@@ -1243,17 +1253,11 @@ fn cube_out_of_play(state: &GameState) -> Option<tavla_nn::met::MatchScore> {
     (score.crawford || (score.me <= cube && score.them <= cube)).then_some(score)
 }
 
-/// Whether a double of the decision `a` would be beavered, were beavers allowed: the taker is
-/// the better off after it (double/take below 0 for the doubler).
-pub(crate) fn beavered(a: &CubeAnalysis) -> bool {
-    a.opponent_takes() && a.double_take < 0.0
-}
-
 /// The proper action of `a` in words, "take" as "beaver" where `beavers` (money play with
 /// beavers) allows it and the taker should (gnubg's "No double, beaver").
 pub(crate) fn action_words(a: &CubeAnalysis, redouble: bool, beavers: bool) -> String {
     let words = a.action.describe(redouble);
-    if beavers && beavered(a) {
+    if beavers && a.should_beaver() {
         words.replace(", take", ", beaver")
     } else {
         words.to_string()
@@ -1441,6 +1445,7 @@ impl std::error::Error for Stopped {}
 /// When the position or the weights cannot be read, the game is over, or `out` fails.
 pub fn rollout(args: &RolloutArgs, out: &mut dyn Write) -> Result<()> {
     let plays = args.dice.is_some() || args.top.is_some() || !args.plays.is_empty();
+    note_replaced_roll(&args.position, args.dice.as_deref());
     if let Some(state) = crate::input::parse(&args.position).ok().filter(|_| !plays) {
         if let Dice::Rolled(roll) = state.dice {
             eprintln!(
@@ -1581,7 +1586,7 @@ pub(crate) fn rollout_watched(
             settings: JsonRolloutSettings::new(r.games, args.seed, &config),
             probs,
             equity_stderr: r.equity_stderr,
-            equity_ci95: 1.96 * r.equity_stderr,
+            equity_ci95: ci95_factor(r.games) * r.equity_stderr,
         };
         writeln!(out, "{}", serde_json::to_string_pretty(&j)?)?;
     } else {
@@ -1598,7 +1603,7 @@ pub(crate) fn rollout_watched(
             out,
             "  equity {:+.4} ± {:.4} (95% CI {:+.4} .. {:+.4})",
             r.equity,
-            1.96 * r.equity_stderr,
+            ci95_factor(r.games) * r.equity_stderr,
             lo,
             hi
         )?;
@@ -1797,9 +1802,9 @@ fn play_rollouts(
                     equity: probs.is_none().then_some(r.equity),
                     probs,
                     equity_stderr: r.equity_stderr,
-                    equity_ci95: 1.96 * r.equity_stderr,
+                    equity_ci95: ci95_factor(games) * r.equity_stderr,
                     difference: r.difference,
-                    difference_ci95: 1.96 * r.difference_stderr,
+                    difference_ci95: ci95_factor(games) * r.difference_stderr,
                 }
             })
             .collect();
@@ -1840,25 +1845,26 @@ fn play_rollouts(
     )?;
     // Match winning chances as percentages, as the position's cubeful rollout writes them.
     let percent = cubeful == Some("match");
+    let z = ci95_factor(games);
     for (rank, &k) in order.iter().enumerate() {
         let (r, probs) = &rows[k];
         let diff = match (rank, percent) {
             (0, _) => String::new(),
-            (_, false) => format!("{:+.4} ± {:.4}", r.difference, 1.96 * r.difference_stderr),
+            (_, false) => format!("{:+.4} ± {:.4}", r.difference, z * r.difference_stderr),
             (_, true) => format!(
                 "{:+.2}% ± {:.2}%",
                 100.0 * r.difference,
-                196.0 * r.difference_stderr
+                100.0 * z * r.difference_stderr
             ),
         };
         let value = if percent {
             format!(
                 "{:6.2}% ± {:.2}%",
                 100.0 * r.equity,
-                196.0 * r.equity_stderr
+                100.0 * z * r.equity_stderr
             )
         } else {
-            format!("{:+.4} ± {:.4}", r.equity, 1.96 * r.equity_stderr)
+            format!("{:+.4} ± {:.4}", r.equity, z * r.equity_stderr)
         };
         let columns = probs.as_ref().map(probability_columns).unwrap_or_default();
         let line = format!(
@@ -1944,7 +1950,15 @@ fn rollout_settings(games: u32, seed: u64, config: &tavla_nn::rollout::RolloutCo
         config.ply,
         if config.luck_adjust { "" } else { "not " },
         if config.truncate > 0 {
-            format!(", truncated after {} plays", config.truncation_words())
+            format!(
+                ", truncated after {} play{}",
+                config.truncation_words(),
+                if config.truncate == 1 && !config.balance_parity {
+                    ""
+                } else {
+                    "s"
+                }
+            )
         } else {
             String::new()
         },
@@ -2028,8 +2042,9 @@ fn cubeful_rollout(
         }
     };
     let equity = |m: f64| normalise.map_or(m, |(_, _, lose)| k * (m - lose) - 1.0);
-    let ci = |se: f64| 1.96 * se;
-    let eq_ci = |se: f64| 1.96 * se * k;
+    let z = ci95_factor(r.games);
+    let ci = |se: f64| z * se;
+    let eq_ci = |se: f64| z * se * k;
     let action = r
         .double
         .map_or(CubeAction::NotAvailable, |d| d.analysis.action);
@@ -2069,11 +2084,7 @@ fn cubeful_rollout(
         let j = JsonCubeful {
             settings: JsonRolloutSettings::new(r.games, args.seed, &config),
             cube_value: state.cube.value(),
-            holder: match holder {
-                CubeHolder::Centre => "centre",
-                CubeHolder::OnRoll => "on-roll",
-                CubeHolder::Opponent => "opponent",
-            },
+            holder: holder.name(),
             no_double: equity(r.no_double),
             no_double_ci95: eq_ci(r.no_double_stderr),
             double: r.double.map(|d| JsonDouble {
@@ -2190,6 +2201,7 @@ fn counted(n: usize, thing: &str) -> String {
 /// A play's probabilities in one line's columns: `win  55.5%  17.7%   0.6%  lose ...`
 /// (win, gammon, backgammon for each side).
 fn probability_columns(p: &Probabilities) -> String {
+    let p = shown(*p);
     format!(
         "win {:5.1}% {:5.1}% {:5.1}%  lose {:5.1}% {:5.1}% {:5.1}%",
         100.0 * p.win,
@@ -2202,6 +2214,7 @@ fn probability_columns(p: &Probabilities) -> String {
 }
 
 fn write_probabilities(out: &mut dyn Write, p: &Probabilities) -> Result<()> {
+    let p = shown(*p);
     writeln!(
         out,
         "  win {:5.1}%  gammon {:5.1}%  backgammon {:5.1}%",

@@ -516,8 +516,7 @@ pub fn run_match<R: BufRead, W: Write>(
         "A {length}-point match against {}; replay it with --seed {seed}.",
         engine.name()
     )?;
-    let leader_at =
-        |s: &BySide<u32>| *s.get(Side::X) + 1 == length || *s.get(Side::O) + 1 == length;
+    let leader_at = |s: &BySide<u32>| GameState::is_crawford_game(length, *s, false);
     // From `setting.start`: its score, and its game is the Crawford game where it says so
     // (with a side one point away and not the Crawford game, that game was played).
     let mut score = setting.start.map_or_else(BySide::default, |s| s.score);
@@ -526,7 +525,7 @@ pub fn run_match<R: BufRead, W: Write>(
         let start = setting.start.filter(|_| g == 1);
         let crawford = match start {
             Some(s) => s.crawford,
-            None => !crawford_played && length > 1 && leader_at(&score),
+            None => GameState::is_crawford_game(length, score, crawford_played),
         };
         writeln!(
             out,
@@ -1225,7 +1224,7 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
         let (human, doubler) = (self.human, state.turn);
         let value = state.cube.value();
         // A beaver redoubles at once: only while the cube stays within its highest value.
-        let may_beaver = state.beavers && state.cube.log2 + 2 <= 15;
+        let may_beaver = state.may_beaver();
         let doubles = if doubled {
             true
         } else if doubler == human {
@@ -1367,7 +1366,7 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
         let Some(a) = self.shared_search().cube_decision(state, TUTOR_PLY) else {
             return Ok(Some(true));
         };
-        let may_beaver = state.beavers && state.cube.log2 + 2 <= 15;
+        let may_beaver = state.may_beaver();
         let redouble = matches!(state.cube.owner, CubeOwner::Side(_));
         let (review, made, best) = match choice {
             CubeChoice::Double(doubled) => (
@@ -1387,13 +1386,7 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
                     CubeResponse::Pass => "Pass",
                     CubeResponse::Beaver => "Beaver",
                 },
-                if !a.opponent_takes() {
-                    "Pass"
-                } else if may_beaver && a.double_take < 0.0 {
-                    "Beaver"
-                } else {
-                    "Take"
-                },
+                a.answer_words(may_beaver),
             ),
         };
         let make = if review.loss < tutor.warn {
@@ -1572,7 +1565,7 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
         )?;
         let beavers = state.is_money() && state.beavers && holder != CubeHolder::Opponent;
         if state.dice == Dice::DoubleOffered {
-            let answer = match (a.opponent_takes(), beavers && crate::nn_cmd::beavered(&a)) {
+            let answer = match (a.opponent_takes(), beavers && a.should_beaver()) {
                 (true, true) => "beaver",
                 (true, false) => "take",
                 (false, _) => "pass",

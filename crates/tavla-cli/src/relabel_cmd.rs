@@ -12,7 +12,6 @@ use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use tavla_core::Position;
-use tavla_nn::search::MAX_PLY;
 use tavla_nn::supervised::{self, Sample};
 use tavla_nn::{Search, Weights};
 
@@ -64,9 +63,7 @@ const BATCH: usize = 512;
 /// A bad option, an unreadable or malformed data file (naming its line), an output file of
 /// other settings, or a failed write.
 pub fn relabel(args: &RelabelArgs) -> Result<()> {
-    if args.ply > MAX_PLY {
-        return Err(InputError(format!("--ply must be in 0..={MAX_PLY}, got {}", args.ply)).into());
-    }
+    crate::nn_cmd::check_ply(args.ply)?;
     crate::input::output_file("--out", &args.out)?;
     let lines = read_lines(args)?;
     let weights = Arc::new(Weights::load_or_default(args.weights.as_deref())?);

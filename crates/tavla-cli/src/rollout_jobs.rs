@@ -140,7 +140,11 @@ impl Job {
             .filter(|(_, &(games, _, _))| games > 0)
             .map(|(i, &(games, equity, stderr))| {
                 // One game has no interval: `ci95` is null until two are in.
-                let ci95 = Some(1.96 * stderr).filter(|c| c.is_finite());
+                let ci95 = Some(
+                    tavla_nn::rollout::ci95_factor(u32::try_from(games).unwrap_or(u32::MAX))
+                        * stderr,
+                )
+                .filter(|c| c.is_finite());
                 let mut v = json!({ "games": games, "equity": equity, "ci95": ci95 });
                 if let Some(play) = plays.get(i) {
                     v["play"] = Value::String(play.clone());

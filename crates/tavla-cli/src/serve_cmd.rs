@@ -582,11 +582,7 @@ fn compute(engine: &Engine, route: Route, f: Fields, watch: &RolloutWatch) -> Re
                 "pips": <[u32; 2]>::from(state.position.pips()),
                 // Their effective pip counts, for a side with every checker home.
                 "epc": epcs(&state.position),
-                "cube_owner": match state.cube.owner {
-                    tavla_core::CubeOwner::Centre => "centre",
-                    tavla_core::CubeOwner::Side(s) if s == state.turn => "on_roll",
-                    tavla_core::CubeOwner::Side(_) => "opponent",
-                },
+                "cube_owner": tavla_nn::cube::CubeHolder::of(&state).name(),
                 "board": board_json(&state.position),
             })
             .to_string())

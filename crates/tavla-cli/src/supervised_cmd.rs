@@ -253,9 +253,7 @@ fn resume_point(args: &LabelArgs, header: &str) -> Result<u64> {
 
 /// Runs `tavla train label`.
 pub fn label(args: &LabelArgs) -> Result<()> {
-    if args.ply > MAX_PLY {
-        return Err(InputError(format!("--ply must be in 0..={MAX_PLY}, got {}", args.ply)).into());
-    }
+    crate::nn_cmd::check_ply(args.ply)?;
     for (name, p) in [
         ("--explore", args.explore),
         ("--sample", args.sample),
@@ -296,13 +294,7 @@ pub fn label(args: &LabelArgs) -> Result<()> {
         )
         .into());
     }
-    if args.rollout_ply > MAX_PLY {
-        return Err(InputError(format!(
-            "--rollout-ply must be in 0..={MAX_PLY}, got {}",
-            args.rollout_ply
-        ))
-        .into());
-    }
+    crate::nn_cmd::check_depth("--rollout-ply", args.rollout_ply)?;
     if args.balance_parity && args.truncate == 0 {
         return Err(InputError(
             "--balance-parity applies to truncated rollouts: add --truncate".into(),

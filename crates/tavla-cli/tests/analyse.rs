@@ -492,3 +492,92 @@ fn matches_beyond_the_match_equity_table_are_refused() {
     assert_eq!(v["players"][0]["cube_decisions"], 1);
     assert!(v["players"][0]["cube_error_mwc"].as_f64().is_some());
 }
+
+#[test]
+fn records_that_cannot_be_summed_together_are_refused() {
+    let refused = |args: &[&str], what: &str| {
+        let o = tavla(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains(what) && err.lines().count() == 1,
+            "{args:?}: {err}"
+        );
+    };
+    let (cube, cubeless, random, match5) = (
+        data("analyse/heur-cube.mat"),
+        data("analyse/heur-cubeless.mat"),
+        data("analyse/random-cubeless.mat"),
+        data("analyse/match5-1.mat"),
+    );
+    // Money points and match winning chances are not added up.
+    refused(
+        &["analyse", &cube, &match5, "--ply", "0"],
+        "analyse matches and money play apart",
+    );
+    // The figures are kept by column: the second file's players are others.
+    refused(
+        &["analyse", &cubeless, &random, "--ply", "0"],
+        "its players are random and",
+    );
+    // Money play's options are refused for a match, not ignored.
+    for option in ["--no-cube", "--jacoby", "--beavers"] {
+        refused(
+            &["analyse", &match5, option, "--ply", "0"],
+            &format!("{option}: "),
+        );
+    }
+}
+
+#[test]
+fn a_matchs_lucky_rolls_are_marked_in_normalised_equity() {
+    // In match winning chances hardly any roll moves 0.3; normalised, as gnubg marks them,
+    // some do.
+    let r = analyse("match5-1.mat", "0", &["--summary"]);
+    let marks: u64 = r["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            ["lucky", "very_lucky", "unlucky", "very_unlucky"]
+                .iter()
+                .map(|k| p[*k].as_u64().unwrap())
+                .sum::<u64>()
+        })
+        .sum();
+    let rolls: u64 = r["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["rolls"].as_u64().unwrap())
+        .sum();
+    assert!(marks > 0 && marks < rolls / 2, "{marks} of {rolls}");
+}
+
+#[test]
+fn a_beaver_beavered_back_as_gnubg_allows_is_read() {
+    // gnubg's self-play with beavers (`../shared/tools/gnubg/selfplay --jacoby ... --seed 4`):
+    // a double to 2 beavered to 4, 8 and 16 in turn.
+    let path = data("analyse/gnubg-beavers-chained.mat");
+    let r = json(&tavla(&["analyse", &path, "--json", "--ply", "0", "--all"]));
+    assert_eq!(r["beavers"], true, "{}", r["kind"]);
+    let beaver = r["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["kind"] == "beaver")
+        .expect("the first beaver is judged");
+    // Listed at its own line, after the double's.
+    assert_eq!(beaver["line"], 14, "{beaver}");
+    // The next roll is at the cube the chain left: 16, owned by the last to beaver (left).
+    let next = r["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["kind"] == "move" && d["line"] == 15)
+        .expect("the doubler's roll after the chain");
+    let xgid = next["xgid"].as_str().unwrap();
+    // The cube at 2^4 on the side not on roll (cube 1, turn -1).
+    assert!(xgid.contains(":4:1:-1:"), "{xgid}");
+    assert_eq!(next["player"], 1, "the doubler rolls: {next}");
+}

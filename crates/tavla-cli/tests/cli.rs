@@ -421,7 +421,8 @@ fn rollout_at_any_ply_is_seeded_and_refuses_bad_options() {
     let stderr = one["equity_stderr"].as_f64().unwrap();
     assert!(stderr > 0.0, "{one}");
     let half = one["equity_ci95"].as_f64().unwrap();
-    assert!((half - 1.96 * stderr).abs() < 1e-12, "a half-width: {one}");
+    // A half-width of Student's t at 11 degrees of freedom.
+    assert!((half - 2.201 * stderr).abs() < 1e-12, "a half-width: {one}");
     assert_ne!(one["equity"], run("1", "0")["equity"]);
     for (args, what) in [
         (
@@ -533,7 +534,11 @@ fn rollout_of_the_plays_of_a_roll() {
         assert!((d - (eq(p) - eq(&plays[0]))).abs() < 1e-6, "{p}");
         let stderr = p["equity_stderr"].as_f64().unwrap();
         let half = p["equity_ci95"].as_f64().unwrap();
-        assert!((half - 1.96 * stderr).abs() < 1e-12, "a half-width: {p}");
+        // Student's t at 71 degrees of freedom, 1.994.
+        assert!(
+            (half - (1.96 + 2.4 / 71.0) * stderr).abs() < 1e-12,
+            "a half-width: {p}"
+        );
     }
     // The text form names the roll and the plays, best first.
     let text = stdout(&tavla(&[
@@ -676,7 +681,7 @@ fn cubeful_rollouts_give_both_lines_and_the_action() {
     let mut with_json = args.to_vec();
     with_json.push("--json");
     let v: serde_json::Value = serde_json::from_str(&stdout(&tavla(&with_json))).unwrap();
-    assert_eq!(v["holder"], "on-roll", "{v}");
+    assert_eq!(v["holder"], "on_roll", "{v}");
     assert_eq!(v["cube_value"], 2, "{v}");
     assert_eq!(v["games"], 36, "{v}");
     assert_eq!(v["double_pass"], 1.0, "{v}");

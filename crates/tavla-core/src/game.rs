@@ -233,6 +233,23 @@ impl GameState {
         self.match_length == 0
     }
 
+    /// Whether a double offered now may be beavered by the side it is offered to: money play
+    /// with beavers on, and the cube, doubled and at once redoubled, stays within its highest
+    /// value ([`Cube::MAX_LOG2`]). The state's cube is the one before the double, whichever
+    /// side's view the state is.
+    #[must_use]
+    pub const fn may_beaver(&self) -> bool {
+        self.beavers && self.is_money() && self.cube.log2 + 2 <= Cube::MAX_LOG2
+    }
+
+    /// Whether the next game of a `length`-point match at `score` is the Crawford game: the
+    /// first game in which a side stands 1-away, when it has not been played yet (`played`).
+    /// A 1-point match has none: both sides start 1-away, the cube dead for both.
+    #[must_use]
+    pub const fn is_crawford_game(length: u32, score: BySide<u32>, played: bool) -> bool {
+        length > 1 && !played && (score.x + 1 == length || score.o + 1 == length)
+    }
+
     /// Whether this game is after the Crawford game: a match where one side is 1-away and this is
     /// not the Crawford game.
     #[must_use]
@@ -386,6 +403,39 @@ pub struct ParseResignError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_beaver_is_money_plays_and_keeps_the_cube_within_its_highest() {
+        let mut g = GameState::money(Position::START);
+        assert!(!g.may_beaver(), "beavers off");
+        g.beavers = true;
+        assert!(g.may_beaver());
+        // A double to 2^14 beavered to 2^15: the highest cube.
+        g.cube.log2 = Cube::MAX_LOG2 - 2;
+        assert!(g.may_beaver());
+        g.cube.log2 = Cube::MAX_LOG2 - 1;
+        assert!(!g.may_beaver(), "the beaver would pass 32768");
+        g.cube.log2 = 0;
+        g.match_length = 5;
+        assert!(!g.may_beaver(), "no beavers in a match");
+    }
+
+    #[test]
+    fn the_crawford_game_is_the_first_with_a_side_one_away() {
+        let s = |x, o| BySide { x, o };
+        assert!(!GameState::is_crawford_game(5, s(3, 2), false));
+        assert!(GameState::is_crawford_game(5, s(4, 2), false));
+        assert!(GameState::is_crawford_game(5, s(0, 4), false));
+        assert!(
+            !GameState::is_crawford_game(5, s(4, 2), true),
+            "already played"
+        );
+        assert!(
+            !GameState::is_crawford_game(1, s(0, 0), false),
+            "a 1-point match has none"
+        );
+        assert!(GameState::is_crawford_game(2, s(1, 0), false));
+    }
 
     #[test]
     fn post_crawford_is_derived() {

@@ -431,8 +431,7 @@ pub fn play_match(
     let mut luck_x = 0.0;
     for g in 0..MAX_MATCH_GAMES {
         let mut dice = DiceStream::new(seed, first_stream.wrapping_add(g));
-        // The first game in which a side stands 1-away is the Crawford game.
-        let crawford = !crawford_played && (score.x + 1 >= length || score.o + 1 >= length);
+        let crawford = GameState::is_crawford_game(length, score, crawford_played);
         crawford_played |= crawford;
         let start = GameState {
             match_length: length,
@@ -559,8 +558,7 @@ fn play_moves(
                     ..state
                 };
                 let taken = answerer.accepts_double(&asked);
-                let beavered =
-                    taken && state.beavers && state.is_money() && answerer.beavers(&asked);
+                let beavered = taken && state.may_beaver() && answerer.beavers(&asked);
                 if let Some(record) = record.as_deref_mut() {
                     record.doubles.push(RecordedDouble {
                         before: record.rolls.len(),
@@ -580,7 +578,7 @@ fn play_moves(
                 }
                 // A beaver doubles again at once, the beaver's maker keeping the cube.
                 state.cube = Cube {
-                    log2: (state.cube.log2 + 1 + u8::from(beavered)).min(15),
+                    log2: state.cube.log2 + 1 + u8::from(beavered),
                     owner: CubeOwner::Side(!state.turn),
                 };
             }

@@ -67,6 +67,16 @@ impl CubeHolder {
         }
     }
 
+    /// Its name in machine-readable output (JSON): `centre`, `on_roll` or `opponent`.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            CubeHolder::Centre => "centre",
+            CubeHolder::OnRoll => "on_roll",
+            CubeHolder::Opponent => "opponent",
+        }
+    }
+
     /// The holder in a game's state, seen from the side on roll (`state.turn`).
     #[must_use]
     pub fn of(state: &GameState) -> CubeHolder {
@@ -370,6 +380,27 @@ impl CubeAnalysis {
     #[must_use]
     pub fn opponent_takes(&self) -> bool {
         self.double_take <= self.double_pass
+    }
+
+    /// Whether the doubled side should beaver, were beavers allowed: it takes, and the double
+    /// leaves the doubler below 0 (double/take under 0 for the doubler: the taker is the better
+    /// off after it; gnubg's "No double, beaver").
+    #[must_use]
+    pub fn should_beaver(&self) -> bool {
+        self.opponent_takes() && self.double_take < 0.0
+    }
+
+    /// The right answer to a double, in words: `Pass`, `Beaver` (where `beavers` allows one
+    /// and [`CubeAnalysis::should_beaver`]) or `Take`.
+    #[must_use]
+    pub fn answer_words(&self, beavers: bool) -> &'static str {
+        if !self.opponent_takes() {
+            "Pass"
+        } else if beavers && self.should_beaver() {
+            "Beaver"
+        } else {
+            "Take"
+        }
     }
 
     /// The cubeful equity with the right action, per unit of the current cube.

@@ -115,7 +115,7 @@ impl RolloutConfig {
     #[must_use]
     pub fn truncation_words(&self) -> String {
         if self.balance_parity {
-            format!("{} or {}", self.truncate, self.truncate + 1)
+            format!("{} or {}", self.truncate, self.truncate.saturating_add(1))
         } else {
             self.truncate.to_string()
         }
@@ -136,13 +136,15 @@ pub struct RolloutResult {
 }
 
 impl RolloutResult {
-    /// The 95% confidence interval of the equity (normal approximation).
+    /// The 95% confidence interval of the equity ([`ci95_factor`] standard errors either side).
     #[must_use]
     pub fn equity_ci95(&self) -> (f64, f64) {
-        let h = 1.96 * self.equity_stderr;
+        let h = ci95_factor(self.games) * self.equity_stderr;
         (self.equity - h, self.equity + h)
     }
 }
+
+pub use tavla_player::ci95_factor;
 
 /// The 36 ordered dice outcomes as rolls.
 fn first_roll(i: u32) -> Roll {
@@ -245,7 +247,7 @@ fn play_out(
     let mut ranked: Vec<RankedPlay> = Vec::new();
     let (seed, luck_adjust) = (config.seed, config.luck_adjust);
     let truncate = if config.balance_parity && config.truncate > 0 && game % 2 == 1 {
-        config.truncate + 1
+        config.truncate.saturating_add(1)
     } else {
         config.truncate
     };
@@ -927,7 +929,7 @@ fn play_out_cubeful(
     let ply = config.ply.min(MAX_PLY);
     let mut ranked: Vec<RankedPlay> = Vec::new();
     let truncate = if config.balance_parity && config.truncate > 0 && game % 2 == 1 {
-        config.truncate + 1
+        config.truncate.saturating_add(1)
     } else {
         config.truncate
     };
@@ -1302,6 +1304,35 @@ fn cubeful_games(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_interval_widens_for_few_games_as_students_t_does() {
+        // The 0.975 quantiles of Student's t at 1, 2, 10, 35 and 100 degrees of freedom.
+        for (games, t) in [
+            (2, 12.706),
+            (3, 4.303),
+            (11, 2.228),
+            (36, 2.030),
+            (101, 1.984),
+        ] {
+            assert!(
+                (ci95_factor(games) - t).abs() < 0.002,
+                "{games}: {}",
+                ci95_factor(games)
+            );
+        }
+        assert!((ci95_factor(u32::MAX) - 1.96).abs() < 1e-6);
+        assert_eq!(
+            ci95_factor(0),
+            ci95_factor(2),
+            "no degrees of freedom: as one"
+        );
+        let f: Vec<f64> = (2..500).map(ci95_factor).collect();
+        assert!(
+            f.windows(2).all(|w| w[1] <= w[0]),
+            "narrower with more games"
+        );
+    }
     use crate::weights::Weights;
 
     /// `games` games played out (not truncated) at 0-ply, luck-adjusted, from `seed` on

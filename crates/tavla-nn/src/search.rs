@@ -1233,7 +1233,7 @@ impl Player for NeuralPlayer {
         let Some(a) = self.search.cube_decision(state, self.cube_ply) else {
             return false;
         };
-        if state.beavers && state.is_money() && a.double_take < 0.0 {
+        if state.may_beaver() && a.should_beaver() {
             // The opponent would beaver: the double is played for twice as much.
             return 2.0 * a.double_take > a.no_double;
         }
@@ -1251,11 +1251,11 @@ impl Player for NeuralPlayer {
     /// taker than nothing, by [`Search::cube_decision`] from the doubler's side at the
     /// player's cube ply (money play with beavers only).
     fn beavers(&mut self, state: &GameState) -> bool {
-        if !state.beavers || !state.is_money() {
+        if !state.may_beaver() {
             return false;
         }
         self.doubler_decision(state)
-            .is_some_and(|a| a.double_take < 0.0)
+            .is_some_and(|a| a.should_beaver())
     }
 
     /// Offers the smallest resignation worth as much as playing on

@@ -126,6 +126,9 @@ pub struct GameRecord {
     pub turns: Vec<Turn>,
     /// The line of its `Game` header (from 1).
     pub line: usize,
+    /// The line that gives the scores before it: in `.mat` the score line after the header, in
+    /// SGF the game's own line.
+    pub score_line: usize,
     /// Whether it is the Crawford game, where the record says (SGF's `RU[Crawford:CrawfordGame]`
     /// against `RU[Crawford]`, or a game played by tavla); `None` where it does not (`.mat`),
     /// and [`MatchRecord::crawford_games`] infers it from the scores.
@@ -289,6 +292,17 @@ fn action(words: &[&str], line: usize) -> Result<Action, MatError> {
 /// so a first action 15 or more characters in belongs to the right player.
 fn line_actions(rest: &str, line: usize, out: &mut Vec<Turn>) -> Result<(), MatError> {
     let toks = tokens(rest);
+    // Dice that are not two dice: `77:`, `5:`, `123:`.
+    if let Some((_, t)) = toks.iter().find(|(_, t)| {
+        t.strip_suffix(':')
+            .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+            && !is_roll_token(t)
+    }) {
+        return Err(err(
+            line,
+            format!("`{t}`: not a roll: two dice of 1 to 6 and a colon, as `31:`"),
+        ));
+    }
     let mut starts: Vec<usize> = Vec::new();
     for (i, (_, t)) in toks.iter().enumerate() {
         if starts_action(t) {
@@ -408,6 +422,7 @@ impl MatchRecord {
                 let (names, scores) = score_line(raw, line)?;
                 let game = games.last_mut().expect("a game was started");
                 game.scores = scores;
+                game.score_line = line;
                 players.get_or_insert(names);
                 need_scores = false;
                 continue;
@@ -452,6 +467,7 @@ impl MatchRecord {
                     scores: [0, 0],
                     turns: Vec::new(),
                     line,
+                    score_line: line,
                     crawford: None,
                     cube: 1,
                 });
@@ -629,6 +645,7 @@ impl GameRecord {
             scores,
             turns: Vec::new(),
             line: 0,
+            score_line: 0,
             crawford: None,
             cube: 1,
         }
@@ -745,7 +762,7 @@ impl MatchRecord {
                 let [a, b] = game.scores;
                 if a >= self.length || b >= self.length {
                     return Err(fail(err(
-                        game.line,
+                        game.score_line,
                         format!(
                             "the match is already over: {a}-{b} in a {}-point match",
                             self.length
@@ -758,7 +775,7 @@ impl MatchRecord {
                         after[winner] = after[winner].saturating_add(points);
                         if after != game.scores {
                             return Err(fail(err(
-                                game.line,
+                                game.score_line,
                                 format!(
                                     "the score line says {a}-{b}, but game {} left it at {}-{}",
                                     self.games[before].number, after[0], after[1]
@@ -1053,6 +1070,8 @@ pub struct DoubleTurn {
     pub answer: Option<CubeResponse>,
     /// The line of the double (from 1).
     pub line: usize,
+    /// The line of its answer (from 1); 0 while it has none.
+    pub answer_line: usize,
 }
 
 impl GameRecord {
@@ -1252,6 +1271,7 @@ impl GameRecord {
                             before_roll: rolls.len(),
                             answer: None,
                             line: turn.line,
+                            answer_line: 0,
                         });
                     }
                 }
@@ -1259,6 +1279,24 @@ impl GameRecord {
                     match offered {
                         Some((d, taker))
                             if taker == turn.player && d.checked_mul(2) == Some(*v) => {}
+                        // A beaver of the beaver just made (gnubg allows a few in a row; a
+                        // raccoon): its maker takes the cube at twice the value.
+                        None if after_beaver.is_some() && owner != Some(turn.player) => {
+                            if value.checked_mul(2) != Some(*v) || *v > 1 << 15 {
+                                return Err(err(
+                                    turn.line,
+                                    format!(
+                                        "a beaver to {v}, but the cube is at {value}: it goes \
+                                         to {}",
+                                        u64::from(value) * 2
+                                    ),
+                                ));
+                            }
+                            value = *v;
+                            owner = Some(turn.player);
+                            beavered = Some(turn.line);
+                            continue;
+                        }
                         Some((d, taker)) if taker == turn.player => {
                             return Err(err(
                                 turn.line,
@@ -1276,7 +1314,7 @@ impl GameRecord {
                     value = *v;
                     owner = Some(turn.player);
                     beavered = Some(turn.line);
-                    answer(&mut doubles, rolls.len(), CubeResponse::Beaver);
+                    answer(&mut doubles, rolls.len(), turn.line, CubeResponse::Beaver);
                 }
                 Action::Take => {
                     cube = true;
@@ -1289,7 +1327,7 @@ impl GameRecord {
                     };
                     value = v;
                     owner = Some(taker);
-                    answer(&mut doubles, rolls.len(), CubeResponse::Take);
+                    answer(&mut doubles, rolls.len(), turn.line, CubeResponse::Take);
                 }
                 Action::Drop => {
                     cube = true;
@@ -1298,7 +1336,7 @@ impl GameRecord {
                             turn.line,
                             format!(
                                 "a drop of the beaver on line {line}: a beaver cannot be \
-                                 refused (no raccoons)"
+                                 refused (it is taken, or beavered back)"
                             ),
                         ));
                     }
@@ -1306,7 +1344,7 @@ impl GameRecord {
                         return Err(err(turn.line, "a drop with no double to answer"));
                     }
                     ended = Some(("the drop", turn.line));
-                    answer(&mut doubles, rolls.len(), CubeResponse::Pass);
+                    answer(&mut doubles, rolls.len(), turn.line, CubeResponse::Pass);
                 }
                 Action::Wins(points) => {
                     if written.is_some() {
@@ -1355,10 +1393,11 @@ impl GameRecord {
 
 /// Records `a` as the answer to the last double when it is still unanswered and no roll came
 /// between (the take after a beaver is the doubler's, and changes nothing).
-fn answer(doubles: &mut [DoubleTurn], rolls: usize, a: CubeResponse) {
+fn answer(doubles: &mut [DoubleTurn], rolls: usize, line: usize, a: CubeResponse) {
     if let Some(d) = doubles.last_mut() {
         if d.answer.is_none() && d.before_roll == rolls {
             d.answer = Some(a);
+            d.answer_line = line;
         }
     }
 }
@@ -1411,6 +1450,73 @@ mod tests {
                 assert!(e.contains("a power of two from 2 to 32768"), "{e}");
             }
         }
+    }
+
+    #[test]
+    fn a_beaver_may_be_beavered_back_as_gnubg_writes_it() {
+        // gnubg's export: a double to 2, beavered to 4, 8 and 16 in turn, no Takes after.
+        let text = " 0 point match
+
+ Game 1
+ a : 0                          b : 0
+  1)                             31: 8/5 6/5
+  2) 62: 24/18 13/11              Doubles => 2
+  3)  Beavers => 4                Beavers => 8
+  4)  Beavers => 16              55: 13/8 13/8 8/3 8/3
+";
+        let replay = MatchRecord::parse(text).unwrap().games[0].replay().unwrap();
+        let last = replay.rolls.last().unwrap();
+        // The doubler (right) rolls with the cube at 16 held by the left, the last to beaver.
+        assert_eq!((last.player, last.cube, last.cube_owner), (1, 16, Some(0)));
+        let d = replay.doubles[0];
+        assert_eq!(
+            (d.answer, d.line, d.answer_line),
+            (Some(CubeResponse::Beaver), 6, 7)
+        );
+        // A beaver of a beaver must double the cube again, and its maker is the other side.
+        let wrong = text.replace("Beavers => 8", "Beavers => 16");
+        let e = MatchRecord::parse(&wrong).unwrap().games[0]
+            .replay()
+            .unwrap_err();
+        assert!(e.to_string().contains("line 7"), "{e}");
+    }
+
+    #[test]
+    fn dice_that_are_not_two_dice_are_named() {
+        for dice in ["77:", "5:", "123:"] {
+            let text = format!(
+                " 0 point match\n\n Game 1\n a : 0      b : 0\n  1) 31: 8/5 6/5      {dice} 8/5\n"
+            );
+            let e = MatchRecord::parse(&text).unwrap_err().to_string();
+            assert!(
+                e.contains(&format!("`{dice}`: not a roll")) && e.contains("line 5"),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_wrong_score_is_told_at_its_score_line() {
+        let text = " 3 point match
+
+ Game 1
+ a : 0                          b : 0
+  1)                             31: 8/5 6/5
+      Wins 1 point
+
+ Game 2
+ a : 0                          b : 2
+  1) 31: 8/5 6/5
+";
+        let e = MatchRecord::parse(text)
+            .unwrap()
+            .replay()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("line 9") && e.contains("the score line says"),
+            "{e}"
+        );
     }
 
     #[test]

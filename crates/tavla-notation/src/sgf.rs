@@ -823,6 +823,7 @@ fn game(
             scores,
             turns,
             line: lines.line(tree.at),
+            score_line: lines.line(tree.at),
             crawford,
             cube: start_cube,
         },

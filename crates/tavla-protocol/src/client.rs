@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use tavla_core::{Cube, Dice, GameState, PlayList, Position, Resign, Roll};
 use tavla_notation::{PlayText, Xgid};
-use tavla_player::{PlayValue, Player, RolloutControl, RolloutRequest, RolloutValue};
+use tavla_player::{ci95_factor, PlayValue, Player, RolloutControl, RolloutRequest, RolloutValue};
 
 use crate::response::ErrorCode;
 
@@ -992,7 +992,8 @@ impl UbgiPlayer {
                         games,
                         probs: probabilities(&pairs).map_err(&bad)?,
                         equity: number(&pairs, "equity").map_err(&bad)?,
-                        equity_stderr: half_interval(&pairs, "ci").map_err(&bad)? / 1.96,
+                        equity_stderr: half_interval(&pairs, "ci").map_err(&bad)?
+                            / ci95_factor(games),
                         difference: 0.0,
                         difference_stderr: 0.0,
                     }]);
@@ -1002,7 +1003,8 @@ impl UbgiPlayer {
                     let (pairs, _) = answer_pairs(&line["info".len()..]);
                     let games = number(&pairs, "games").map_err(&bad)? as u64;
                     if let (Ok(mean), Ok(ci)) = (number(&pairs, "equity"), number(&pairs, "ci")) {
-                        control.set_estimate(plays, 0, games, mean, ci / 1.96);
+                        let z = ci95_factor(u32::try_from(games).unwrap_or(u32::MAX));
+                        control.set_estimate(plays, 0, games, mean, ci / z);
                     } else {
                         control.counter().store(
                             games.saturating_mul(plays as u64),
@@ -1024,7 +1026,9 @@ impl UbgiPlayer {
                     };
                     let games = number(&pairs, "games").map_err(&bad)?;
                     let equity = number(&pairs, "score").map_err(&bad)?;
-                    let stderr = half_interval(&pairs, "ci").map_err(&bad)? / 1.96;
+                    // The engine's half-width at its games, as tavla's own (Student's t).
+                    let z = ci95_factor(games as u32);
+                    let stderr = half_interval(&pairs, "ci").map_err(&bad)? / z;
                     if pairs.iter().any(|(n, _)| *n == "diff") {
                         values[k] = Some(RolloutValue {
                             games: games as u32,
@@ -1032,8 +1036,7 @@ impl UbgiPlayer {
                             equity,
                             equity_stderr: stderr,
                             difference: number(&pairs, "diff").map_err(&bad)?,
-                            difference_stderr: half_interval(&pairs, "diffci").map_err(&bad)?
-                                / 1.96,
+                            difference_stderr: half_interval(&pairs, "diffci").map_err(&bad)? / z,
                         });
                     } else {
                         control.set_estimate(plays, k, games as u64, equity, stderr);

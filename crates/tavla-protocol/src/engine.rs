@@ -874,16 +874,17 @@ impl Engine {
             )
         })?;
         // A half-interval, left out after a single game (which has none).
-        let ci = |name: &'static str, stderr: f64| {
+        let ci = |name: &'static str, stderr: f64, games: u64| {
+            let z = tavla_player::ci95_factor(u32::try_from(games).unwrap_or(u32::MAX));
             stderr
                 .is_finite()
-                .then(|| (name, format!("{:.4}", 1.96 * stderr)))
+                .then(|| (name, format!("{:.4}", z * stderr)))
         };
         if job.plays.is_empty() {
             let mut pairs = vec![("games", values.first().map_or(0, |v| v.games).to_string())];
             if let Some(v) = values.first() {
                 pairs.push(("equity", format!("{:+.4}", v.equity)));
-                pairs.extend(ci("ci", v.equity_stderr));
+                pairs.extend(ci("ci", v.equity_stderr, v.games.into()));
                 pairs.extend(probability_pairs(v.probs));
             }
             self.info(out, 0, started);
@@ -898,9 +899,9 @@ impl Engine {
                 ("multipv", (k + 1).to_string()),
                 ("score", format!("{:+.4}", v.equity)),
             ];
-            pairs.extend(ci("ci", v.equity_stderr));
+            pairs.extend(ci("ci", v.equity_stderr, v.games.into()));
             pairs.push(("diff", format!("{:+.4}", v.difference)));
-            pairs.extend(ci("diffci", v.difference_stderr));
+            pairs.extend(ci("diffci", v.difference_stderr, v.games.into()));
             pairs.push(("games", v.games.to_string()));
             pairs.extend(probability_pairs(v.probs));
             pairs.push(("pv", tavla_notation::format_ubgi(&job.plays[i])));
@@ -1030,7 +1031,7 @@ impl Engine {
         state.turn = self.ctx.turn.other();
         if !self.player.accepts_double(&state) {
             CubeAction::Drop
-        } else if state.beavers && self.player.beavers(&state) {
+        } else if state.may_beaver() && self.player.beavers(&state) {
             CubeAction::Beaver
         } else {
             CubeAction::Take
@@ -1058,7 +1059,8 @@ fn probability_pairs(p: [f32; 5]) -> impl Iterator<Item = (&'static str, String)
     ["win", "wg", "wbg", "lg", "lbg"]
         .into_iter()
         .zip(p)
-        .map(|(k, v)| (k, format!("{v:.4}")))
+        // A luck-adjusted rollout's mean may leave 0..=1 by a hair; shown within it.
+        .map(|(k, v)| (k, format!("{:.4}", v.clamp(0.0, 1.0))))
 }
 
 /// A `go rollout` ready to run ([`Engine::rollout_job`]).
@@ -1097,7 +1099,10 @@ struct Watch<'a> {
 /// `info multipv <k> score <e> ci <h> games <n> pv <play>` line per play, best so far first.
 fn progress_lines(job: &RolloutJob, control: &RolloutControl, started: Instant) -> Vec<Response> {
     let running = control.running();
-    let ci = |stderr: f64| format!("{:.4}", 1.96 * stderr);
+    let ci = |stderr: f64, games: u64| {
+        let z = tavla_player::ci95_factor(u32::try_from(games).unwrap_or(u32::MAX));
+        format!("{:.4}", z * stderr)
+    };
     let games = control.games_done() / job.afters.len().max(1) as u64;
     let mut pairs = vec![
         ("games", games.to_string()),
@@ -1105,9 +1110,9 @@ fn progress_lines(job: &RolloutJob, control: &RolloutControl, started: Instant) 
     ];
     // An estimate of one game has no interval: the lines wait for two.
     if job.plays.is_empty() {
-        if let Some(&(_, mean, stderr)) = running.first().filter(|r| r.0 > 1) {
+        if let Some(&(n, mean, stderr)) = running.first().filter(|r| r.0 > 1) {
             pairs.push(("equity", format!("{mean:+.4}")));
-            pairs.push(("ci", ci(stderr)));
+            pairs.push(("ci", ci(stderr, n)));
         }
     }
     pairs.push(("time_ms", started.elapsed().as_millis().to_string()));
@@ -1121,7 +1126,7 @@ fn progress_lines(job: &RolloutJob, control: &RolloutControl, started: Instant) 
         lines.push(Response::Info(vec![
             ("multipv", (k + 1).to_string()),
             ("score", format!("{mean:+.4}")),
-            ("ci", ci(stderr)),
+            ("ci", ci(stderr, n)),
             ("games", n.to_string()),
             ("pv", tavla_notation::format_ubgi(&job.plays[i])),
         ]));

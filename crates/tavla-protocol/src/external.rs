@@ -220,7 +220,7 @@ impl External {
                 taker.position = state.position.flip();
                 taker.turn = state.turn.other();
                 let take = self.player.accepts_double(&taker);
-                let beaver = take && taker.beavers && self.player.beavers(&taker);
+                let beaver = take && taker.may_beaver() && self.player.beavers(&taker);
                 self.explain(format_args!("doubled: take {take}, beaver {beaver}"));
                 Ok(line(match (take, beaver) {
                     (true, true) => "beaver",
