@@ -26,8 +26,14 @@ pub const NUM_OUTPUTS: usize = 5;
 pub const OUT_PAD: usize = 8;
 /// Largest supported hidden layer.
 pub const MAX_HIDDEN: usize = 1024;
-/// Second-layer units summed together in registers, for each evaluation of a batch.
-const LANES: usize = 16;
+/// Second-layer units summed together in one group of registers, for each evaluation of a
+/// batch: one 512-bit register with AVX-512, one 256-bit one otherwise (four groups for each of
+/// up to four evaluations fill the sixteen 256-bit registers AVX2 has, where sixteen lanes
+/// made twice as many and the compiler kept half of them on the stack).
+const LANES: usize = if cfg!(target_feature = "avx512f") { 16 } else { 8 };
+/// Groups of [`LANES`] second-layer units summed together for each of up to four evaluations:
+/// sixteen registers of sums with AVX-512 (of its 32), eight otherwise (of 16).
+const GROUPS: usize = if cfg!(target_feature = "avx512f") { 4 } else { 2 };
 /// Evaluations whose second layer is summed together ([`Network::outputs_batch`]).
 pub(crate) const BATCH: usize = 4;
 /// Largest supported second hidden layer.
@@ -35,8 +41,10 @@ pub const MAX_SECOND: usize = 256;
 /// Largest supported input layer.
 pub const MAX_INPUTS: usize = 256;
 /// Hidden units summed together in registers (any hidden size works; multiples of this or of
-/// a quarter of it are fastest).
-const CHUNK: usize = 128;
+/// a quarter of it are fastest): eight registers of sums, 512-bit with AVX-512 and 256-bit
+/// otherwise (sixteen 256-bit ones, all AVX2 has, left none for the weights and the compiler
+/// kept two of them on the stack).
+const CHUNK: usize = if cfg!(target_feature = "avx512f") { 128 } else { 64 };
 
 /// A network of one hidden layer, or of two when [`Network::second`] is not 0.
 #[derive(Debug, Clone, PartialEq)]
@@ -65,17 +73,27 @@ fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
 }
 
-/// `acc[p][g] += a[p] * r[g]` ([`lanes_add`]) for the four groups `g` of each listed `p`,
-/// written out.
-macro_rules! lanes_add_4 {
+/// `acc[p][g] += a[p] * r[g]` for the [`GROUPS`] groups `g` of each listed `p`
+/// ([`groups_add`]), written out.
+macro_rules! lanes_add_groups {
     ($acc:ident, $a:ident, $r:ident; $($p:literal)+) => {{
         $(
-            lanes_add(&mut $acc[$p][0], $a[$p], $r[0]);
-            lanes_add(&mut $acc[$p][1], $a[$p], $r[1]);
-            lanes_add(&mut $acc[$p][2], $a[$p], $r[2]);
-            lanes_add(&mut $acc[$p][3], $a[$p], $r[3]);
+            groups_add(&mut $acc[$p], $a[$p], &$r);
         )+
     }};
+}
+
+/// `acc[g] += a * r[g]` ([`lanes_add`]) for each of the [`GROUPS`] groups `g`, written out: as
+/// a loop the compiler kept four groups of sixteen lanes in memory and ran eight times slower.
+#[inline(always)]
+fn groups_add(acc: &mut [[f32; LANES]; GROUPS], a: f32, r: &[&[f32; LANES]; GROUPS]) {
+    lanes_add(&mut acc[0], a, r[0]);
+    lanes_add(&mut acc[1], a, r[1]);
+    #[cfg(target_feature = "avx512f")]
+    {
+        lanes_add(&mut acc[2], a, r[2]);
+        lanes_add(&mut acc[3], a, r[3]);
+    }
 }
 
 /// The activations of `P` vectors (of equal length) unit by unit: `[h[0][j], .., h[P-1][j]]`
@@ -87,10 +105,10 @@ fn by_unit<'a, const P: usize>(h: &'a [&'a [f32]; P]) -> impl Iterator<Item = [f
     (0..n).map(move |j| std::array::from_fn(|p| h[p][j]))
 }
 
-/// The four groups of [`LANES`] of `block` (`4 * LANES` long).
+/// The [`GROUPS`] groups of [`LANES`] of `block` (`GROUPS * LANES` long).
 #[inline(always)]
-fn quarters(block: &[f32]) -> [&[f32; LANES]; 4] {
-    let block: &[f32; 4 * LANES] = block.try_into().expect("four groups");
+fn groups(block: &[f32]) -> [&[f32; LANES]; GROUPS] {
+    let block: &[f32; GROUPS * LANES] = block.try_into().expect("GROUPS groups");
     std::array::from_fn(|g| {
         block[g * LANES..(g + 1) * LANES]
             .try_into()
@@ -226,8 +244,9 @@ impl InputRows for Rows16 {
 /// [`Network::add_rows`] for units `from..from + h.len()` (a multiple of `B`), whose sums are
 /// `h`: `B` units at a time, their accumulators in registers while the rows of the terms
 /// stream past (one load, multiply and add per weight, no load or store of the sums per
-/// term). Eight 512-bit registers (`B` = 128) keep enough additions in flight to hide their
-/// latency; two (`B` = 32) left a 0-ply decision a fifth slower.
+/// term). Eight registers (`B` = [`CHUNK`]) keep enough additions in flight to hide their
+/// latency: with AVX-512 two (`B` = 32) left a 0-ply decision a fifth slower; with AVX2 sixteen
+/// (`B` = 128) left two sums on the stack and a row's additions about an eighth slower.
 #[inline(always)]
 fn add_rows_blocks<const B: usize>(
     rows: &impl InputRows,
@@ -624,7 +643,7 @@ impl Network {
     }
 
     /// The second layer's activations of `P` first-layer activation vectors into `mid[..P]`:
-    /// four groups of [`LANES`] units at a time (then one group, then unit by unit), their
+    /// [`GROUPS`] groups of [`LANES`] units at a time (then one group, then unit by unit), their
     /// sums for all `P` vectors in registers while the weights stream past once, each sum
     /// taken from the bias in the order of the first-layer units, so that every `P` gives the
     /// same sums to the bit. The activations are read where they lie, unit by unit
@@ -634,11 +653,11 @@ impl Network {
         let (nh, ns) = (self.hidden, self.second);
         let h = h.map(|v| &v[..nh]);
         let full = ns / LANES * LANES;
-        let quads = ns / (4 * LANES) * (4 * LANES);
-        for c in (0..quads).step_by(4 * LANES) {
-            self.second_quad(&h, c, mid);
+        let blocks = ns / (GROUPS * LANES) * (GROUPS * LANES);
+        for c in (0..blocks).step_by(GROUPS * LANES) {
+            self.second_block(&h, c, mid);
         }
-        for c in (quads..full).step_by(LANES) {
+        for c in (blocks..full).step_by(LANES) {
             self.second_single(&h, c, mid);
         }
         for p in 0..P {
@@ -655,12 +674,12 @@ impl Network {
         }
     }
 
-    /// Second-layer units `c..c + 4 * LANES` of the `P` (1 to 4) activation vectors `h` into
-    /// `mid`: `4 * P` registers of sums. The additions are written out for each `P`
-    /// ([`lanes_add_4`]): as a loop over the vectors the compiler leaves the sums in memory and
-    /// runs several times slower. Each row of weights is taken without an index check.
+    /// Second-layer units `c..c + GROUPS * LANES` of the `P` (1 to 4) activation vectors `h`
+    /// into `mid`: `GROUPS * P` registers of sums. The additions are written out for each `P`
+    /// ([`lanes_add_groups`]): as a loop over the vectors the compiler leaves the sums in memory
+    /// and runs several times slower. Each row of weights is taken without an index check.
     #[inline]
-    fn second_quad<const P: usize>(
+    fn second_block<const P: usize>(
         &self,
         h: &[&[f32]; P],
         c: usize,
@@ -668,19 +687,19 @@ impl Network {
     ) {
         const { assert!(P >= 1 && P <= 4, "the additions are written out for 1 to 4") };
         let ns = self.second;
-        let bias = quarters(&self.bm[c..c + 4 * LANES]).map(|g| *g);
+        let bias = groups(&self.bm[c..c + GROUPS * LANES]).map(|g| *g);
         let mut acc = [bias; P];
         for (row, a) in self.wm.chunks_exact(ns).zip(by_unit(h)) {
-            let r = quarters(&row[c..c + 4 * LANES]);
+            let r = groups(&row[c..c + GROUPS * LANES]);
             match P {
-                1 => lanes_add_4!(acc, a, r; 0),
-                2 => lanes_add_4!(acc, a, r; 0 1),
-                3 => lanes_add_4!(acc, a, r; 0 1 2),
-                _ => lanes_add_4!(acc, a, r; 0 1 2 3),
+                1 => lanes_add_groups!(acc, a, r; 0),
+                2 => lanes_add_groups!(acc, a, r; 0 1),
+                3 => lanes_add_groups!(acc, a, r; 0 1 2),
+                _ => lanes_add_groups!(acc, a, r; 0 1 2 3),
             }
         }
         for (m, s) in mid.iter_mut().zip(&acc) {
-            m[c..c + 4 * LANES].copy_from_slice(s.as_flattened());
+            m[c..c + GROUPS * LANES].copy_from_slice(s.as_flattened());
         }
     }
 
@@ -1055,9 +1074,9 @@ mod tests {
 
     #[test]
     fn chunked_forward_matches_a_plain_sum() {
-        // 200 hidden units: a wide block of CHUNK, two narrow ones of CHUNK / 4, a tail of 8.
-        const NH: usize = 200;
-        assert_eq!(NH, CHUNK + 2 * (CHUNK / 4) + 8);
+        // A wide block of CHUNK, two narrow ones of CHUNK / 4, a tail of 8 (200 units with
+        // AVX-512, 104 otherwise).
+        const NH: usize = CHUNK + 2 * (CHUNK / 4) + 8;
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         let net = Network::random(7, NH, &mut rng);
         let x = [1.0, 0.0, 0.5, 2.0, 0.0, 0.0, 1.0];
@@ -1193,8 +1212,9 @@ mod tests {
     #[test]
     fn batched_outputs_equal_single_ones_and_a_plain_sum_to_the_bit() {
         let mut rng = ChaCha8Rng::seed_from_u64(9);
-        // 149 second-layer units: two blocks of four register groups, a single group and a
-        // tail; 40: two single groups and a tail; and one layer.
+        // 149 and 40 second-layer units: with AVX-512 (GROUPS * LANES = 64) two blocks, a
+        // single group and a tail, and two single groups and a tail; otherwise (16) nine blocks
+        // and a tail, and two blocks and a single group; and one layer.
         for net in [
             Network::random_deep(12, 24, 149, &mut rng),
             Network::random_deep(12, 24, 40, &mut rng),
