@@ -82,6 +82,17 @@ fn bench(c: &mut Criterion) {
             black_box(&out);
         });
     });
+    // The same with the `f32` input layers (as training evaluates) instead of the 16-bit ones.
+    let exact = Weights::default_weights().exact();
+    g.bench_function(BenchmarkId::new("plays_batch_f32_rows", total), |b| {
+        b.iter(|| {
+            for batch in &batches {
+                let o = &mut out[..batch.len()];
+                exact.evaluate_plays(batch, o);
+            }
+            black_box(&out);
+        });
+    });
     g.finish();
 
     let mut g = c.benchmark_group("decision");

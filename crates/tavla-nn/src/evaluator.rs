@@ -3,7 +3,7 @@
 use tavla_core::Position;
 
 use crate::inputs::{encode, phase, Phase, NUM_INPUTS};
-use crate::net::{BATCH, MAX_HIDDEN, MAX_INPUTS, NUM_OUTPUTS};
+use crate::net::{BATCH, MAX_HIDDEN, MAX_INPUTS, MAX_SECOND, NUM_OUTPUTS};
 use crate::probs::Probabilities;
 use crate::weights::Weights;
 
@@ -52,7 +52,15 @@ impl Evaluator for Weights {
         let phase = phase(pos);
         let net = self.network(phase);
         net.hidden_sums(&x, &mut hidden, self.rows16(phase));
-        let p = Probabilities::from_array(net.outputs_from_sums(&mut hidden)).consistent();
+        let mut y = [[0.0f32; NUM_OUTPUTS]; 1];
+        let mut mid = [[0.0f32; MAX_SECOND]; 1];
+        net.outputs_batch(
+            std::slice::from_mut(&mut hidden),
+            &mut y,
+            self.mid16(phase),
+            &mut mid,
+        );
+        let p = Probabilities::from_array(y[0]).consistent();
         Possible::of(pos, phase).apply(p)
     }
 
@@ -112,6 +120,8 @@ struct Scratch {
     block: [[f32; MAX_HIDDEN]; BATCH],
     /// The inputs that differ from the reference ([`crate::net::Network::update_sums`]).
     delta: [(u32, f32); MAX_INPUTS],
+    /// The second hidden layer's sums of a block (`Network::outputs_batch`).
+    mid: [[f32; MAX_SECOND]; BATCH],
 }
 
 thread_local! {
@@ -120,6 +130,7 @@ thread_local! {
         ref_sums: [[0.0; MAX_HIDDEN]; Phase::ALL.len()],
         block: [[0.0; MAX_HIDDEN]; BATCH],
         delta: [(0, 0.0); MAX_INPUTS],
+        mid: [[0.0; MAX_SECOND]; BATCH],
     }));
 }
 
@@ -179,6 +190,7 @@ impl Weights {
             ref_sums,
             block,
             delta,
+            mid,
         } = scratch;
         let mut have_ref = [false; Phase::ALL.len()];
         let mut x = [0.0f32; NUM_INPUTS];
@@ -188,10 +200,11 @@ impl Weights {
         let flush = |phase: Phase,
                      block: &mut [[f32; MAX_HIDDEN]],
                      at: &[(usize, Possible)],
-                     out: &mut [Probabilities]| {
+                     out: &mut [Probabilities],
+                     mid: &mut [[f32; MAX_SECOND]]| {
             let mut y = [[0.0f32; NUM_OUTPUTS]; BATCH];
             self.network(phase)
-                .outputs_batch(block, &mut y[..block.len()]);
+                .outputs_batch(block, &mut y[..block.len()], self.mid16(phase), mid);
             for (&(i, possible), y) in at.iter().zip(&y) {
                 out[i] = possible.apply(Probabilities::from_array(*y).consistent());
             }
@@ -205,7 +218,7 @@ impl Weights {
                 }
             };
             if n > 0 && (n == BATCH || phase != block_phase) {
-                flush(block_phase, &mut block[..n], &block_at[..n], out);
+                flush(block_phase, &mut block[..n], &block_at[..n], out, mid);
                 n = 0;
             }
             let k = phase as usize;
@@ -226,7 +239,7 @@ impl Weights {
             n += 1;
         }
         if n > 0 {
-            flush(block_phase, &mut block[..n], &block_at[..n], out);
+            flush(block_phase, &mut block[..n], &block_at[..n], out, mid);
         }
     }
 
@@ -372,6 +385,7 @@ mod tests {
         let mut plays = PlayList::new();
         let mut out = Vec::new();
         let mut seen = [0usize; Phase::ALL.len()];
+        let mut worst = 0.0f32;
         for _ in 0..40 {
             let mut pos = Position::START;
             while !pos.is_game_over() {
@@ -387,14 +401,23 @@ mod tests {
                             w.evaluate(&a.flip()).flip()
                         }
                     };
+                    // To rounding, which can move a 16-bit second-layer activation by one
+                    // level (a 4,096th) in weights for play.
+                    let tolerance = if w.mid16(Phase::Contact).is_some() {
+                        1e-4
+                    } else {
+                        1e-5
+                    };
                     for (g, e) in o.to_array().iter().zip(want.to_array()) {
-                        assert!((g - e).abs() < 1e-5, "{a:?}: {o:?} against {want:?}");
+                        worst = worst.max((g - e).abs());
+                        assert!((g - e).abs() < tolerance, "{a:?}: {o:?} against {want:?}");
                     }
                 }
                 pos = plays.positions()[rng.gen_range(0..plays.len())].flip();
             }
         }
         assert!(seen.iter().all(|&n| n > 100), "every phase met: {seen:?}");
+        eprintln!("largest difference {worst}");
     }
 
     #[test]
@@ -409,10 +432,11 @@ mod tests {
         }
     }
 
-    /// The default weights for play (16-bit input layers) against the same networks in
-    /// `f32`, over the positions of seeded random games: every output within 3 * 10^-4 (`fX`:
-    /// 2.4 * 10^-4 at worst; `fW`: 1.5 * 10^-4), and the same best play at 0-ply nearly
-    /// always.
+    /// The default weights for play (16-bit input layers and second hidden layers) against the
+    /// same networks in `f32`, over the positions of seeded random games: every output within
+    /// 3 * 10^-4 (`gH`: 2.41 * 10^-4 at worst with both 16-bit layers, 2.4 * 10^-4 with the
+    /// input layers alone; `fW`: 1.5 * 10^-4), and the same best play at 0-ply nearly always
+    /// (`gH`: all 4,787).
     #[test]
     fn sixteen_bit_rows_evaluate_as_the_f32_networks_nearly() {
         use rand::{Rng, SeedableRng};

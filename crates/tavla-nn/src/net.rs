@@ -18,6 +18,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use rand::Rng;
+use wide::{f32x8, i16x16, i32x8};
 
 /// Number of outputs (see [`crate::Probabilities::to_array`] for their order).
 pub const NUM_OUTPUTS: usize = 5;
@@ -30,12 +31,26 @@ pub const MAX_HIDDEN: usize = 1024;
 /// batch: one 512-bit register with AVX-512, one 256-bit one otherwise (four groups for each of
 /// up to four evaluations fill the sixteen 256-bit registers AVX2 has, where sixteen lanes
 /// made twice as many and the compiler kept half of them on the stack).
-const LANES: usize = if cfg!(target_feature = "avx512f") { 16 } else { 8 };
+const LANES: usize = if cfg!(target_feature = "avx512f") {
+    16
+} else {
+    8
+};
 /// Groups of [`LANES`] second-layer units summed together for each of up to four evaluations:
 /// sixteen registers of sums with AVX-512 (of its 32), eight otherwise (of 16).
-const GROUPS: usize = if cfg!(target_feature = "avx512f") { 4 } else { 2 };
-/// Evaluations whose second layer is summed together ([`Network::outputs_batch`]).
-pub(crate) const BATCH: usize = 4;
+const GROUPS: usize = if cfg!(target_feature = "avx512f") {
+    4
+} else {
+    2
+};
+/// Evaluations whose second layer is summed together ([`Network::outputs_batch`]): each span
+/// of its weights is read from memory once for all of them.
+pub(crate) const BATCH: usize = 16;
+/// Evaluations of a batch whose second-layer sums are held in registers together.
+const TILE: usize = 4;
+/// First-layer units whose second-layer rows (256 bytes each for 64 units) are read once for
+/// a whole batch: 8 KiB, which stay in the L1 cache while each tile of the batch adds them.
+const SPAN: usize = 32;
 /// Largest supported second hidden layer.
 pub const MAX_SECOND: usize = 256;
 /// Largest supported input layer.
@@ -44,7 +59,11 @@ pub const MAX_INPUTS: usize = 256;
 /// a quarter of it are fastest): eight registers of sums, 512-bit with AVX-512 and 256-bit
 /// otherwise (sixteen 256-bit ones, all AVX2 has, left none for the weights and the compiler
 /// kept two of them on the stack).
-const CHUNK: usize = if cfg!(target_feature = "avx512f") { 128 } else { 64 };
+const CHUNK: usize = if cfg!(target_feature = "avx512f") {
+    128
+} else {
+    64
+};
 
 /// A network of one hidden layer, or of two when [`Network::second`] is not 0.
 #[derive(Debug, Clone, PartialEq)]
@@ -237,6 +256,222 @@ impl InputRows for Rows16 {
         let a = xi * self.scale[i];
         for k in 0..B {
             acc[k] += a * f32::from(row[k]);
+        }
+    }
+}
+
+/// Fractional bits of the second layer's 16-bit activations ([`Mid16`]): softsign's (-1, 1)
+/// as integers of magnitude at most 4,096.
+const ACT_SCALE: f32 = 4096.0;
+/// Magnitude of a [`Mid16`] weight at its unit's largest weight.
+const WEIGHT_STEPS: f32 = 8191.0;
+/// Pairs of first-layer units whose products a [`Mid16`] sums as integers before adding them
+/// to a unit's `f32` sum: at most 16 * 2 * 4,096 * 8,191 < 2^31, so no integer sum overflows.
+const PAIRS: usize = 16;
+/// Evaluations of a batch whose 16-bit second-layer sums are held in registers together.
+const TILE16: usize = 4;
+
+/// A network's second hidden layer in 16 bits, for play: each weight an integer of magnitude
+/// at most 8,191 times its unit's step (the unit's largest weight over 8,191), each activation
+/// an integer of magnitude at most 4,096 (4,096ths). The products are summed exactly, in 32-bit
+/// integers, sixteen pairs of first-layer units at a time (`i16x16::dot`, one `vpmaddwd` with
+/// AVX2 or two with SSE2), and each such integer sum is added to the unit's `f32` sum times its
+/// step: half the operations of the `f32` layer, and integers that come out the same whatever
+/// the instructions, so the sums are still the same to the bit on every target and for any
+/// batch. Built by [`crate::Weights::for_play`] beside [`Rows16`]; training never reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Mid16 {
+    hidden: usize,
+    second: usize,
+    /// Groups of eight second-layer units, rounded up to an even number (two are summed
+    /// together); the units past `second` have zero weights.
+    groups: usize,
+    /// For pair `jp` of first-layer units and group `g`: `q[jp * groups + g]`, whose lanes
+    /// `2k` and `2k + 1` are the weights from units `2jp` and `2jp + 1` to unit `8g + k`.
+    q: Vec<i16x16>,
+    /// Per group: each unit's step over [`ACT_SCALE`] (0 past `second`).
+    scale: Vec<f32x8>,
+    /// Per group: the biases (0 past `second`).
+    bias: Vec<f32x8>,
+}
+
+impl Mid16 {
+    /// The 16-bit second layer of `net`, or `None` when it has one hidden layer.
+    #[must_use]
+    pub(crate) fn new(net: &Network) -> Option<Mid16> {
+        let (nh, ns) = (net.hidden, net.second);
+        if ns == 0 {
+            return None;
+        }
+        let groups = ns.div_ceil(16) * 2;
+        let step: Vec<f32> = (0..ns)
+            .map(|m| {
+                let largest = (0..nh).fold(0.0f32, |x, j| x.max(net.wm[j * ns + m].abs()));
+                if largest > 0.0 {
+                    largest / WEIGHT_STEPS
+                } else {
+                    1.0
+                }
+            })
+            .collect();
+        let lanes = |g: usize, f: &dyn Fn(usize) -> f32| {
+            f32x8::new(std::array::from_fn(|k| {
+                let m = 8 * g + k;
+                if m < ns {
+                    f(m)
+                } else {
+                    0.0
+                }
+            }))
+        };
+        let mut q = Vec::with_capacity(nh.div_ceil(2) * groups);
+        for jp in 0..nh.div_ceil(2) {
+            for g in 0..groups {
+                q.push(i16x16::new(std::array::from_fn(|lane| {
+                    let (j, m) = (2 * jp + lane % 2, 8 * g + lane / 2);
+                    if j < nh && m < ns {
+                        // |w / step| <= 8,191 (to rounding, which `as` saturates).
+                        (net.wm[j * ns + m] / step[m]).round() as i16
+                    } else {
+                        0
+                    }
+                })));
+            }
+        }
+        Some(Mid16 {
+            hidden: nh,
+            second: ns,
+            groups,
+            q,
+            scale: (0..groups)
+                .map(|g| lanes(g, &|m| step[m] / ACT_SCALE))
+                .collect(),
+            bias: (0..groups).map(|g| lanes(g, &|m| net.bm[m])).collect(),
+        })
+    }
+
+    /// Weight `j -> m` as the forward pass reads it, in units of activation.
+    #[cfg(test)]
+    fn weight(&self, j: usize, m: usize) -> f32 {
+        let (g, k) = (m / 8, m % 8);
+        let lanes = self.q[j / 2 * self.groups + g].to_array();
+        self.scale[g].to_array()[k] * ACT_SCALE * f32::from(lanes[2 * k + j % 2])
+    }
+
+    /// The second layer's activations of the first-layer activation vectors `h` (at most
+    /// [`BATCH`], each of `hidden` units; overwritten) into `mid[..h.len()]`, as
+    /// [`Network::second_layer`] computes them from the `f32` weights: a span of [`PAIRS`]
+    /// pairs of rows (16 KiB for 64 units) at a time, added to every [`TILE16`] of the vectors
+    /// while it stays in the L1 cache.
+    fn second_layer(&self, h: &mut [[f32; MAX_HIDDEN]], mid: &mut [[f32; MAX_SECOND]]) {
+        let (nh, pairs) = (self.hidden, self.hidden.div_ceil(2));
+        // Each vector's activations in 4,096ths, rounded to even (`round_int` is one
+        // `vcvtps2dq`; a scalar loop of `as` casts cost as much as the layer's sums), as 16-bit
+        // integers in unit order, written over the activations (each eight are read before
+        // the four pairs they make are written, at or before their place); read two at a time
+        // (units 2jp and 2jp + 1, lanes 2k and 2k + 1 of a broadcast pair) as the 32-bit
+        // integers they make in memory.
+        for v in h.iter_mut() {
+            let v: &mut [u32] = bytemuck::cast_slice_mut(&mut v[..2 * pairs]);
+            let level = |x: u32| (f32::from_bits(x) * ACT_SCALE).round_ties_even() as i16;
+            for c in 0..nh / 8 {
+                let a: [u32; 8] = v[8 * c..8 * c + 8].try_into().expect("eight");
+                let q = (f32x8::new(a.map(f32::from_bits)) * f32x8::splat(ACT_SCALE))
+                    .round_int()
+                    .to_array();
+                let q: [i16; 8] = q.map(|q| q as i16);
+                let q: [u32; 4] = bytemuck::cast(q);
+                v[4 * c..4 * c + 4].copy_from_slice(&q);
+            }
+            for jp in nh / 8 * 4..pairs {
+                let b = if 2 * jp + 1 < nh {
+                    level(v[2 * jp + 1])
+                } else {
+                    0
+                };
+                v[jp] = bytemuck::cast([level(v[2 * jp]), b]);
+            }
+        }
+        let groups = self.groups;
+        for m in mid.iter_mut() {
+            for (g, b) in self.bias.iter().enumerate() {
+                m[8 * g..8 * g + 8].copy_from_slice(&b.to_array());
+            }
+        }
+        for jp0 in (0..pairs).step_by(PAIRS) {
+            let span = jp0..(jp0 + PAIRS).min(pairs);
+            for (h, mid) in h.chunks(TILE16).zip(mid.chunks_mut(TILE16)) {
+                let a = |p: usize| -> &[u32] {
+                    &bytemuck::cast_slice(&h[p][..2 * pairs])[span.clone()]
+                };
+                for g in (0..groups).step_by(2) {
+                    match h.len() {
+                        1 => self.span_block([a(0)], span.start, g, mid),
+                        2 => self.span_block([a(0), a(1)], span.start, g, mid),
+                        3 => self.span_block([a(0), a(1), a(2)], span.start, g, mid),
+                        _ => self.span_block([a(0), a(1), a(2), a(3)], span.start, g, mid),
+                    }
+                }
+            }
+        }
+        for m in mid.iter_mut() {
+            softsign(&mut m[..self.second]);
+        }
+    }
+
+    /// Adds the products of the pairs of activations `qa` (of pairs `from..`, for `P` of
+    /// the vectors) and the weights to groups `g` and `g + 1` to the sums `mid[..P]`: `2 * P`
+    /// registers of integer sums, written out for each `P` ([`lanes_add_groups`]'s reason).
+    #[inline(always)]
+    fn span_block<const P: usize>(
+        &self,
+        qa: [&[u32]; P],
+        from: usize,
+        g: usize,
+        mid: &mut [[f32; MAX_SECOND]],
+    ) {
+        const {
+            assert!(
+                P >= 1 && P <= TILE16,
+                "the additions are written out for 1 to 4"
+            )
+        };
+        let mut acc = [[i32x8::ZERO; 2]; P];
+        let n = qa[0].len();
+        let rows = self.q[from * self.groups..(from + n) * self.groups].chunks_exact(self.groups);
+        for (k, row) in rows.enumerate() {
+            let (w0, w1) = (row[g], row[g + 1]);
+            let mut add = |p: usize| {
+                let a: i16x16 = bytemuck::cast(i32x8::splat(qa[p][k] as i32));
+                acc[p][0] += a.dot(w0);
+                acc[p][1] += a.dot(w1);
+            };
+            match P {
+                1 => add(0),
+                2 => {
+                    add(0);
+                    add(1);
+                }
+                3 => {
+                    add(0);
+                    add(1);
+                    add(2);
+                }
+                _ => {
+                    add(0);
+                    add(1);
+                    add(2);
+                    add(3);
+                }
+            }
+        }
+        let (s0, s1) = (self.scale[g], self.scale[g + 1]);
+        for (m, a) in mid.iter_mut().zip(&acc) {
+            for (h, (a, step)) in [(a[0], s0), (a[1], s1)].into_iter().enumerate() {
+                let at = 8 * (g + h)..8 * (g + h + 1);
+                let sum: [f32; 8] = m[at.clone()].try_into().expect("eight");
+                m[at].copy_from_slice(&(f32x8::new(sum) + a.round_float() * step).to_array());
+            }
         }
     }
 }
@@ -600,22 +835,27 @@ impl Network {
         if self.second == 0 {
             return self.head(h);
         }
-        self.second_layer([&*h], std::slice::from_mut(mid));
+        self.second_layer(&[&*h], std::slice::from_mut(mid));
         self.head(&mid[..self.second])
     }
 
     /// The outputs of up to [`BATCH`] hidden-sum vectors at once into `out` (as long as
     /// `sums`), each as [`Network::outputs_from_sums`] gives it, to the bit: the second layer's
     /// weights, which a single evaluation streams from the cache for one play, are read once
-    /// for all of them.
+    /// for all of them. The second layer is read from `mid16` when given (this network's
+    /// [`Mid16`]), and from the `f32` weights otherwise; either way a batch gives each vector
+    /// the outputs it gives alone.
     ///
     /// # Panics
-    /// When `sums` is longer than [`BATCH`] or of another length than `out`.
+    /// When `sums` is longer than [`BATCH`] or of another length than `out`, or `mid` (working
+    /// memory, a row per vector; not zeroed here, which showed in profiles) is shorter.
     #[inline]
     pub(crate) fn outputs_batch(
         &self,
         sums: &mut [[f32; MAX_HIDDEN]],
         out: &mut [[f32; NUM_OUTPUTS]],
+        mid16: Option<&Mid16>,
+        mid: &mut [[f32; MAX_SECOND]],
     ) {
         assert_eq!(sums.len(), out.len(), "one output per vector of sums");
         if self.second == 0 {
@@ -628,68 +868,115 @@ impl Network {
         for s in sums.iter_mut() {
             softsign(&mut s[..nh]);
         }
-        let mut mid = [[0.0f32; MAX_SECOND]; BATCH];
-        let h = |p: usize| &sums[p][..nh];
-        match sums.len() {
-            1 => self.second_layer([h(0)], &mut mid),
-            2 => self.second_layer([h(0), h(1)], &mut mid),
-            3 => self.second_layer([h(0), h(1), h(2)], &mut mid),
-            4 => self.second_layer([h(0), h(1), h(2), h(3)], &mut mid),
-            n => panic!("{n} vectors of sums in a batch of at most {BATCH}"),
+        let n = sums.len();
+        assert!(
+            n <= BATCH,
+            "{n} vectors of sums in a batch of at most {BATCH}"
+        );
+        let mid = &mut mid[..n];
+        match mid16 {
+            Some(m) => {
+                debug_assert_eq!((m.hidden, m.second), (nh, self.second), "this network's");
+                m.second_layer(sums, mid);
+            }
+            None => {
+                let mut h: [&[f32]; BATCH] = [&[]; BATCH];
+                for (h, s) in h.iter_mut().zip(sums.iter()) {
+                    *h = &s[..nh];
+                }
+                self.second_layer(&h[..n], mid);
+            }
         }
-        for (o, m) in out.iter_mut().zip(&mid) {
+        for (o, m) in out.iter_mut().zip(mid.iter()) {
             *o = self.head(&m[..self.second]);
         }
     }
 
-    /// The second layer's activations of `P` first-layer activation vectors into `mid[..P]`:
-    /// [`GROUPS`] groups of [`LANES`] units at a time (then one group, then unit by unit), their
-    /// sums for all `P` vectors in registers while the weights stream past once, each sum
-    /// taken from the bias in the order of the first-layer units, so that every `P` gives the
-    /// same sums to the bit. The activations are read where they lie, unit by unit
-    /// ([`by_unit`]): copying them interleaved first cost a fifth of the layer's time.
+    /// The second layer's activations of first-layer activation vectors `h` (at most
+    /// [`BATCH`], each of [`Network::hidden`] units) into `mid[..h.len()]`. The weights are
+    /// taken [`SPAN`] rows (first-layer units) at a time, and each span is added to the sums of
+    /// every [`TILE`] of the vectors in turn while it stays in the L1 cache: a 0-ply decision's
+    /// batches read the 256 KiB layer once for up to sixteen plays, not once for four. Each sum
+    /// starts from its bias and takes the first-layer units in order, so that any number of
+    /// vectors gives the same sums to the bit.
     #[inline]
-    fn second_layer<const P: usize>(&self, h: [&[f32]; P], mid: &mut [[f32; MAX_SECOND]]) {
+    fn second_layer(&self, h: &[&[f32]], mid: &mut [[f32; MAX_SECOND]]) {
         let (nh, ns) = (self.hidden, self.second);
-        let h = h.map(|v| &v[..nh]);
+        for m in &mut mid[..h.len()] {
+            m[..ns].copy_from_slice(&self.bm);
+        }
+        for j0 in (0..nh).step_by(SPAN) {
+            let j1 = (j0 + SPAN).min(nh);
+            let rows = &self.wm[j0 * ns..j1 * ns];
+            for (h, mid) in h.chunks(TILE).zip(mid.chunks_mut(TILE)) {
+                let v = |p: usize| &h[p][j0..j1];
+                match h.len() {
+                    1 => self.second_span([v(0)], rows, mid),
+                    2 => self.second_span([v(0), v(1)], rows, mid),
+                    3 => self.second_span([v(0), v(1), v(2)], rows, mid),
+                    _ => self.second_span([v(0), v(1), v(2), v(3)], rows, mid),
+                }
+            }
+        }
+        for m in &mut mid[..h.len()] {
+            softsign(&mut m[..ns]);
+        }
+    }
+
+    /// Adds the rows `rows` of second-layer weights (one per first-layer unit of a span) times
+    /// the `P` (1 to [`TILE`]) activation vectors `h` of that span to the sums `mid[..P]`:
+    /// [`GROUPS`] groups of [`LANES`] units at a time (then one group, then unit by unit),
+    /// their sums for all `P` vectors in registers while the rows stream past. The
+    /// activations are read where they lie, unit by unit ([`by_unit`]): copying them
+    /// interleaved first cost a fifth of the layer's time.
+    #[inline]
+    fn second_span<const P: usize>(
+        &self,
+        h: [&[f32]; P],
+        rows: &[f32],
+        mid: &mut [[f32; MAX_SECOND]],
+    ) {
+        let ns = self.second;
         let full = ns / LANES * LANES;
         let blocks = ns / (GROUPS * LANES) * (GROUPS * LANES);
         for c in (0..blocks).step_by(GROUPS * LANES) {
-            self.second_block(&h, c, mid);
+            self.second_block(&h, rows, c, mid);
         }
         for c in (blocks..full).step_by(LANES) {
-            self.second_single(&h, c, mid);
+            self.second_single(&h, rows, c, mid);
         }
         for p in 0..P {
             let m = &mut mid[p][full..ns];
-            m.copy_from_slice(&self.bm[full..]);
-            for (row, a) in self.wm.chunks_exact(ns).zip(by_unit(&h)) {
+            for (row, a) in rows.chunks_exact(ns).zip(by_unit(&h)) {
                 for (s, &w) in m.iter_mut().zip(&row[full..]) {
                     *s += a[p] * w;
                 }
             }
         }
-        for m in &mut mid[..P] {
-            softsign(&mut m[..ns]);
-        }
     }
 
-    /// Second-layer units `c..c + GROUPS * LANES` of the `P` (1 to 4) activation vectors `h`
-    /// into `mid`: `GROUPS * P` registers of sums. The additions are written out for each `P`
-    /// ([`lanes_add_groups`]): as a loop over the vectors the compiler leaves the sums in memory
-    /// and runs several times slower. Each row of weights is taken without an index check.
+    /// [`Network::second_span`] for units `c..c + GROUPS * LANES`: `GROUPS * P` registers of
+    /// sums. The additions are written out for each `P` ([`lanes_add_groups`]): as a loop over
+    /// the vectors the compiler leaves the sums in memory and runs several times slower. Each
+    /// row of weights is taken without an index check.
     #[inline]
     fn second_block<const P: usize>(
         &self,
         h: &[&[f32]; P],
+        rows: &[f32],
         c: usize,
         mid: &mut [[f32; MAX_SECOND]],
     ) {
-        const { assert!(P >= 1 && P <= 4, "the additions are written out for 1 to 4") };
+        const {
+            assert!(
+                P >= 1 && P <= TILE,
+                "the additions are written out for 1 to 4"
+            )
+        };
         let ns = self.second;
-        let bias = groups(&self.bm[c..c + GROUPS * LANES]).map(|g| *g);
-        let mut acc = [bias; P];
-        for (row, a) in self.wm.chunks_exact(ns).zip(by_unit(h)) {
+        let mut acc: [[[f32; LANES]; GROUPS]; P] =
+            std::array::from_fn(|p| groups(&mid[p][c..c + GROUPS * LANES]).map(|g| *g));
+        for (row, a) in rows.chunks_exact(ns).zip(by_unit(h)) {
             let r = groups(&row[c..c + GROUPS * LANES]);
             match P {
                 1 => lanes_add_groups!(acc, a, r; 0),
@@ -703,19 +990,19 @@ impl Network {
         }
     }
 
-    /// Second-layer units `c..c + LANES` of the `P` activation vectors `h` into `mid`: `P`
-    /// registers of sums.
+    /// [`Network::second_span`] for units `c..c + LANES`: `P` registers of sums.
     #[inline]
     fn second_single<const P: usize>(
         &self,
         h: &[&[f32]; P],
+        rows: &[f32],
         c: usize,
         mid: &mut [[f32; MAX_SECOND]],
     ) {
         let ns = self.second;
-        let bias: [f32; LANES] = self.bm[c..c + LANES].try_into().expect("LANES wide");
-        let mut acc = [bias; P];
-        for (row, a) in self.wm.chunks_exact(ns).zip(by_unit(h)) {
+        let mut acc: [[f32; LANES]; P] =
+            std::array::from_fn(|p| mid[p][c..c + LANES].try_into().expect("LANES wide"));
+        for (row, a) in rows.chunks_exact(ns).zip(by_unit(h)) {
             let row: &[f32; LANES] = row[c..c + LANES].try_into().expect("LANES wide");
             for p in 0..P {
                 lanes_add(&mut acc[p], a[p], row);
@@ -1225,10 +1512,11 @@ mod tests {
                 let x: Vec<f32> = (0..12).map(|_| rng.gen_range(-1.0..1.0)).collect();
                 net.hidden_sums(&x, s, None);
             }
+            let mut mid = [[0.0f32; MAX_SECOND]; BATCH];
             for n in 1..=BATCH {
                 let mut batch = sums;
                 let mut out = [[0.0f32; NUM_OUTPUTS]; BATCH];
-                net.outputs_batch(&mut batch[..n], &mut out[..n]);
+                net.outputs_batch(&mut batch[..n], &mut out[..n], None, &mut mid);
                 for p in 0..n {
                     let mut single = sums[p];
                     assert_eq!(out[p], net.outputs_from_sums(&mut single), "{n} in a batch");
@@ -1238,6 +1526,91 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The outputs of hidden sums `sums` with the 16-bit second layer `m16` of `net`, summed
+    /// unit by unit in scalar code as [`Mid16`] describes.
+    fn plain_mid16_outputs(net: &Network, m16: &Mid16, sums: &[f32]) -> [f32; NUM_OUTPUTS] {
+        let (nh, ns) = (net.hidden(), net.second());
+        let level = |j: usize| {
+            let x = sums[j];
+            i32::from(((x / (1.0 + x.abs())) * ACT_SCALE).round_ties_even() as i16)
+        };
+        let mut mid = net.bm.clone();
+        for (m, s) in mid.iter_mut().enumerate() {
+            let (g, k) = (m / 8, m % 8);
+            let step = m16.scale[g].to_array()[k];
+            for span in (0..nh.div_ceil(2)).step_by(PAIRS) {
+                let mut sum = 0i32;
+                for jp in span..(span + PAIRS).min(nh.div_ceil(2)) {
+                    let lanes = m16.q[jp * m16.groups + g].to_array();
+                    for r in 0..2 {
+                        if 2 * jp + r < nh {
+                            sum += level(2 * jp + r) * i32::from(lanes[2 * k + r]);
+                        }
+                    }
+                }
+                *s += sum as f32 * step;
+            }
+        }
+        softsign(&mut mid[..ns]);
+        net.head(&mid)
+    }
+
+    #[test]
+    fn sixteen_bit_second_layers_sum_the_same_in_any_batch_and_near_the_f32_ones() {
+        let mut rng = ChaCha8Rng::seed_from_u64(10);
+        // 75 first-layer units (odd: a padded pair; two spans of 16 pairs and a shorter one);
+        // 149 second-layer units (nine pairs of groups and a padded one) and 40 (two pairs and
+        // a padded one).
+        for net in [
+            Network::random_deep(12, 75, 149, &mut rng),
+            Network::random_deep(12, 75, 40, &mut rng),
+        ] {
+            let m16 = Mid16::new(&net).expect("a second layer");
+            // Every weight within half its unit's step.
+            for m in 0..net.second() {
+                let largest =
+                    (0..75).fold(0.0f32, |x, j| x.max(net.wm[j * net.second() + m].abs()));
+                for j in 0..75 {
+                    let (w, q) = (net.wm[j * net.second() + m], m16.weight(j, m));
+                    assert!(
+                        (q - w).abs() <= 0.5 * largest / WEIGHT_STEPS * 1.001,
+                        "{q} {w}"
+                    );
+                }
+            }
+            let mut sums = [[0.0f32; MAX_HIDDEN]; BATCH];
+            for s in &mut sums {
+                let x: Vec<f32> = (0..12).map(|_| rng.gen_range(-1.0..1.0)).collect();
+                net.hidden_sums(&x, s, None);
+            }
+            let mut mid = [[0.0f32; MAX_SECOND]; BATCH];
+            for n in [1, 2, 3, 4, 5, 7, 8, 13, BATCH] {
+                let mut batch = sums;
+                let mut out = [[0.0f32; NUM_OUTPUTS]; BATCH];
+                net.outputs_batch(&mut batch[..n], &mut out[..n], Some(&m16), &mut mid);
+                for p in 0..n {
+                    let mut single = [sums[p]];
+                    let mut alone = [[0.0f32; NUM_OUTPUTS]];
+                    net.outputs_batch(&mut single, &mut alone, Some(&m16), &mut mid);
+                    assert_eq!(out[p], alone[0], "{n} in a batch");
+                    assert_eq!(out[p], plain_mid16_outputs(&net, &m16, &sums[p]), "{n}");
+                    let exact = net.outputs_from_sums(&mut sums[p].clone());
+                    for k in 0..NUM_OUTPUTS {
+                        assert!(
+                            (out[p][k] - exact[k]).abs() < 2e-3,
+                            "{:?} {exact:?}",
+                            out[p]
+                        );
+                    }
+                }
+            }
+        }
+        assert!(
+            Mid16::new(&Network::random(12, 24, &mut rng)).is_none(),
+            "one layer"
+        );
     }
 
     #[test]

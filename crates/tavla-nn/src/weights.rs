@@ -31,7 +31,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::inputs::{fnv1a, input_layout_hash, Phase, NUM_INPUTS, PREDECESSOR_LAYOUTS};
-use crate::net::{Network, Rows16, MAX_HIDDEN, MAX_SECOND, NUM_OUTPUTS, OUT_PAD};
+use crate::net::{Mid16, Network, Rows16, MAX_HIDDEN, MAX_SECOND, NUM_OUTPUTS, OUT_PAD};
 
 /// The magic bytes at the start of a weights file.
 pub const MAGIC: [u8; 8] = *b"TAVLA-NN";
@@ -190,9 +190,9 @@ impl std::error::Error for WeightsError {
 /// The networks of the engine, one per [`Phase`]: contact, crashed and race.
 ///
 /// Weights read from a file or embedded ([`Weights::from_bytes`]) are for play: their
-/// evaluations read the input layers in 16 bits (faster; outputs within 3 * 10^-4 of the
-/// `f32` networks'). Any change to a network ([`Weights::network_mut`],
-/// [`Weights::blend_towards`]) drops the 16-bit rows, so that training and the weights it
+/// evaluations read the input layers and the second hidden layers in 16 bits (faster; outputs
+/// within 5 * 10^-4 of the `f32` networks'). Any change to a network ([`Weights::network_mut`],
+/// [`Weights::blend_towards`]) drops the 16-bit copies, so that training and the weights it
 /// produces evaluate with the `f32` networks themselves, exactly as before; [`Weights::exact`]
 /// drops them on request and [`Weights::for_play`] builds them.
 #[derive(Debug, Clone)]
@@ -201,9 +201,17 @@ pub struct Weights {
     networks: [Network; 3],
     /// Self-play games these weights were trained on (information only).
     pub games: u64,
-    /// The input layers of `networks` in 16 bits, in the same order, when the weights are for
-    /// play.
-    rows16: Option<Box<[Rows16; 3]>>,
+    /// The 16-bit copies of `networks`' layers, when the weights are for play.
+    rows16: Option<Box<ForPlay>>,
+}
+
+/// The 16-bit layers of the networks of [`Weights`] for play, in the order of [`Phase::ALL`].
+#[derive(Debug, Clone)]
+struct ForPlay {
+    /// The input layers.
+    rows: [Rows16; 3],
+    /// The second hidden layers (`None`: the network has one hidden layer).
+    mid: [Option<Mid16>; 3],
 }
 
 /// Equal networks and games: the 16-bit rows follow from the networks.
@@ -312,7 +320,10 @@ impl Weights {
     /// [`Weights`]).
     #[must_use]
     pub fn for_play(mut self) -> Weights {
-        self.rows16 = Some(Box::new(self.networks.each_ref().map(Rows16::new)));
+        self.rows16 = Some(Box::new(ForPlay {
+            rows: self.networks.each_ref().map(Rows16::new),
+            mid: self.networks.each_ref().map(Mid16::new),
+        }));
         self
     }
 
@@ -332,7 +343,15 @@ impl Weights {
 
     /// The 16-bit input layer of the network for `phase`, when the weights are for play.
     pub(crate) fn rows16(&self, phase: Phase) -> Option<&Rows16> {
-        self.rows16.as_ref().map(|rows| &rows[phase as usize])
+        self.rows16.as_ref().map(|p| &p.rows[phase as usize])
+    }
+
+    /// The 16-bit second hidden layer of the network for `phase`, when the weights are for play
+    /// and the network has two hidden layers.
+    pub(crate) fn mid16(&self, phase: Phase) -> Option<&Mid16> {
+        self.rows16
+            .as_ref()
+            .and_then(|p| p.mid[phase as usize].as_ref())
     }
 
     /// Moves every network a fraction `beta` of the way towards `other`'s
@@ -611,6 +630,7 @@ mod tests {
         for phase in Phase::ALL {
             let rows = read.rows16(phase).unwrap();
             assert_eq!(rows, &Rows16::new(read.network(phase)));
+            assert_eq!(read.mid16(phase), Mid16::new(read.network(phase)).as_ref());
         }
     }
 
