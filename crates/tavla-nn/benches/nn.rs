@@ -82,9 +82,10 @@ fn bench(c: &mut Criterion) {
             black_box(&out);
         });
     });
-    // The same with the `f32` input layers (as training evaluates) instead of the 16-bit ones.
+    // The same with the `f32` networks themselves (as training evaluates them) instead of the
+    // 16-bit copies of their layers.
     let exact = Weights::default_weights().exact();
-    g.bench_function(BenchmarkId::new("plays_batch_f32_rows", total), |b| {
+    g.bench_function(BenchmarkId::new("plays_batch_f32", total), |b| {
         b.iter(|| {
             for batch in &batches {
                 let o = &mut out[..batch.len()];

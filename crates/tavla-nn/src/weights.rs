@@ -202,7 +202,7 @@ pub struct Weights {
     /// Self-play games these weights were trained on (information only).
     pub games: u64,
     /// The 16-bit copies of `networks`' layers, when the weights are for play.
-    rows16: Option<Box<ForPlay>>,
+    play: Option<Box<ForPlay>>,
 }
 
 /// The 16-bit layers of the networks of [`Weights`] for play, in the order of [`Phase::ALL`].
@@ -261,7 +261,7 @@ impl Weights {
         Weights {
             networks: [contact, crashed, race],
             games: 0,
-            rows16: None,
+            play: None,
         }
     }
 
@@ -312,7 +312,7 @@ impl Weights {
 
     /// The network for `phase`, mutably. The weights are no longer for play (see [`Weights`]).
     pub fn network_mut(&mut self, phase: Phase) -> &mut Network {
-        self.rows16 = None;
+        self.play = None;
         &mut self.networks[phase as usize]
     }
 
@@ -320,7 +320,7 @@ impl Weights {
     /// [`Weights`]).
     #[must_use]
     pub fn for_play(mut self) -> Weights {
-        self.rows16 = Some(Box::new(ForPlay {
+        self.play = Some(Box::new(ForPlay {
             rows: self.networks.each_ref().map(Rows16::new),
             mid: self.networks.each_ref().map(Mid16::new),
         }));
@@ -331,25 +331,25 @@ impl Weights {
     /// [`Weights`]).
     #[must_use]
     pub fn exact(mut self) -> Weights {
-        self.rows16 = None;
+        self.play = None;
         self
     }
 
     /// Whether evaluations read the 16-bit input layers ([`Weights::for_play`]).
     #[must_use]
     pub fn is_for_play(&self) -> bool {
-        self.rows16.is_some()
+        self.play.is_some()
     }
 
     /// The 16-bit input layer of the network for `phase`, when the weights are for play.
     pub(crate) fn rows16(&self, phase: Phase) -> Option<&Rows16> {
-        self.rows16.as_ref().map(|p| &p.rows[phase as usize])
+        self.play.as_ref().map(|p| &p.rows[phase as usize])
     }
 
     /// The 16-bit second hidden layer of the network for `phase`, when the weights are for play
     /// and the network has two hidden layers.
     pub(crate) fn mid16(&self, phase: Phase) -> Option<&Mid16> {
-        self.rows16
+        self.play
             .as_ref()
             .and_then(|p| p.mid[phase as usize].as_ref())
     }
@@ -361,7 +361,7 @@ impl Weights {
     /// When the networks differ in shape (a programming error).
     #[track_caller]
     pub fn blend_towards(&mut self, other: &Weights, beta: f32) {
-        self.rows16 = None;
+        self.play = None;
         for (a, b) in self.networks.iter_mut().zip(&other.networks) {
             a.blend_towards(b, beta);
         }
@@ -601,7 +601,7 @@ impl Weights {
         Ok(Weights {
             networks: [contact, crashed, race],
             games,
-            rows16: None,
+            play: None,
         }
         .for_play())
     }
