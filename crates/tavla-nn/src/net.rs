@@ -46,7 +46,8 @@ const GROUPS: usize = if cfg!(target_feature = "avx512f") {
 /// Evaluations whose second layer is summed together ([`Network::outputs_batch`]): each span
 /// of its weights is read from memory once for all of them.
 pub(crate) const BATCH: usize = 16;
-/// Evaluations of a batch whose second-layer sums are held in registers together.
+/// Evaluations of a batch whose second-layer sums (`f32`, or [`Mid16`]'s integers) are held in
+/// registers together.
 const TILE: usize = 4;
 /// First-layer units whose second-layer rows (256 bytes each for 64 units) are read once for
 /// a whole batch: 8 KiB, which stay in the L1 cache while each tile of the batch adds them.
@@ -268,8 +269,6 @@ const WEIGHT_STEPS: f32 = 8191.0;
 /// Pairs of first-layer units whose products a [`Mid16`] sums as integers before adding them
 /// to a unit's `f32` sum: at most 16 * 2 * 4,096 * 8,191 < 2^31, so no integer sum overflows.
 const PAIRS: usize = 16;
-/// Evaluations of a batch whose 16-bit second-layer sums are held in registers together.
-const TILE16: usize = 4;
 
 /// A network's second hidden layer in 16 bits, for play: each weight an integer of magnitude
 /// at most 8,191 times its unit's step (the unit's largest weight over 8,191), each activation
@@ -361,7 +360,7 @@ impl Mid16 {
     /// The second layer's activations of the first-layer activation vectors `h` (at most
     /// [`BATCH`], each of `hidden` units; overwritten) into `mid[..h.len()]`, as
     /// [`Network::second_layer`] computes them from the `f32` weights: a span of [`PAIRS`]
-    /// pairs of rows (16 KiB for 64 units) at a time, added to every [`TILE16`] of the vectors
+    /// pairs of rows (16 KiB for 64 units) at a time, added to every [`TILE`] of the vectors
     /// while it stays in the L1 cache.
     fn second_layer(&self, h: &mut [[f32; MAX_HIDDEN]], mid: &mut [[f32; MAX_SECOND]]) {
         let (nh, pairs) = (self.hidden, self.hidden.div_ceil(2));
@@ -400,7 +399,7 @@ impl Mid16 {
         }
         for jp0 in (0..pairs).step_by(PAIRS) {
             let span = jp0..(jp0 + PAIRS).min(pairs);
-            for (h, mid) in h.chunks(TILE16).zip(mid.chunks_mut(TILE16)) {
+            for (h, mid) in h.chunks(TILE).zip(mid.chunks_mut(TILE)) {
                 let a = |p: usize| -> &[u32] {
                     &bytemuck::cast_slice(&h[p][..2 * pairs])[span.clone()]
                 };
@@ -432,7 +431,7 @@ impl Mid16 {
     ) {
         const {
             assert!(
-                P >= 1 && P <= TILE16,
+                P >= 1 && P <= TILE,
                 "the additions are written out for 1 to 4"
             )
         };
@@ -1496,6 +1495,16 @@ mod tests {
         net.head(&mid)
     }
 
+    /// The hidden sums of [`BATCH`] random inputs (12 of them, each in -1..1) of `net`.
+    fn random_sums(net: &Network, rng: &mut ChaCha8Rng) -> [[f32; MAX_HIDDEN]; BATCH] {
+        let mut sums = [[0.0f32; MAX_HIDDEN]; BATCH];
+        for s in &mut sums {
+            let x: Vec<f32> = (0..12).map(|_| rng.gen_range(-1.0..1.0)).collect();
+            net.hidden_sums(&x, s, None);
+        }
+        sums
+    }
+
     #[test]
     fn batched_outputs_equal_single_ones_and_a_plain_sum_to_the_bit() {
         let mut rng = ChaCha8Rng::seed_from_u64(9);
@@ -1507,11 +1516,7 @@ mod tests {
             Network::random_deep(12, 24, 40, &mut rng),
             Network::random(12, 24, &mut rng),
         ] {
-            let mut sums = [[0.0f32; MAX_HIDDEN]; BATCH];
-            for s in &mut sums {
-                let x: Vec<f32> = (0..12).map(|_| rng.gen_range(-1.0..1.0)).collect();
-                net.hidden_sums(&x, s, None);
-            }
+            let sums = random_sums(&net, &mut rng);
             let mut mid = [[0.0f32; MAX_SECOND]; BATCH];
             for n in 1..=BATCH {
                 let mut batch = sums;
@@ -1580,11 +1585,7 @@ mod tests {
                     );
                 }
             }
-            let mut sums = [[0.0f32; MAX_HIDDEN]; BATCH];
-            for s in &mut sums {
-                let x: Vec<f32> = (0..12).map(|_| rng.gen_range(-1.0..1.0)).collect();
-                net.hidden_sums(&x, s, None);
-            }
+            let sums = random_sums(&net, &mut rng);
             let mut mid = [[0.0f32; MAX_SECOND]; BATCH];
             for n in [1, 2, 3, 4, 5, 7, 8, 13, BATCH] {
                 let mut batch = sums;
