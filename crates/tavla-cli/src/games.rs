@@ -874,8 +874,7 @@ impl Game {
             ("take", Phase::Take) => {
                 self.push_action(PERSON, Action::Take);
                 self.person_log(json!({ "event": "take", "side": "you" }));
-                self.state.cube.log2 += 1;
-                self.state.cube.owner = CubeOwner::Side(self.human);
+                self.state.answer_double(CubeResponse::Take);
                 let roll = self.dice.roll();
                 self.engine_rolled(roll);
             }
@@ -886,8 +885,7 @@ impl Game {
                 self.push_action(PERSON, Action::Beaver(beavered));
                 self.push_action(ENGINE, Action::Take);
                 self.person_log(json!({ "event": "beaver", "side": "you", "cube": beavered }));
-                self.state.cube.log2 += 2;
-                self.state.cube.owner = CubeOwner::Side(self.human);
+                self.state.answer_double(CubeResponse::Beaver);
                 let roll = self.dice.roll();
                 self.engine_rolled(roll);
             }
@@ -1136,10 +1134,7 @@ impl Game {
         let doubled = self.state.cube.value() * 2;
         self.push_action(PERSON, Action::Double(doubled));
         self.person_log(json!({ "event": "double", "side": "you", "cube": doubled }));
-        let mut asked = self.state;
-        asked.position = self.state.position.flip();
-        asked.turn = !self.human;
-        asked.dice = Dice::DoubleOffered;
+        let asked = self.state.double_to_answer();
         if self.engine.accepts_double(&asked) {
             if self.may_beaver() && self.engine.beavers(&asked) {
                 let beavered = doubled * 2;
@@ -1147,13 +1142,12 @@ impl Game {
                 self.push_action(PERSON, Action::Take);
                 self.log
                     .push(json!({ "event": "beaver", "side": "engine", "cube": beavered }));
-                self.state.cube.log2 += 2;
+                self.state.answer_double(CubeResponse::Beaver);
             } else {
                 self.push_action(ENGINE, Action::Take);
                 self.log.push(json!({ "event": "take", "side": "engine" }));
-                self.state.cube.log2 += 1;
+                self.state.answer_double(CubeResponse::Take);
             }
-            self.state.cube.owner = CubeOwner::Side(!self.human);
             let roll = self.dice.roll();
             self.person_rolled(roll);
         } else {

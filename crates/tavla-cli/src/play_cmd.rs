@@ -1263,25 +1263,24 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
         let column = |side: Side| usize::from(side != human);
         record.push(column(doubler), Action::Double(doubled));
         let taker = !doubler;
-        let mut asked = *state;
-        asked.position = state.position.flip();
-        asked.turn = taker;
-        asked.dice = Dice::DoubleOffered;
-        // 0 take, 1 pass, 2 beaver.
-        let answer = if doubler == human {
+        let asked = state.double_to_answer();
+        let response = if doubler == human {
             let takes = self.engine.accepts_double(&asked);
             let beavers = takes && may_beaver && self.engine.beavers(&asked);
-            let (answer, word) = match (takes, beavers) {
-                (true, true) => (2, "takes and beavers: the cube is redoubled at once"),
-                (true, false) => (0, "takes"),
-                (false, _) => (1, "passes"),
+            let (response, word) = match (takes, beavers) {
+                (true, true) => (
+                    CubeResponse::Beaver,
+                    "takes and beavers: the cube is redoubled at once",
+                ),
+                (true, false) => (CubeResponse::Take, "takes"),
+                (false, _) => (CubeResponse::Pass, "passes"),
             };
             writeln!(
                 self.out,
                 "You double to {doubled}; {} {word}.",
                 self.engine.name()
             )?;
-            answer
+            response
         } else {
             writeln!(
                 self.out,
@@ -1309,7 +1308,7 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
                             [CubeResponse::Take, CubeResponse::Pass, CubeResponse::Beaver][k];
                         match self.tutor_cube(state, CubeChoice::Answer(response))? {
                             None => return Ok(Some(GameEnd::EndOfInput)),
-                            Some(true) => break k,
+                            Some(true) => break response,
                             Some(false) => {}
                         }
                     }
@@ -1323,7 +1322,7 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
                 }
             }
         };
-        if answer == 1 {
+        if response == CubeResponse::Pass {
             record.push(column(taker), Action::Drop);
             record.push(column(doubler), Action::Wins(value));
             let s = if value == 1 { "" } else { "s" };
@@ -1334,12 +1333,11 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
             )?;
             return finish(self.out, self.engine, doubler, value).map(Some);
         }
-        if answer == 2 {
+        if response == CubeResponse::Beaver {
             // The beaver: the taker redoubles at once and keeps the cube; the doubler must
             // accept it (gnubg records it as a double answered by a take).
             record.push(column(taker), Action::Beaver(doubled * 2));
             record.push(column(doubler), Action::Take);
-            state.cube.log2 += 2;
             if taker == human {
                 writeln!(
                     self.out,
@@ -1349,9 +1347,8 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
             }
         } else {
             record.push(column(taker), Action::Take);
-            state.cube.log2 += 1;
         }
-        state.cube.owner = CubeOwner::Side(taker);
+        state.answer_double(response);
         Ok(None)
     }
 

@@ -242,6 +242,40 @@ impl GameState {
         self.beavers && self.is_money() && self.cube.log2 + 2 <= Cube::MAX_LOG2
     }
 
+    /// The state in which the opponent of the side on roll answers its double: the position
+    /// seen from the answering side, the answerer as `turn`, the dice
+    /// [`Dice::DoubleOffered`], the cube still at its value before the double. This is the
+    /// state a player is asked to take or pass (and beaver) in.
+    #[must_use]
+    pub fn double_to_answer(&self) -> GameState {
+        GameState {
+            position: self.position.flip(),
+            turn: !self.turn,
+            dice: Dice::DoubleOffered,
+            ..*self
+        }
+    }
+
+    /// Turns the cube for the side on roll's double, answered by its opponent with
+    /// `response`; `self` is the doubler's state before the double (its dice are left as they
+    /// are). A take doubles the cube and gives it to the taker; a beaver doubles it twice,
+    /// the taker redoubling at once and keeping it (a beaver where [`GameState::may_beaver`]
+    /// refuses one counts as a take). A pass leaves the cube and returns the points the
+    /// doubler wins: the cube's value before the double. The cube never passes its highest
+    /// value, [`Cube::MAX_LOG2`].
+    pub fn answer_double(&mut self, response: CubeResponse) -> Option<u32> {
+        let turns = match response {
+            CubeResponse::Pass => return Some(self.cube.value()),
+            CubeResponse::Beaver if self.may_beaver() => 2,
+            CubeResponse::Take | CubeResponse::Beaver => 1,
+        };
+        self.cube = Cube {
+            log2: (self.cube.log2 + turns).min(Cube::MAX_LOG2),
+            owner: CubeOwner::Side(!self.turn),
+        };
+        None
+    }
+
     /// Whether the next game of a `length`-point match at `score` is the Crawford game: the
     /// first game in which a side stands 1-away, when it has not been played yet (`played`).
     /// A 1-point match has none: both sides start 1-away, the cube dead for both.
@@ -418,6 +452,42 @@ mod tests {
         g.cube.log2 = 0;
         g.match_length = 5;
         assert!(!g.may_beaver(), "no beavers in a match");
+    }
+
+    #[test]
+    fn a_double_is_answered_from_the_takers_side_and_turns_the_cube_to_it() {
+        let mut g = GameState::money(Position::START);
+        g.turn = Side::O;
+        g.cube = Cube {
+            log2: 1,
+            owner: CubeOwner::Side(Side::O),
+        };
+        let asked = g.double_to_answer();
+        assert_eq!(asked.turn, Side::X);
+        assert_eq!(asked.position, g.position.flip());
+        assert_eq!(asked.dice, Dice::DoubleOffered);
+        assert_eq!(asked.cube, g.cube, "the cube before the double");
+
+        let mut passed = g;
+        assert_eq!(passed.answer_double(CubeResponse::Pass), Some(2));
+        assert_eq!(passed, g, "a pass turns nothing");
+        let mut taken = g;
+        assert_eq!(taken.answer_double(CubeResponse::Take), None);
+        assert_eq!(taken.cube.value(), 4);
+        assert_eq!(taken.cube.owner, CubeOwner::Side(Side::X));
+        let mut beavered = g;
+        beavered.answer_double(CubeResponse::Beaver);
+        assert_eq!(beavered.cube, taken.cube, "no beavers: a take");
+        g.beavers = true;
+        let mut beavered = g;
+        beavered.answer_double(CubeResponse::Beaver);
+        assert_eq!(beavered.cube.value(), 8);
+        assert_eq!(beavered.cube.owner, CubeOwner::Side(Side::X));
+        // At the highest cube the beaver is refused and a take stops there.
+        g.cube.log2 = Cube::MAX_LOG2 - 1;
+        let mut beavered = g;
+        beavered.answer_double(CubeResponse::Beaver);
+        assert_eq!(beavered.cube.log2, Cube::MAX_LOG2);
     }
 
     #[test]

@@ -54,7 +54,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::Serialize;
 use tavla_core::{
-    BySide, Cube, CubeOwner, Dice, GameState, Play, PlayList, Position, PositionId, Resign, Roll,
+    BySide, CubeResponse, Dice, GameState, Play, PlayList, Position, PositionId, Resign, Roll,
     Rules, Side,
 };
 use tavla_player::Player;
@@ -551,12 +551,7 @@ fn play_moves(
                 (&mut *o, &mut *x)
             };
             if doubler.wants_to_double(&state) {
-                let asked = GameState {
-                    position: state.position.flip(),
-                    turn: !state.turn,
-                    dice: Dice::DoubleOffered,
-                    ..state
-                };
+                let asked = state.double_to_answer();
                 let taken = answerer.accepts_double(&asked);
                 let beavered = taken && state.may_beaver() && answerer.beavers(&asked);
                 if let Some(record) = record.as_deref_mut() {
@@ -567,7 +562,12 @@ fn play_moves(
                         beavered,
                     });
                 }
-                if !taken {
+                let response = match (taken, beavered) {
+                    (false, _) => CubeResponse::Pass,
+                    (true, false) => CubeResponse::Take,
+                    (true, true) => CubeResponse::Beaver,
+                };
+                if state.answer_double(response).is_some() {
                     let result = GameResult {
                         winner: Some(state.turn),
                         points: 1,
@@ -576,11 +576,6 @@ fn play_moves(
                     };
                     return Ok((result, luck_x));
                 }
-                // A beaver doubles again at once, the beaver's maker keeping the cube.
-                state.cube = Cube {
-                    log2: state.cube.log2 + 1 + u8::from(beavered),
-                    owner: CubeOwner::Side(!state.turn),
-                };
             }
         }
         if let Some(judge) = judge.as_deref_mut() {
