@@ -3,6 +3,7 @@
 //!
 //! Everything here is argument handling and printing; the work is in `tavla-nn`.
 
+use std::convert::Infallible;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -13,9 +14,9 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
-use tavla_core::{Dice, GameState, NoDouble, PlayList, Position, Roll};
+use tavla_core::{Dice, GameState, NoDouble, PlayList, Position, Roll, Rules};
 use tavla_eval::heuristic::{HeuristicConfig, HeuristicEval};
-use tavla_nn::arena::{duel, DuelResult};
+use tavla_match::arena::{run_arena, ArenaConfig, Stakes};
 use tavla_nn::cube::{CubeAction, CubeAnalysis, CubeHolder, PlayWorth};
 use tavla_nn::rollout::ci95_factor;
 use tavla_nn::search::{Prune, RankedPlay, Search, DEFAULT_KEEP, MAX_KEEP, MAX_PLY};
@@ -86,6 +87,7 @@ pub fn train_td(args: &TrainTdArgs) -> Result<()> {
     if !(args.alpha > 0.0 && args.alpha.is_finite()) {
         return Err(InputError(format!("--alpha must be positive, got {}", args.alpha)).into());
     }
+    check_pairs("--check-games", args.check_games, true)?;
     if args.checkpoint_every == 0 || args.check_every == 0 {
         return Err(
             InputError("--checkpoint-every and --check-every must be positive".into()).into(),
@@ -291,13 +293,13 @@ fn strength_check(trainer: &TdTrainer, dir: &Path, games: u32) -> Result<String>
     let path = dir.join("curve.csv");
     let mut msg = String::new();
     for opponent in ["random", "heuristic"] {
-        let r = measure(&weights, opponent, games, 0xc0ffee)?;
+        let r = measure(&weights, &Opponent::named(opponent)?, games, 0xc0ffee)?;
         append_curve(&path, trainer.games(), opponent, &r)?;
         msg += &format!(
             "vs {opponent} {:+.3} ppg ± {:.3} ({:.1}% wins) ",
-            r.ppg(),
-            r.ppg_stderr(),
-            100.0 * r.win_rate()
+            r.ppg,
+            r.stderr,
+            100.0 * r.win_rate
         );
     }
     Ok(msg)
@@ -336,7 +338,7 @@ fn trim_curve(path: &Path, games: u64) -> Result<usize> {
     Ok(dropped)
 }
 
-fn append_curve(path: &Path, games: u64, opponent: &str, r: &DuelResult) -> Result<()> {
+fn append_curve(path: &Path, games: u64, opponent: &str, r: &Measured) -> Result<()> {
     let new = !path.exists();
     let mut f = std::fs::OpenOptions::new()
         .create(true)
@@ -349,41 +351,93 @@ fn append_curve(path: &Path, games: u64, opponent: &str, r: &DuelResult) -> Resu
     writeln!(
         f,
         "{games},{opponent},{},{:.4},{:.4},{:.4}",
-        r.games,
-        r.ppg(),
-        r.ppg_stderr(),
-        r.win_rate()
+        r.games, r.ppg, r.stderr, r.win_rate
     )?;
     Ok(())
 }
 
-/// A fixed opponent by name: `random` or `heuristic` (0-ply on the seed article's evaluation,
-/// default constants), or a weights file played at 0-ply.
-fn opponent(name: &str) -> Result<Box<dyn Player>> {
-    Ok(match name {
-        "random" => Box::new(RandomPlayer::new(7)),
-        "heuristic" => Box::new(HeuristicPlayer::new(HeuristicEval::new(
-            HeuristicConfig::default(),
-        ))),
-        path => {
-            let w = Weights::load(Path::new(path)).with_context(|| {
-                format!("opponent {path:?} is neither random, heuristic nor a weights file")
-            })?;
-            Box::new(NeuralPlayer::new(Arc::new(w), 0))
+/// A fixed opponent of the strength checks: `random` or `heuristic` (0-ply on the seed
+/// article's evaluation, default constants), or a weights file played at 0-ply.
+enum Opponent {
+    Random,
+    Heuristic(Box<HeuristicEval>),
+    Neural(Arc<Weights>),
+}
+
+impl Opponent {
+    /// The opponent named `name`.
+    fn named(name: &str) -> Result<Opponent> {
+        Ok(match name {
+            "random" => Opponent::Random,
+            "heuristic" => {
+                Opponent::Heuristic(Box::new(HeuristicEval::new(HeuristicConfig::default())))
+            }
+            path => {
+                let w = Weights::load(Path::new(path)).with_context(|| {
+                    format!("opponent {path:?} is neither random, heuristic nor a weights file")
+                })?;
+                Opponent::Neural(Arc::new(w))
+            }
+        })
+    }
+
+    /// A player of this opponent, seeded (only the random player draws on it).
+    fn player(&self, seed: u64) -> Box<dyn Player> {
+        match self {
+            Opponent::Random => Box::new(RandomPlayer::new(seed)),
+            Opponent::Heuristic(eval) => Box::new(HeuristicPlayer::new((**eval).clone())),
+            Opponent::Neural(w) => Box::new(NeuralPlayer::new(w.clone(), 0)),
         }
+    }
+}
+
+/// A strength check's result: `weights` at 0-ply against an opponent, cubeless money.
+struct Measured {
+    games: u64,
+    ppg: f64,
+    /// The standard error of `ppg`, over the pairs of games that share their dice.
+    stderr: f64,
+    win_rate: f64,
+}
+
+/// `weights` at 0-ply against `opponent` in the arena (`tavla_match::arena`): `games` cubeless
+/// money games (an even number: game pairs share their dice, the sides swapped), the dice from
+/// `seed`, on every core (the result does not depend on the threads).
+fn measure(weights: &Arc<Weights>, opponent: &Opponent, games: u32, seed: u64) -> Result<Measured> {
+    let config = ArenaConfig {
+        games: u64::from(games),
+        seed,
+        rules: Rules::Standard,
+        threads: 0,
+        stakes: Stakes::Cubeless,
+        beavers: false,
+        resignations: false,
+    };
+    let me = |_seed: u64| Ok::<_, Infallible>(NeuralPlayer::new(weights.clone(), 0));
+    let them = |seed: u64| Ok::<_, Infallible>(opponent.player(seed));
+    let r = run_arena(&config, me, them, &ProgressBar::hidden())?;
+    Ok(Measured {
+        games: r.games,
+        ppg: r.ppg_a,
+        stderr: r.ci95.map_or(0.0, |ci| ci / 1.96),
+        win_rate: r.win_rate_a,
     })
 }
 
-/// Duel of `weights` at 0-ply against `opponent`.
-fn measure(
-    weights: &Arc<Weights>,
-    opponent_name: &str,
-    games: u32,
-    seed: u64,
-) -> Result<DuelResult> {
-    let mut me = NeuralPlayer::new(weights.clone(), 0);
-    let mut opp = opponent(opponent_name)?;
-    Ok(duel(&mut me, &mut *opp, games, seed))
+/// Refuses a count of strength-check games the arena cannot play: it plays pairs.
+fn check_pairs(option: &str, games: u32, zero: bool) -> Result<()> {
+    if (games == 0 && !zero) || !games.is_multiple_of(2) {
+        let what = if zero {
+            "0 or even"
+        } else {
+            "positive and even"
+        };
+        return Err(InputError(format!(
+            "{option} must be {what} (each pair of games shares its dice), got {games}"
+        ))
+        .into());
+    }
+    Ok(())
 }
 
 /// `tavla train curve`: the learning curve of a TD run, from its snapshots.
@@ -413,18 +467,18 @@ pub struct TrainCurveArgs {
 /// When the directory has no snapshots, or a file cannot be read or written.
 pub fn train_curve(args: &TrainCurveArgs) -> Result<()> {
     // Every option checked before the output file is made (it replaces the last one).
-    if args.games == 0 {
-        return Err(InputError("--games must be positive".into()).into());
-    }
+    check_pairs("--games", args.games, false)?;
     if args.every == 0 {
         return Err(InputError("--every must be positive (1 takes every snapshot)".into()).into());
     }
     if args.opponents.is_empty() {
         return Err(InputError("--opponents names no opponent".into()).into());
     }
-    for name in &args.opponents {
-        opponent(name)?;
-    }
+    let opponents = args
+        .opponents
+        .iter()
+        .map(|name| Ok((name, Opponent::named(name)?)))
+        .collect::<Result<Vec<_>>>()?;
     let snap = args.dir.join("snapshots");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&snap)
         .with_context(|| format!("reading {}", snap.display()))?
@@ -451,23 +505,19 @@ pub fn train_curve(args: &TrainCurveArgs) -> Result<()> {
     let mut rows = Vec::new();
     for path in picked {
         let w = Arc::new(Weights::load(path)?);
-        for name in &args.opponents {
-            let r = measure(&w, name, args.games, args.seed)?;
+        for (name, opponent) in &opponents {
+            let r = measure(&w, opponent, args.games, args.seed)?;
             writeln!(
                 out,
                 "{},{name},{},{:.4},{:.4},{:.4}",
-                w.games,
-                r.games,
-                r.ppg(),
-                r.ppg_stderr(),
-                r.win_rate()
+                w.games, r.games, r.ppg, r.stderr, r.win_rate
             )?;
             rows.push(format!(
                 "| {} | {name} | {:+.3} ± {:.3} | {:.1}% |",
                 w.games,
-                r.ppg(),
-                r.ppg_stderr(),
-                100.0 * r.win_rate()
+                r.ppg,
+                r.stderr,
+                100.0 * r.win_rate
             ));
             bar.inc(1);
         }

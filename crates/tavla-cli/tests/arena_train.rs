@@ -1215,6 +1215,23 @@ fn td_curve_and_plot_curve_check_their_options_and_resume_cleanly() {
         assert!(o.status.success(), "{}", stderr(&o));
         o
     };
+    let o = tavla(&[
+        "train",
+        "td",
+        "--dir",
+        &path("odd"),
+        "--games",
+        "2",
+        "--check-games",
+        "3",
+        "--quiet",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--check-games must be 0 or even"),
+        "{}",
+        stderr(&o)
+    );
     // Review item 2: a size out of range was a panic in the networks' code.
     let bad = path("bad");
     for (option, value) in [
@@ -1326,6 +1343,11 @@ fn td_curve_and_plot_curve_check_their_options_and_resume_cleanly() {
             "opponent \"heurstic\" is neither random, heuristic nor a weights file",
         ),
         (&["--games", "0"][..], "--games must be positive"),
+        // The checks are arena runs, which play pairs of games on the same dice.
+        (
+            &["--games", "3"][..],
+            "--games must be positive and even (each pair of games shares its dice), got 3",
+        ),
         // Review: --every 0 was taken as 1.
         (&["--every", "0"][..], "--every must be positive"),
     ] {

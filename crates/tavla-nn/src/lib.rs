@@ -15,7 +15,6 @@
 //! - [`supervised`]: positions from self-play labelled by tavla's own deeper search, and
 //!   gradient descent on them.
 //! - [`rollout`]: cubeless, multithreaded, seeded rollouts with variance reduction.
-//! - [`arena`]: cubeless duels between players for strength checks.
 //! - [`cube`]: money cube decisions from cubeless probabilities (Janowski's model).
 //! - [`review`]: what a play or a cube action already made cost (`tavla analyse`).
 //! - [`mod@bench`]: the fixed benchmark behind `tavla bench` (node-count signature, decision times).
@@ -36,7 +35,6 @@
 //! ```
 #![warn(missing_docs)]
 
-pub mod arena;
 pub mod bearoff;
 pub mod bench;
 pub mod cube;
