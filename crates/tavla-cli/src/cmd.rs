@@ -141,7 +141,10 @@ pub fn show(args: &ShowArgs, out: &mut impl Write) -> Result<()> {
     ] {
         writeln!(out, "{label} {}", write_as(&args.position, &state, n))?;
     }
-    let notes = notes(&args.position, &state);
+    let mut notes = notes(&args.position, &state);
+    for to in [Notation::Gnubg, Notation::Fibs] {
+        notes.extend(lost_in(&state, to));
+    }
     if !notes.is_empty() {
         writeln!(out, "Note: {}", notes.join("; "))?;
     }
@@ -151,15 +154,64 @@ pub fn show(args: &ShowArgs, out: &mut impl Write) -> Result<()> {
 /// `state`, read from `text`, written in `notation`; an XGID written as an XGID keeps its cube
 /// limit (field 10), which a [`GameState`] does not hold.
 fn write_as(text: &str, state: &GameState, notation: Notation) -> String {
-    match input::xgid(text) {
-        Some(xgid) if notation == Notation::Xgid => xgid.to_string(),
+    match notation {
+        Notation::Xgid => match input::xgid(text) {
+            Some(xgid) => xgid.to_string(),
+            None => format(state, notation),
+        },
+        // A FIBS board written from one keeps its players' names.
+        Notation::Fibs => match fibs_board(text) {
+            Some(board) => board.to_string(),
+            None => format(state, notation),
+        },
         _ => format(state, notation),
     }
+}
+
+/// `text` read as a FIBS board, when it is one.
+fn fibs_board(text: &str) -> Option<tavla_notation::FibsBoard> {
+    (Notation::detect(text) == Some(Notation::Fibs))
+        .then(|| text.trim().parse().ok())
+        .flatten()
+}
+
+/// `state` written as an XGID with the cube limit (field 10) `limit`, where the text it was
+/// read from is an XGID with one (else XG's usual limit).
+fn xgid_with_limit(state: &GameState, limit: Option<u8>) -> String {
+    let mut xgid = Xgid::new(*state);
+    if let Some(limit) = limit {
+        xgid.max_cube_log2 = limit;
+    }
+    xgid.to_string()
+}
+
+/// What a line in `to` does not keep of `state`'s rules (beavers, the Jacoby rule), or reads
+/// back otherwise (a 9999-point match from a FIBS board), in words.
+fn lost_in(state: &GameState, to: Notation) -> Vec<String> {
+    let mut notes = Vec::new();
+    if state.beavers && matches!(to, Notation::Gnubg | Notation::Fibs) {
+        notes.push(format!("beavers are not kept in {}", notation_name(to)));
+    }
+    if state.jacoby && to == Notation::Fibs {
+        notes.push(format!(
+            "the Jacoby rule is not kept in {}",
+            notation_name(to)
+        ));
+    }
+    if state.match_length == 9999 && to == Notation::Fibs {
+        notes.push(
+            "a FIBS board of a 9999-point match reads back as money play (FIBS writes an \
+             unlimited match as 9999)"
+                .to_string(),
+        );
+    }
+    notes
 }
 
 /// What `text` says that the notations shown do not all keep, or that is unusual, in words.
 fn notes(text: &str, state: &GameState) -> Vec<String> {
     let mut notes = dropped_from_match_id(text);
+    notes.extend(dropped_from_fibs(text));
     if let Some(xgid) = input::xgid(text) {
         let max = xgid.max_cube_log2;
         if max == 0 {
@@ -233,6 +285,26 @@ fn dropped_from_match_id(text: &str) -> Vec<String> {
     notes
 }
 
+/// What a FIBS board says that a [`GameState`] does not keep (a money session's score), in
+/// words; nothing for anything else.
+fn dropped_from_fibs(text: &str) -> Option<String> {
+    fibs_board(text)?;
+    // The board was read: its fields 4 to 6 are numbers (the length, then X's and O's score).
+    let fields: Vec<i64> = text
+        .trim()
+        .split(':')
+        .skip(3)
+        .take(3)
+        .map(|f| f.trim().parse().unwrap_or(0))
+        .collect();
+    match fields[..] {
+        [0 | 9999, x, o] if (x, o) != (0, 0) => Some(format!(
+            "the FIBS board has a money session's score, {x} and {o}, not kept (shown as 0:0)"
+        )),
+        _ => None,
+    }
+}
+
 pub fn convert(args: &ConvertArgs, out: &mut impl Write) -> Result<()> {
     let state = input::position(&args.position)?;
     let to: Notation = args.to.into();
@@ -243,15 +315,7 @@ pub fn convert(args: &ConvertArgs, out: &mut impl Write) -> Result<()> {
         // An XGID written from an XGID keeps its cube limit.
         notes.retain(|n| !n.contains("only the XGID keeps it"));
     }
-    if state.beavers && matches!(to, Notation::Gnubg | Notation::Fibs) {
-        notes.push(format!("beavers are not kept in {}", notation_name(to)));
-    }
-    if state.jacoby && to == Notation::Fibs {
-        notes.push(format!(
-            "the Jacoby rule is not kept in {}",
-            notation_name(to)
-        ));
-    }
+    notes.extend(lost_in(&state, to));
     for n in notes {
         eprintln!("note: {n}");
     }
@@ -279,9 +343,11 @@ fn after(state: &GameState, result: &tavla_core::Position) -> GameState {
 }
 
 /// Every legal play of `roll` in `state` as `tavla moves --json` writes it: the play, its UBGI
-/// form and the resulting position in three notations.
+/// form and the resulting position in three notations, the XGID with the cube limit
+/// `cube_limit` (field 10) of the XGID `state` was read from, if it was.
 pub fn play_objects(
     state: &GameState,
+    cube_limit: Option<u8>,
     roll: Roll,
     rules: Rules,
     list: &mut PlayList,
@@ -296,7 +362,7 @@ pub fn play_objects(
                 "result": {
                     "gnubg": format(&next, Notation::Gnubg),
                     "bpn": format(&next, Notation::Bpn),
-                    "xgid": format(&next, Notation::Xgid),
+                    "xgid": xgid_with_limit(&next, cube_limit),
                 },
             })
         })
@@ -361,8 +427,8 @@ pub fn moves(args: &MovesArgs, out: &mut impl Write) -> Result<()> {
                 continue;
             }
             let value = match batch_case(line) {
-                Ok((state, roll)) => {
-                    json!({ "moves": play_objects(&state, roll, rules, &mut list) })
+                Ok((state, limit, roll)) => {
+                    json!({ "moves": play_objects(&state, limit, roll, rules, &mut list) })
                 }
                 Err(e) => json!({ "error": format!("line {}: {e}", i + 1) }),
             };
@@ -376,7 +442,8 @@ pub fn moves(args: &MovesArgs, out: &mut impl Write) -> Result<()> {
     input::no_double_pending(&state)?;
     let roll = input::roll_for(&state, &args.dice)?;
     if args.json {
-        let objects = play_objects(&state, roll, rules, &mut list);
+        let limit = input::xgid(text).map(|x| x.max_cube_log2);
+        let objects = play_objects(&state, limit, roll, rules, &mut list);
         writeln!(out, "{}", Value::Array(objects))?;
         return Ok(());
     }
@@ -393,8 +460,8 @@ pub fn moves(args: &MovesArgs, out: &mut impl Write) -> Result<()> {
 }
 
 /// One `--batch` line: a position, then the dice (`31`, `3-1` or `3 1`), which may be left out
-/// when the position has a roll.
-fn batch_case(line: &str) -> Result<(GameState, Roll), InputError> {
+/// when the position has a roll. With the cube limit of an XGID.
+fn batch_case(line: &str) -> Result<(GameState, Option<u8>, Roll), InputError> {
     let words: Vec<&str> = line.split_whitespace().collect();
     // Any one digit is a die word, as the words after the position are without --batch: `7`
     // is refused as a die, not read as part of the position.
@@ -419,12 +486,13 @@ fn batch_case(line: &str) -> Result<(GameState, Roll), InputError> {
         [rest @ .., d] if !rest.is_empty() && is_dice(d) => (rest, &words[words.len() - 1..]),
         _ => (&words[..], &[]),
     };
-    let state = input::position(&pos_words.join(" "))?;
+    let text = pos_words.join(" ");
+    let state = input::position(&text)?;
     input::not_over(&state)?;
     input::no_double_pending(&state)?;
     let dice: Vec<String> = dice_words.iter().map(|s| s.to_string()).collect();
     let roll = input::roll_for(&state, &dice)?;
-    Ok((state, roll))
+    Ok((state, input::xgid(&text).map(|x| x.max_cube_log2), roll))
 }
 
 /// The deepest perft asked for: each ply multiplies the count by a few hundred (202,782 at

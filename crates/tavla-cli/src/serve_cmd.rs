@@ -594,8 +594,14 @@ fn compute(engine: &Engine, route: Route, f: Fields, watch: &RolloutWatch) -> Re
             let dice: Vec<String> = f.dice.into_iter().collect();
             let roll = input::roll_for(&state, &dice)?;
             let mut list = tavla_core::PlayList::new();
-            let plays =
-                crate::cmd::play_objects(&state, roll, tavla_core::Rules::Standard, &mut list);
+            let limit = input::xgid(&text).map(|x| x.max_cube_log2);
+            let plays = crate::cmd::play_objects(
+                &state,
+                limit,
+                roll,
+                tavla_core::Rules::Standard,
+                &mut list,
+            );
             Ok(serde_json::Value::Array(plays).to_string())
         }
         Route::Hint => {

@@ -1399,4 +1399,67 @@ fn convert_notes_what_the_target_notation_does_not_keep() {
     assert_eq!(stderr(&tavla(&["convert", &cubeless, "--to", "xgid"])), "");
     assert!(stderr(&tavla(&["convert", &cubeless, "--to", "bpn"]))
         .contains("note: the XGID is of a game without the cube (field 10 is 0)"));
+    // Review (fifty-eighth round): `show` said nothing of what its gnubg and FIBS lines
+    // drop.
+    assert!(stdout(&tavla(&["show", &rules])).contains(
+        "Note: beavers are not kept in a gnubg ID; beavers are not kept in a FIBS board; the \
+         Jacoby rule is not kept in a FIBS board\n"
+    ));
+    // A FIBS money session's score, and a 9999-point match written as FIBS's unlimited one.
+    let board = "0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:2:0:0:1:1:1:0:1:-1:\
+                 0:25:0:0:0:0:2:0:0:0";
+    let session = format!("board:You:someplayer:9999:5:7:{board}");
+    let o = tavla(&["convert", &session, "--to", "gnubg"]);
+    assert_eq!(
+        stderr(&o),
+        "note: the FIBS board has a money session's score, 5 and 7, not kept (shown as 0:0)\n"
+    );
+    // FIBS to FIBS keeps the players' names.
+    assert!(stdout(&tavla(&["convert", &session, "--to", "fibs"]))
+        .starts_with("board:You:someplayer:0:0:0:"));
+    let long = format!("XGID={S}:1:1:1:31:12:5:0:9999:10");
+    assert_eq!(
+        stderr(&tavla(&["convert", &long, "--to", "fibs"])),
+        "note: a FIBS board of a 9999-point match reads back as money play (FIBS writes an \
+         unlimited match as 9999)\n"
+    );
+    // An XGID without its prefix and with a line after it, as gnubg writes one.
+    let o = tavla(&[
+        "convert",
+        &format!("{S}:0:0:1:00:0:0:0:0\nScore is X:0 O:0"),
+        "--to",
+        "xgid",
+    ]);
+    assert_eq!(
+        stdout(&o),
+        format!("XGID={S}:0:0:1:00:0:0:0:0:10\n"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Review (fifty-eighth round): `moves --json` and `--batch` wrote the results' XGIDs with XG's
+/// usual cube limit, turning a game without the cube into one with it.
+#[test]
+fn moves_keep_the_xgids_cube_limit_in_the_results() {
+    let cubeless = format!("XGID={S}:0:0:1:31:0:0:0:0:0");
+    let json = stdout(&tavla(&["moves", &cubeless, "--json"]));
+    let plays: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let plays = plays.as_array().unwrap();
+    assert_eq!(plays.len(), 16);
+    for p in plays {
+        let xgid = p["result"]["xgid"].as_str().unwrap();
+        assert!(xgid.ends_with(":0:0:-1:00:0:0:0:0:0"), "{xgid}");
+    }
+    let capped = "XGID=-B-CBBB---a---A---ABcbbbd-:1:-1:1:21:3:6:0:7:3";
+    let line = stdout(&tavla_stdin(
+        &["moves", "--batch", "-"],
+        &format!("{capped}\n"),
+    ));
+    let v: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
+    let first = v["moves"][0]["result"]["xgid"].as_str().unwrap();
+    assert!(first.ends_with(":1:-1:-1:00:3:6:0:7:3"), "{first}");
+    // Other notations give XG's usual limit.
+    let json = stdout(&tavla(&["moves", START, "31", "--json"]));
+    assert!(json.contains(":0:0:-1:00:0:0:0:0:10\""), "{json}");
 }

@@ -123,7 +123,9 @@ impl fmt::Display for Problem {
                 implied,
             } => write!(
                 f,
-                "{side} is said to have borne off {stated} checkers but the board implies {implied}"
+                "{side} is said to have borne off {stated} checker{} but the board implies \
+                 {implied}",
+                if *stated == 1 { "" } else { "s" }
             ),
             Problem::Inconsistent { reason } => f.write_str(reason),
             Problem::Unsupported { what } => write!(f, "unsupported: {what}"),

@@ -213,7 +213,9 @@ fn is_base64(s: &str) -> bool {
 /// The notation `s` most resembles, so that a mistyped position gets the error of the parser
 /// it was meant for (naming its field and offset) rather than another's.
 fn detect(s: &str) -> Detected {
-    let t = s.trim();
+    // By its first line: an XGID may be followed by more text after a newline (gnubg writes
+    // one so), which its reader ignores.
+    let t = s.trim().lines().next().unwrap_or_default().trim();
     let starts = |prefix: &str| {
         t.get(..prefix.len())
             .is_some_and(|p| p.eq_ignore_ascii_case(prefix))
@@ -342,6 +344,14 @@ mod tests {
         for (s, d) in cases {
             assert_eq!(detect(s), d, "{s}");
         }
+        // An XGID without its prefix, followed by more text after a newline (SPEC-xgid §1:
+        // readers ignore it), is an XGID; the text after it was taken for BPN's.
+        let with_more = "  -b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0\nScore is X:0 O:0";
+        assert_eq!(detect(with_more), Detected::Xgid);
+        assert_eq!(
+            parse_position(with_more),
+            Ok(parse_position("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10").unwrap())
+        );
         assert_eq!(parse_position("  "), Err(ParseError::Empty));
         assert!(matches!(
             parse_position("hello"),
