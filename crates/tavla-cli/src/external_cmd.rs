@@ -107,6 +107,12 @@ pub fn external(args: &ExternalArgs, out: &mut impl Write) -> Result<()> {
             .serve(stdin.lock(), out)
             .context("external-player session");
     }
+    if args.connections == Some(0) {
+        return Err(InputError(
+            "--connections must be at least 1 (leave it out to serve for ever)".into(),
+        )
+        .into());
+    }
     let listener = TcpListener::bind(&args.listen)
         .map_err(|e| InputError(format!("--listen {}: {e}", args.listen)))?;
     let address = listener.local_addr()?;

@@ -64,6 +64,24 @@ fn the_answers_are_gnubgs_where_the_engines_agree() {
     }
 }
 
+/// Review (fifty-eighth round): gnubg's client ends each request with a NUL byte after the
+/// line end, which then led the next request; every request after the first was refused.
+#[test]
+fn requests_as_gnubg_sends_them_with_a_nul_after_each() {
+    let f01 = vectors()[0]["fibs"].as_str().unwrap().to_string();
+    let input = format!("{f01}\n\0{f01}\n\0{f01}\n\0");
+    let out = common::stdout(&common::tavla_stdin(&["external", "--stdio"], &input));
+    let answers: Vec<&str> = out.lines().collect();
+    assert_eq!(answers.len(), 3, "{out:?}");
+    assert!(
+        answers.iter().all(|a| *a == answers[0] && a.ends_with(' ')),
+        "{out:?}"
+    );
+    let o = common::tavla(&["external", "--connections", "0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(common::stderr(&o).contains("--connections must be at least 1"));
+}
+
 #[test]
 fn evaluations_version_errors_and_exit() {
     let f01 = vectors()[0]["fibs"].as_str().unwrap().to_string();

@@ -353,6 +353,19 @@ fn a_rollout_hears_stop_isready_and_its_time_limit() {
         }
     }
 
+    // Review (fifty-eighth round): `isready` behind other commands waiting for the rollout
+    // was answered before them; it waits its turn.
+    let out = session(
+        &["ubgi"],
+        "set engine.info false\nposition gnubgid 4HPwATDgc/ABMA\n\
+         go rollout trials 100000000 movetime 1000\ngo eval\nisready\n",
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(lines[0].starts_with("bestrollout games "), "{out}");
+    assert!(lines[1].starts_with("besteval "), "{out}");
+    assert_eq!(lines[2], "readyok", "{out}");
+
     // A time limit too far off to represent is no limit.
     let out = session(
         &["ubgi"],

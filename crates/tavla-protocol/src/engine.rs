@@ -236,6 +236,11 @@ pub struct Engine {
     plays: PlayList,
     /// The options declared: [`KEYS`], and [`SEARCH_KEYS`] for a player that searches.
     keys: Vec<KeySpec>,
+    /// `game.jacoby` and `game.beavers` as the controller set them: the rules of positions
+    /// that do not carry their own (Position IDs). A full position's rules replace the
+    /// context's, not these.
+    jacoby_key: bool,
+    beavers_key: bool,
 }
 
 impl Engine {
@@ -263,6 +268,8 @@ impl Engine {
             threads: 0,
             plays: PlayList::new(),
             keys,
+            jacoby_key: false,
+            beavers_key: false,
         }
     }
 
@@ -375,7 +382,9 @@ impl Engine {
                             *watch.quitting = true;
                             watch.pending.push_back(line);
                         }
-                        Ok(Command::IsReady) => {
+                        // Answered at once unless commands wait before it: they are answered
+                        // in order once the rollout ends.
+                        Ok(Command::IsReady) if watch.pending.is_empty() => {
                             let written = writeln!(output, "{}", Response::ReadyOk)
                                 .and_then(|()| output.flush());
                             stop_on_failure(written, control)?;
@@ -530,6 +539,11 @@ impl Engine {
             Command::SetTurn(seat) => self.ctx.turn = seat.side(),
             Command::Position(spec) => match spec {
                 PositionSpec::PositionId(pos) => {
+                    // Only the checkers: the rules are the keys', the cube limit none but
+                    // XG's usual one (an earlier XGID's does not carry over).
+                    self.ctx.jacoby = self.jacoby_key;
+                    self.ctx.beavers = self.beavers_key;
+                    self.ctx.max_cube_log2 = Xgid::DEFAULT_MAX_CUBE_LOG2;
                     self.position = Some(*pos);
                     self.roll = None;
                     self.double_pending = false;
@@ -574,8 +588,14 @@ impl Engine {
         // An integer key's value is checked above.
         let number = || value.parse::<u8>().unwrap_or(1);
         match spec.key {
-            "game.jacoby" => self.ctx.jacoby = value == "true",
-            "game.beavers" => self.ctx.beavers = value == "true",
+            "game.jacoby" => {
+                self.jacoby_key = value == "true";
+                self.ctx.jacoby = self.jacoby_key;
+            }
+            "game.beavers" => {
+                self.beavers_key = value == "true";
+                self.ctx.beavers = self.beavers_key;
+            }
             "engine.info" => self.info = value == "true",
             "engine.ply" if !self.player.set_ply(number() - 1) => {
                 return Err(Refusal(
@@ -593,8 +613,8 @@ impl Engine {
 
     fn get(&self, spec: &KeySpec) -> String {
         match spec.key {
-            "game.jacoby" => self.ctx.jacoby.to_string(),
-            "game.beavers" => self.ctx.beavers.to_string(),
+            "game.jacoby" => self.jacoby_key.to_string(),
+            "game.beavers" => self.beavers_key.to_string(),
             "engine.info" => self.info.to_string(),
             "engine.ply" => self
                 .player
@@ -615,9 +635,12 @@ impl Engine {
     }
 
     fn new_session(&mut self, spec: SessionSpec) {
+        // The session's Jacoby rule is the one of the positions that do not carry theirs.
+        self.jacoby_key = spec.jacoby && spec.match_length == 0;
         self.ctx = Context {
             match_length: spec.match_length,
             jacoby: spec.jacoby && spec.match_length == 0,
+            beavers: self.beavers_key,
             crawford_rule: spec.crawford,
             ..Context::default()
         };

@@ -361,8 +361,15 @@ impl External {
                     continue;
                 }
             };
-            let request = request.trim_end_matches('\n');
-            match self.answer(request.trim_end_matches('\r')) {
+            // gnubg's client ends each request with a NUL byte after its line end, which then
+            // starts the next line: NULs around a request are not part of it, and NULs alone
+            // (the last one, before the connection closes) are no request.
+            let line = request.trim_matches(|c| matches!(c, '\n' | '\r'));
+            let request = line.trim_matches('\0');
+            if request.is_empty() && !line.is_empty() {
+                continue;
+            }
+            match self.answer(request) {
                 Reply::Close => break,
                 Reply::Lines(lines) => {
                     for l in lines {

@@ -472,6 +472,44 @@ value game.variant backgammon
     );
 }
 
+/// Review (fifty-eighth round): a full position's rules replaced the `game.jacoby` and
+/// `game.beavers` keys, and its cube limit held for the Position IDs after it, even after
+/// `newgame`. A Position ID carries only the checkers: its rules are the keys'.
+#[test]
+fn a_position_id_takes_the_keys_rules_whatever_came_before() {
+    let (probe, seen) = Probe::new(true, true);
+    let script = format!(
+        "\
+set engine.info false
+set game.jacoby true
+set game.beavers true
+position xgid XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:0
+go cube
+get game.jacoby
+get game.beavers
+newgame
+position gnubgid {START_ID}
+go cube
+"
+    );
+    assert_transcript!(
+        session_with(Box::new(probe), &script),
+        "\
+bestcube nodouble
+value game.jacoby true
+value game.beavers true
+bestcube double
+"
+    );
+    let seen = seen.lock().unwrap();
+    assert_eq!(
+        seen.doubles.len(),
+        1,
+        "the cubeless XGID's double is not asked"
+    );
+    assert!(seen.doubles[0].jacoby && seen.doubles[0].beavers);
+}
+
 #[test]
 fn positions_in_every_notation() {
     let (probe, seen) = Probe::new(false, true);
