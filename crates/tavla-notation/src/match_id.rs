@@ -274,6 +274,15 @@ impl MatchId {
     /// [`MatchId::to_game_state`], with the field at fault.
     fn game_state_at(&self, position: Position) -> Result<GameState, (MatchIdField, Problem)> {
         let dice = if self.doubled {
+            // First: with dice rolled the state is inconsistent, whoever is to answer.
+            if self.dice.is_some() {
+                return Err((
+                    MatchIdField::Dice,
+                    Problem::Inconsistent {
+                        reason: "dice rolled while a double is pending",
+                    },
+                ));
+            }
             if self.turn == self.dice_owner {
                 return Err((
                     MatchIdField::Decision,
@@ -287,14 +296,6 @@ impl MatchId {
                     MatchIdField::CubeOwner,
                     Problem::Unsupported {
                         what: "a pending raccoon (the side doubled owns the cube)",
-                    },
-                ));
-            }
-            if self.dice.is_some() {
-                return Err((
-                    MatchIdField::Dice,
-                    Problem::Inconsistent {
-                        reason: "dice rolled while a double is pending",
                     },
                 ));
             }
@@ -712,6 +713,20 @@ impl FromStr for GnubgId {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Review (fifty-eighth round): a double offered with the dice rolled was refused as a
+    /// pending beaver; it is the dice that do not fit.
+    #[test]
+    fn a_double_with_the_dice_rolled_is_refused_for_its_dice() {
+        let id: MatchId = "cJkFAAAAAAAE".parse().unwrap();
+        assert!(id.doubled && id.dice.is_some());
+        assert_eq!(
+            id.to_game_state(Position::START),
+            Err(Problem::Inconsistent {
+                reason: "dice rolled while a double is pending"
+            })
+        );
+    }
 
     #[test]
     fn manual_example_decodes_every_field() {
