@@ -145,16 +145,23 @@ pub fn best_cube_action(no_double: f32, double_take: f32) -> f32 {
     }
 }
 
-/// Whether doubling beats not doubling; cashing (a double the opponent should pass) is
-/// preferred when it is worth as much as playing on, within [`CASH_MARGIN`] (a sure win, whose
-/// value a search sums from 21 rolls with rounding errors).
+/// Whether doubling beats not doubling, or is worth as much (within [`TIE_MARGIN`]: gnubg's
+/// "optional double", as for a trailer after the Crawford game, whose double costs nothing
+/// and should come at once) where the game is not lost for sure; cashing (a double the
+/// opponent should pass) is preferred when it is worth as much as playing on, within
+/// [`CASH_MARGIN`] (a sure win, whose value a search sums from 21 rolls with rounding errors).
 fn should_double(no_double: f32, double_take: f32) -> bool {
     let doubled = double_take.min(1.0);
-    doubled > no_double || (double_take > 1.0 && doubled >= no_double - CASH_MARGIN)
+    let tie = doubled >= no_double - TIE_MARGIN && no_double > -1.0 + TIE_MARGIN;
+    doubled > no_double || tie || (double_take > 1.0 && doubled >= no_double - CASH_MARGIN)
 }
 
 /// Equity by which playing on must beat cashing to be preferred.
 pub const CASH_MARGIN: f32 = 1e-4;
+
+/// Equity by which playing on must beat a double that is taken to be preferred: equities
+/// this close are the same decision told apart by rounding alone.
+pub const TIE_MARGIN: f32 = 1e-5;
 
 /// The cube efficiency of a position (see the module documentation): how live the cube is.
 #[must_use]
@@ -508,6 +515,8 @@ fn match_analysis(
     } else {
         CubeHolder::Opponent
     };
+    // Sums of products of chances, a rounding error outside 0..1 at a sure result.
+    let (no_double, double_take) = (no_double.clamp(0.0, 1.0), double_take.clamp(0.0, 1.0));
     let mut a = CubeAnalysis::from_equities(
         efficiency,
         holder,
@@ -662,7 +671,8 @@ impl PlayWorth {
         Some(
             bearoff
                 .and_then(|b| exact_match_chance(after, b, holder, cube, score))
-                .unwrap_or_else(|| CubeAnalysis::play_match_chance(after, p, holder, cube, score)),
+                .unwrap_or_else(|| CubeAnalysis::play_match_chance(after, p, holder, cube, score))
+                .clamp(0.0, 1.0),
         )
     }
 
@@ -782,6 +792,22 @@ impl Values {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Review (fifty-eighth round): a double worth exactly as much as playing on (the trailer
+    /// after the Crawford game) was "No double" or "Double" by the rounding of each depth.
+    #[test]
+    fn a_double_worth_as_much_as_playing_on_is_made_unless_the_game_is_lost() {
+        let action = |nd: f32, dt: f32| {
+            CubeAnalysis::from_equities(0.68, CubeHolder::Centre, nd, dt).action
+        };
+        assert_eq!(action(0.731, 0.731), CubeAction::DoubleTake);
+        assert_eq!(action(0.731, 0.731 - 0.5 * TIE_MARGIN), CubeAction::DoubleTake);
+        assert_eq!(action(0.731, 0.730), CubeAction::NoDoubleTake);
+        // Lost for sure: no double, though it costs nothing.
+        assert_eq!(action(-1.0, -1.0), CubeAction::NoDoubleTake);
+        assert_eq!(action(0.2, 0.5), CubeAction::DoubleTake);
+        assert_eq!(action(1.2, 1.5), CubeAction::TooGoodPass);
+    }
 
     fn gammonless(win: f32) -> Probabilities {
         Probabilities {

@@ -248,7 +248,9 @@ impl MatchScore {
                 let points = k.saturating_mul(cube);
                 w * self.after(points, 0) + l * self.after(0, points)
             })
-            .sum()
+            .sum::<f32>()
+            // A rounding error outside 0..1 at a sure result.
+            .clamp(0.0, 1.0)
     }
 }
 
