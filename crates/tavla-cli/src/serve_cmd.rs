@@ -331,6 +331,11 @@ impl Engine {
     fn with_search<T>(&self, f: impl FnOnce(&mut Search) -> T) -> T {
         let taken = self.idle.lock().ok().and_then(|mut v| v.pop());
         let mut search = taken.unwrap_or_else(|| self.prototype.clone());
+        // Each request from an empty cache, as the CLI's commands start: a value cached by
+        // an earlier request may differ in its last bits (the inputs' sums are found
+        // incrementally from the plays around it), and answers would depend on what was
+        // asked before.
+        search.reset();
         let out = f(&mut search);
         if let Ok(mut idle) = self.idle.lock() {
             if idle.len() < MAX_IDLE_SEARCHES {
@@ -847,7 +852,10 @@ async fn start_job(
 }
 
 /// `GET /v1/rollouts`: every rollout the server keeps, oldest first.
-async fn list_jobs(State(e): State<Arc<Engine>>) -> Response {
+async fn list_jobs(State(e): State<Arc<Engine>>, uri: axum::http::Uri) -> Response {
+    if uri.query().is_some_and(|q| !q.is_empty()) {
+        return bad("GET /v1/rollouts takes no query string (POST starts a rollout)".to_string());
+    }
     let jobs: Vec<_> = e.jobs.list().iter().map(|j| j.to_json()).collect();
     json_answer(StatusCode::OK, &json!({ "rollouts": jobs }))
 }
@@ -956,7 +964,8 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
             "/v1/version",
             get(|| async {
                 Json(json!({ "name": "tavla", "version": env!("CARGO_PKG_VERSION") }))
-            }),
+            })
+            .layer(axum::middleware::from_fn(no_query)),
         )
         .route(Route::Position.path(), pair(Route::Position))
         .route(Route::Moves.path(), pair(Route::Moves))
@@ -967,13 +976,35 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
         .route(Route::Rollout.path(), pair(Route::Rollout))
         .route("/v1/analyse", post(analyse))
         .route("/v1/rollouts", get(list_jobs).post(start_job))
-        .route("/v1/rollouts/{id}", get(show_job).delete(forget_job))
-        .route("/v1/rollouts/{id}/stop", post(stop_job))
-        .route("/v1/games", post(start_game))
-        .route("/v1/games/{id}", get(show_game).delete(forget_game))
+        .route(
+            "/v1/rollouts/{id}",
+            get(show_job)
+                .delete(forget_job)
+                .layer(axum::middleware::from_fn(no_query)),
+        )
+        .route(
+            "/v1/rollouts/{id}/stop",
+            post(stop_job).layer(axum::middleware::from_fn(no_query)),
+        )
+        .route(
+            "/v1/games",
+            post(start_game).layer(axum::middleware::from_fn(no_query)),
+        )
+        .route(
+            "/v1/games/{id}",
+            get(show_game)
+                .delete(forget_game)
+                .layer(axum::middleware::from_fn(no_query)),
+        )
         .route("/v1/games/{id}/hint", get(game_hint))
-        .route("/v1/games/{id}/record", get(game_record))
-        .route("/v1/games/{id}/{action}", post(game_action))
+        .route(
+            "/v1/games/{id}/record",
+            get(game_record).layer(axum::middleware::from_fn(no_query)),
+        )
+        .route(
+            "/v1/games/{id}/{action}",
+            post(game_action).layer(axum::middleware::from_fn(no_query)),
+        )
         .route("/", get(page))
         .fallback(|uri: axum::http::Uri| async move {
             let reason = format!("no such endpoint: {} (see docs/http.md)", uri.path());
@@ -1086,19 +1117,44 @@ async fn errors_as_json(response: Response) -> Response {
 
 /// An optional JSON body: empty (or only white space) reads as `T::default()`.
 fn json_body<T: serde::de::DeserializeOwned + Default>(body: &Bytes) -> Result<T> {
-    if body.iter().all(u8::is_ascii_whitespace) {
+    let Some(&first) = body.iter().find(|c| !c.is_ascii_whitespace()) else {
         return Ok(T::default());
+    };
+    if first != b'{' {
+        return Err(
+            InputError("the JSON body: expected an object `{...}` of fields".to_string()).into(),
+        );
     }
     let mut json = serde_json::Deserializer::from_slice(body);
-    serde_path_to_error::deserialize(&mut json).map_err(|e| {
+    let value = serde_path_to_error::deserialize(&mut json).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
+        // A syntax error has no field (its path is `?`).
         match path.as_str() {
-            "." | "" => InputError(format!("the JSON body: {inner}")),
+            "." | "" | "?" => InputError(format!("the JSON body: {inner}")),
             field => InputError(format!("the JSON body: field `{field}`: {inner}")),
         }
-        .into()
-    })
+    })?;
+    json.end()
+        .map_err(|e| InputError(format!("the JSON body: {e} (text after its object)")))?;
+    Ok(value)
+}
+
+/// Refuses a query string on an endpoint that reads none (its fields, if any, are a JSON
+/// body's), rather than carrying out the request as if the fields had not been sent.
+async fn no_query(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    if request.uri().query().is_some_and(|q| !q.is_empty()) {
+        let reason = if request.method() == axum::http::Method::POST {
+            format!(
+                "{} reads its fields from a JSON body, not the query string",
+                request.uri().path()
+            )
+        } else {
+            format!("{} takes no query string", request.uri().path())
+        };
+        return bad(reason);
+    }
+    next.run(request).await
 }
 
 /// The id a path names, or the answer for one that is not a number (400).

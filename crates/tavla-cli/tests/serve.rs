@@ -157,6 +157,22 @@ fn the_api_answers_as_the_commands_do() {
     );
     assert_eq!(status, 200);
     assert_eq!(posted, cli);
+    // Review (fifty-eighth round): after an evaluation of the same position, whose search
+    // left values in the cache, the hint differed in its last digits: each request starts
+    // from an empty cache, as the command does.
+    let hint_cli = cli;
+    for _ in 0..2 {
+        let (status, _) =
+            server.request("GET", "/v1/eval?position=4HPwATDgc/ABMA&ply=2", "", false);
+        assert_eq!(status, 200);
+        let (_, again) = server.request(
+            "GET",
+            "/v1/hint?position=4HPwATDgc/ABMA&dice=31&ply=1&top=3",
+            "",
+            false,
+        );
+        assert_eq!(again, hint_cli);
+    }
     // An evaluation with its cube decision, at a match score.
     let xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:2:4:0:7:10";
     let (status, v) = server.request(
@@ -1145,10 +1161,39 @@ fn bad_game_requests_get_the_reason() {
         (r#"{"match_length": 999}"#, "match_length"),
         (r#"{"bogus": 1}"#, "unknown field `bogus`"),
         ("{", "the JSON body"),
+        // Review (fifty-eighth round): text after the object, an array for the object, and
+        // a syntax error named as a field `?`.
+        (r#"{"ply": 0} trailing"#, "text after its object"),
+        (r#"{"ply": 0}{}"#, "text after its object"),
+        ("[0]", "expected an object"),
+        ("{bad", "the JSON body: key must be a string"),
     ] {
         let (status, e) = server.request("POST", "/v1/games", body, true);
         assert_eq!(status, 400, "{body}: {e}");
         assert!(e["error"].as_str().unwrap().contains(what), "{body}: {e}");
+    }
+    // Review: fields in the query string of a POST were ignored and the request carried out
+    // with the defaults (a resignation of a single game among them, which cannot be undone);
+    // endpoints that read no query string refuse one.
+    let (status, e) = server.request("POST", "/v1/games?ply=0&cube=false", "", true);
+    assert_eq!(status, 400, "{e}");
+    assert!(
+        e["error"]
+            .as_str()
+            .unwrap()
+            .contains("/v1/games reads its fields from a JSON body"),
+        "{e}"
+    );
+    for target in ["/v1/version?x=1", "/v1/rollouts?x=1", "/v1/games/1?x=1"] {
+        let (status, e) = server.request("GET", target, "", false);
+        assert_eq!(status, 400, "{target}: {e}");
+        assert!(
+            e["error"]
+                .as_str()
+                .unwrap()
+                .contains("takes no query string"),
+            "{e}"
+        );
     }
     let (status, e) = server.request("GET", "/v1/games/abc", "", false);
     assert_eq!(status, 400, "{e}");
@@ -1183,6 +1228,13 @@ fn bad_game_requests_get_the_reason() {
         "{e}"
     );
     let (s, e) = server.request("POST", &format!("/v1/games/{id}/jump"), "", true);
+    assert_eq!(s, 400, "{e}");
+    let (s, e) = server.request(
+        "POST",
+        &format!("/v1/games/{id}/resign?level=gammon"),
+        "",
+        true,
+    );
     assert_eq!(s, 400, "{e}");
     // None of it changed the game.
     let (_, after) = server.request("GET", &format!("/v1/games/{id}"), "", false);

@@ -797,11 +797,13 @@ mod tests {
     /// after the Crawford game) was "No double" or "Double" by the rounding of each depth.
     #[test]
     fn a_double_worth_as_much_as_playing_on_is_made_unless_the_game_is_lost() {
-        let action = |nd: f32, dt: f32| {
-            CubeAnalysis::from_equities(0.68, CubeHolder::Centre, nd, dt).action
-        };
+        let action =
+            |nd: f32, dt: f32| CubeAnalysis::from_equities(0.68, CubeHolder::Centre, nd, dt).action;
         assert_eq!(action(0.731, 0.731), CubeAction::DoubleTake);
-        assert_eq!(action(0.731, 0.731 - 0.5 * TIE_MARGIN), CubeAction::DoubleTake);
+        assert_eq!(
+            action(0.731, 0.731 - 0.5 * TIE_MARGIN),
+            CubeAction::DoubleTake
+        );
         assert_eq!(action(0.731, 0.730), CubeAction::NoDoubleTake);
         // Lost for sure: no double, though it costs nothing.
         assert_eq!(action(-1.0, -1.0), CubeAction::NoDoubleTake);
