@@ -117,8 +117,8 @@ pub struct PlayArgs {
     /// and in a match its score and the rest of the match. You play the side that acts next
     /// (on roll, or to answer its double) unless --side says otherwise. The cube is in play in a match, with --cube, or when POS has it
     /// turned or offered or the Jacoby rule or beavers; an XGID whose cube limit (field 10) is
-    /// 0 is a game without the cube, and a cube above its limit is refused. Each board drawn
-    /// shows its XGID, to play on from later.
+    /// 0 is a game without the cube, a cube above its limit is refused, and no double or
+    /// beaver passes it in the game. Each board drawn shows its XGID, to play on from later.
     #[arg(
         long,
         value_name = "POS",
@@ -182,6 +182,24 @@ pub struct Setting {
     /// Where the (first) game starts, instead of the opening roll from the starting position:
     /// the side on roll, its dice or none, the cube (the other fields come from the setting).
     pub start: Option<GameState>,
+    /// The cube limit of the XGID the game starts from (field 10: log2 of the highest cube),
+    /// kept through the game: no double, redouble or beaver past it, and the XGIDs drawn
+    /// carry it. `None` for the rules' own highest cube.
+    pub cube_limit: Option<u8>,
+}
+
+impl Setting {
+    /// Whether the side on roll of `state` may double under the game's cube limit as well as
+    /// the rules.
+    fn may_double(&self, state: &GameState) -> bool {
+        state.may_double() && self.cube_limit.is_none_or(|max| state.cube.log2 < max)
+    }
+
+    /// Whether a double offered now may be beavered under the game's cube limit as well as
+    /// the rules.
+    fn may_beaver(cube_limit: Option<u8>, state: &GameState) -> bool {
+        state.may_beaver() && cube_limit.is_none_or(|max| state.cube.log2 + 2 <= max)
+    }
 }
 
 impl Setting {
@@ -208,6 +226,7 @@ impl Setting {
             jacoby: false,
             tutor: None,
             start: None,
+            cube_limit: None,
         }
     }
 }
@@ -247,10 +266,11 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
     let start = args.position.as_deref().map(start_state).transpose()?;
     // An XGID's cube limit (field 10; 0: a game without the cube) is kept as far as `play`
     // can: a cube above it is refused (by `input::parse`), and 0 plays without the cube.
-    let cubeless_xgid = match (args.position.as_deref(), start) {
-        (Some(text), Some(_)) => input::xgid(text).is_some_and(|x| x.max_cube_log2 == 0),
-        _ => false,
+    let cube_limit = match (args.position.as_deref(), start) {
+        (Some(text), Some(_)) => input::xgid(text).map(|x| x.max_cube_log2),
+        _ => None,
     };
+    let cubeless_xgid = cube_limit == Some(0);
     if cubeless_xgid && (args.cube || args.jacoby || args.beavers) {
         return Err(InputError(
             "--cube, --jacoby and --beavers: the XGID is of a game without the cube (field 10 \
@@ -344,6 +364,7 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
                 jacoby,
                 tutor,
                 start,
+                cube_limit,
                 ..Setting::money(cube)
             },
             &mut game,
@@ -361,6 +382,7 @@ pub fn play(args: &PlayArgs, out: &mut impl Write) -> Result<()> {
                 match_length: length,
                 tutor,
                 start,
+                cube_limit,
                 ..Setting::money(true)
             },
             &mut record,
@@ -548,6 +570,7 @@ pub fn run_match<R: BufRead, W: Write>(
             jacoby: false,
             tutor: setting.tutor,
             start,
+            cube_limit: setting.cube_limit,
         };
         let mut game = GameRecord::new(g, [*score.get(human), *score.get(!human)]);
         // Said, not left to be inferred: the match may start after the Crawford game.
@@ -684,7 +707,8 @@ fn command(line: &str) -> Command {
 
 /// Why `word` (a word of the cube or of a resignation) does not apply once the person has
 /// rolled `roll` in `state`, in a game with the cube or without.
-fn misplaced_word(word: &str, cube: bool, state: &GameState, roll: Roll) -> String {
+fn misplaced_word(word: &str, setting: &Setting, state: &GameState, roll: Roll) -> String {
+    let cube = setting.cube;
     let why = match word {
         "double" | "redouble" if !cube => {
             "There is no cube in this game (play with --cube for one)".to_string()
@@ -701,6 +725,10 @@ fn misplaced_word(word: &str, cube: bool, state: &GameState, roll: Roll) -> Stri
                         .to_string()
                 }
                 Some(NoDouble::CubeAtMaximum) => "The cube is at its highest".to_string(),
+                None if !setting.may_double(state) => format!(
+                    "The cube is at the position's limit of {} (its XGID's field 10)",
+                    state.cube.value()
+                ),
                 None => format!("You have rolled {roll}: a double comes before the roll"),
             }
         }
@@ -772,10 +800,19 @@ impl DiceRng {
 }
 
 /// Draws the board, then its XGID; for a person playing O the point numbers are O's own.
-fn draw(state: &GameState, human: Side) -> String {
+/// `state` as an XGID, with the game's cube limit where it has one.
+fn xgid_of(state: &GameState, cube_limit: Option<u8>) -> Xgid {
+    let mut xgid = Xgid::new(*state);
+    if let Some(max) = cube_limit {
+        xgid.max_cube_log2 = max;
+    }
+    xgid
+}
+
+fn draw(state: &GameState, human: Side, cube_limit: Option<u8>) -> String {
     let board = crate::board::draw(state);
-    // The XGID, to play on from here later (`--position`).
-    let id = format!("{}\n", Xgid::new(*state));
+    // The XGID, to play on from here later (`--position`), with the game's cube limit.
+    let id = format!("{}\n", xgid_of(state, cube_limit));
     if human == Side::X {
         return board + &id;
     }
@@ -885,6 +922,7 @@ pub fn run_game<R: BufRead, W: Write>(
                 human,
                 search: &mut search,
                 cube,
+                cube_limit: setting.cube_limit,
                 tutor: setting.tutor,
                 tally: &mut *tally,
             }
@@ -905,7 +943,7 @@ pub fn run_game<R: BufRead, W: Write>(
         writeln!(
             out,
             "From {}: {} on roll{}.",
-            Xgid::new(state),
+            xgid_of(&state, setting.cube_limit),
             if state.turn == human {
                 "you are".to_string()
             } else {
@@ -948,7 +986,7 @@ pub fn run_game<R: BufRead, W: Write>(
                         return Ok(end);
                     }
                 }
-                if cube && state.may_double() {
+                if cube && setting.may_double(&state) {
                     if let Some(end) = ctx.cube_turn(&mut state, record, doubled)? {
                         return Ok(end);
                     }
@@ -961,7 +999,7 @@ pub fn run_game<R: BufRead, W: Write>(
         let pos = state.position;
         pos.legal_plays(roll, &mut plays);
         let choice = if state.turn == human {
-            write!(out, "\n{}", draw(&state, human))?;
+            write!(out, "\n{}", draw(&state, human, setting.cube_limit))?;
             if plays.is_pass() {
                 writeln!(out, "You rolled {roll} and have no legal play: you pass.")?;
                 0
@@ -986,7 +1024,9 @@ pub fn run_game<R: BufRead, W: Write>(
                     match command(&line) {
                         Command::Empty => {}
                         Command::Help => writeln!(out, "{HELP}")?,
-                        Command::Board => write!(out, "{}", draw(&state, human))?,
+                        Command::Board => {
+                            write!(out, "{}", draw(&state, human, setting.cube_limit))?
+                        }
                         Command::Quit => {
                             writeln!(out, "Game abandoned.")?;
                             out.flush()?;
@@ -1030,7 +1070,7 @@ pub fn run_game<R: BufRead, W: Write>(
                             }
                         }
                         Command::Word(word) => {
-                            writeln!(out, "{}", misplaced_word(&word, cube, &state, roll))?;
+                            writeln!(out, "{}", misplaced_word(&word, &setting, &state, roll))?;
                         }
                         Command::Move(text) => match read_play(&text, &pos, roll) {
                             Err(message) => writeln!(
@@ -1117,7 +1157,7 @@ pub fn run_game<R: BufRead, W: Write>(
             end.position = after.flip();
             end.turn = !winner;
             end.dice = Dice::NotRolled;
-            write!(out, "\n{}", draw(&end, human))?;
+            write!(out, "\n{}", draw(&end, human, setting.cube_limit))?;
             let value = state.cube.value();
             let points = won_points(&state, outcome.points);
             record.push(column, Action::Wins(points));
@@ -1184,6 +1224,8 @@ struct Between<'a, R, W> {
     search: &'a mut Option<Search>,
     /// The cube is in play.
     cube: bool,
+    /// The game's cube limit ([`Setting::cube_limit`]).
+    cube_limit: Option<u8>,
     /// The person's tutor.
     tutor: Option<Tutor>,
     /// The tutor's judgements of the decisions made.
@@ -1224,11 +1266,11 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
         let (human, doubler) = (self.human, state.turn);
         let value = state.cube.value();
         // A beaver redoubles at once: only while the cube stays within its highest value.
-        let may_beaver = state.may_beaver();
+        let may_beaver = Setting::may_beaver(self.cube_limit, state);
         let doubles = if doubled {
             true
         } else if doubler == human {
-            write!(self.out, "\n{}", draw(state, human))?;
+            write!(self.out, "\n{}", draw(state, human, self.cube_limit))?;
             loop {
                 // The person's own cube is redoubled (either word does).
                 let verb = if state.cube.owner == CubeOwner::Side(human) {
@@ -1290,7 +1332,7 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
             let mut offered = *state;
             offered.dice = Dice::DoubleOffered;
             // Drawn with the double offered: its XGID takes the game up at this answer.
-            write!(self.out, "{}", draw(&offered, human))?;
+            write!(self.out, "{}", draw(&offered, human, self.cube_limit))?;
             let answers: &[&[&str]] = if may_beaver {
                 &[&["take", "t"], &["pass", "p", "drop"], &["beaver"]]
             } else {
@@ -1363,7 +1405,7 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
         let Some(a) = self.shared_search().cube_decision(state, TUTOR_PLY) else {
             return Ok(Some(true));
         };
-        let may_beaver = state.may_beaver();
+        let may_beaver = Setting::may_beaver(self.cube_limit, state);
         let redouble = matches!(state.cube.owner, CubeOwner::Side(_));
         let (review, made, best) = match choice {
             CubeChoice::Double(doubled) => (
@@ -1415,7 +1457,7 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
         let human = self.human;
         let points = level.points_in(state);
         let s = if points == 1 { "" } else { "s" };
-        write!(self.out, "\n{}", draw(state, human))?;
+        write!(self.out, "\n{}", draw(state, human, self.cube_limit))?;
         writeln!(
             self.out,
             "{} ({}) offers to resign {} ({points} point{s}).",
@@ -1513,7 +1555,7 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
                 return Ok(Reply::Ended(GameEnd::Quit));
             }
             Command::Help => writeln!(self.out, "{HELP}")?,
-            Command::Board => write!(self.out, "{}", draw(state, self.human))?,
+            Command::Board => write!(self.out, "{}", draw(state, self.human, self.cube_limit))?,
             Command::Hint => match hint_for {
                 HintFor::Cube => self.cube_hint(state)?,
                 HintFor::Resignation(level) => self.resignation_hint(state, level)?,
@@ -1781,8 +1823,8 @@ mod tests {
     fn o_sees_its_own_point_numbers() {
         let mut state = GameState::money(Position::START);
         state.turn = Side::O;
-        let x = draw(&state, Side::X);
-        let o = draw(&state, Side::O);
+        let x = draw(&state, Side::X, None);
+        let o = draw(&state, Side::O, None);
         assert!(x.starts_with(" +13-14-"), "{x}");
         assert!(o.starts_with(" +12-11-"), "{o}");
         assert_eq!(x.lines().count(), o.lines().count());

@@ -365,6 +365,43 @@ fn an_xgids_cube_limit_is_kept() {
         err.contains("the XGID is of a game without the cube"),
         "{err}"
     );
+    // Review (fifty-eighth round): the limit held only when the game started. At a cube of 4
+    // with a limit of 4 (field 10 is 2) no redouble is offered, and the XGIDs drawn keep the
+    // limit.
+    let (code, out, err) = play(
+        &[
+            "--engine",
+            "random",
+            "--seed",
+            "3",
+            "--position",
+            &format!("{start}:2:1:1:00:0:0:0:0:2"),
+        ],
+        "double\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("redouble` to redouble"), "{out}");
+    assert!(
+        out.contains("The cube is at the position's limit of 4 (its XGID's field 10)"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("From {start}:2:1:1:00:0:0:0:0:2:")),
+        "{out}"
+    );
+    // A beaver past the limit (1024 here) is not offered.
+    let (code, out, err) = play(
+        &[
+            "--engine",
+            "random",
+            "--position",
+            &format!("{start}:9:-1:-1:D:0:0:2:0:10"),
+        ],
+        "beaver\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Take or pass? "), "{out}");
+    assert!(!out.contains("beaver?"), "{out}");
 }
 
 /// In a short bearoff the terminal's cube hint is the exact one of the cubeful bearoff
