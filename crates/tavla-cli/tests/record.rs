@@ -385,6 +385,24 @@ fn fast_record_errors_name_the_line() {
         ("match x\n", 1, "match N"),
         ("# nothing\n", 1, "no games"),
         ("R 3@5 1@5\nwins 2\n", 2, "name the winner"),
+        // Review (fifty-eighth round): a result with a double unanswered, an answer by the
+        // doubler, and a double before the opening roll were recorded.
+        (
+            "R 3@5 1@5\ndouble\nL wins 1\n",
+            3,
+            "a double awaits its answer",
+        ),
+        (
+            "R 3@5 1@5\nL double\nL take\n",
+            3,
+            "the left player doubled",
+        ),
+        (
+            "R 3@5 1@5\nL double\nL drop\n",
+            3,
+            "the right player answers",
+        ),
+        ("L double\ntake\n", 1, "a double before the opening roll"),
     ];
     for (text, line, what) in cases {
         let e = read_fast_record(text).unwrap_err();

@@ -327,7 +327,8 @@ impl LandingMarks {
     /// marks' dice make), with the roll.
     ///
     /// Each mark is a checker step: from its landing point plus the die (the bar past 24), or
-    /// from where it says; a bear-off with a die larger than any point left may come from any
+    /// from where it says, which its die (or the whole roll: one checker's path) must reach
+    /// the landing from; a bear-off with a die larger than any point left may come from any
     /// lower point. A mark without a die takes whichever of the roll's dice fits. Every way of
     /// reading the marks is matched by resulting position against the legal plays
     /// ([`PlayText::resolve`]); exactly one play must fit.
@@ -349,6 +350,15 @@ impl LandingMarks {
             vec![roll.high().value(); 4]
         } else {
             vec![roll.high().value(), roll.low().value()]
+        };
+        // How far a checker may go with die `d` from a written start: the die, or its whole
+        // path with the roll's other dice (the roll's sum; of a double, up to four times it).
+        let reaches = |distance: u8, d: u8| {
+            if roll.is_double() {
+                distance % d == 0 && distance / d <= 4
+            } else {
+                distance == d || distance == rolled.iter().sum::<u8>()
+            }
         };
         // Each mark's readings; none for a crossed-out die.
         let mut readings: Vec<Vec<Step>> = Vec::new();
@@ -372,7 +382,9 @@ impl LandingMarks {
             for d in dice {
                 match (m.landing, m.from) {
                     // A checker moves down from where it starts.
-                    (Landing::Point(p), Some(f)) if f > p => r.push((d, f, p)),
+                    (Landing::Point(p), Some(f)) if f > p && reaches(f - p, d) => {
+                        r.push((d, f, p));
+                    }
                     (Landing::Point(_), Some(_)) => {}
                     (Landing::Point(p), None) if p + d <= 25 => r.push((d, p + d, p)),
                     (Landing::Point(_), None) => {}
@@ -732,6 +744,12 @@ impl FastGame {
                 let Some(winner) = named else {
                     return Err("name the winner: `L wins N` or `R wins N`".to_string());
                 };
+                if self.doubled.is_some() {
+                    return Err(format!(
+                        "`{content}`: a double awaits its answer (take, drop or beaver) before \
+                         the game can end"
+                    ));
+                }
                 let points = lower["wins".len()..]
                     .trim()
                     .trim_end_matches("points")
@@ -791,6 +809,18 @@ impl FastGame {
     ) -> Result<(), String> {
         match (action, self.doubled) {
             ("double", None) => {
+                if !self
+                    .game
+                    .turns
+                    .iter()
+                    .any(|t| matches!(t.action, Action::Move(_)))
+                {
+                    return Err(
+                        "a double before the opening roll: the cube is first turned before a \
+                         player's own roll, after it"
+                            .to_string(),
+                    );
+                }
                 // The cube shows at most 2^15 (a beaver takes it two steps at once).
                 if self.cube >= 1 << 15 {
                     return Err(format!(
@@ -811,6 +841,11 @@ impl FastGame {
             }
             ("double", Some(_)) => Err("a double awaits its answer".to_string()),
             (_, None) => Err(format!("`{action}`: there is no double to answer")),
+            (_, Some(d)) if named.is_some_and(|n| n == d) => Err(format!(
+                "`{action}`: the {} player doubled; the {} player answers",
+                ["left", "right"][d],
+                ["left", "right"][1 - d]
+            )),
             ("take", Some(d)) => {
                 self.game.push(1 - d, Action::Take);
                 self.cube *= 2;
@@ -965,6 +1000,24 @@ mod tests {
             let e = resolve(&start, text, None).unwrap_err().to_string();
             assert!(e.contains(what), "{text:?}: {e}");
         }
+        // Review (fifty-eighth round): a written start its die cannot come from (a 1 from 23
+        // to 21, a 2 from 22 to 21) was read as the play with the same result.
+        let mut b = [0i8; 26];
+        b[23] = 1;
+        b[22] = 1;
+        b[6] = 13;
+        b[1] = -15;
+        let pos = Position::try_from(b).unwrap();
+        assert_eq!(
+            resolve(&pos, "2@21<23 1@21<22", None).unwrap(),
+            "23/21 22/21"
+        );
+        assert!(matches!(
+            resolve(&pos, "1@21<23 2@21<22", None),
+            Err(LandingError::Illegal { .. })
+        ));
+        // A start its die comes from still reads: the 4 of 24/18/14 from 18.
+        assert_eq!(resolve(&start, "6@18 4@14<18", None).unwrap(), "24/14");
         let e = resolve(&start, "5@18", Some(Roll::from_values(6, 4))).unwrap_err();
         assert_eq!(e.to_string(), "the marks use 5, but the roll is 64");
         // Marks that parse and print back the same.
