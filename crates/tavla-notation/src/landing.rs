@@ -355,7 +355,7 @@ impl LandingMarks {
         // path with the roll's other dice (the roll's sum; of a double, up to four times it).
         let reaches = |distance: u8, d: u8| {
             if roll.is_double() {
-                distance % d == 0 && distance / d <= 4
+                distance.is_multiple_of(d) && distance / d <= 4
             } else {
                 distance == d || distance == rolled.iter().sum::<u8>()
             }
