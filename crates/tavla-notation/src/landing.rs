@@ -541,6 +541,32 @@ fn playable_in_some_order(pos: &Position, steps: &[Step]) -> bool {
     go(&mut board, steps, &mut [false; 4])
 }
 
+/// The two names of a `players` line: words, or text in double quotes (a name with spaces);
+/// `None` unless there are exactly two, each not empty.
+fn player_names(text: &str) -> Option<[String; 2]> {
+    let mut names = Vec::new();
+    let mut rest = text.trim_start();
+    while !rest.is_empty() {
+        let (name, after) = match rest.strip_prefix('"') {
+            Some(quoted) => {
+                let end = quoted.find('"')?;
+                (&quoted[..end], &quoted[end + 1..])
+            }
+            None => rest.split_at(rest.find(char::is_whitespace).unwrap_or(rest.len())),
+        };
+        // (` : ` separates a name from its score in a .mat record.)
+        if name.trim().is_empty()
+            || name.contains(" : ")
+            || !(after.is_empty() || after.starts_with(char::is_whitespace))
+        {
+            return None;
+        }
+        names.push(name.to_string());
+        rest = after.trim_start();
+    }
+    names.try_into().ok()
+}
+
 /// A fast record that cannot be read: the line (from 1) and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("line {line}: {problem}")]
@@ -626,11 +652,16 @@ pub fn read_fast_record(text: &str) -> Result<MatchRecord, FastRecordError> {
                 ));
             }
             "players" => {
-                let names: Vec<&str> = words.collect();
-                if names.len() != 2 {
-                    return Err(err(line, "expected `players LEFT RIGHT`".to_string()));
-                }
-                players = [names[0].to_string(), names[1].to_string()];
+                let rest = content[first.len()..].trim();
+                let Some([left, right]) = player_names(rest) else {
+                    return Err(err(
+                        line,
+                        "expected `players LEFT RIGHT` (a name with spaces in double quotes: \
+                         `players \"Hideo Kato\" Bob`)"
+                            .to_string(),
+                    ));
+                };
+                players = [left, right];
             }
             "match" => {
                 let n = words.next().unwrap_or("");
@@ -920,6 +951,35 @@ mod tests {
                 .unwrap_err()
                 .to_string(),
             "no legal play of 66 lands as @7 @7"
+        );
+    }
+
+    /// Review (fifty-eighth round): a name with spaces could not be entered.
+    #[test]
+    fn player_names_may_be_quoted() {
+        let names = |t: &str| player_names(t).map(|n| n.map(|s| s.to_string()));
+        assert_eq!(
+            names(r#""Hideo Kato" Bob"#),
+            Some(["Hideo Kato".to_string(), "Bob".to_string()])
+        );
+        assert_eq!(
+            names("Alice  Bob"),
+            Some(["Alice".to_string(), "Bob".to_string()])
+        );
+        for bad in [
+            "Alice",
+            "A B C",
+            r#""Hideo Kato Bob"#,
+            r#""" Bob"#,
+            r#""A"B C"#,
+            r#""a : b" c"#,
+        ] {
+            assert_eq!(names(bad), None, "{bad}");
+        }
+        let record = read_fast_record("players \"Hideo Kato\" Bob\nR 3@5 1@5\nR wins 1\n").unwrap();
+        assert_eq!(
+            record.players,
+            ["Hideo Kato".to_string(), "Bob".to_string()]
         );
     }
 
