@@ -5,7 +5,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use tavla_core::{Cube, CubeOwner, Die, GameState, Position, Resign, Roll, Side};
-use tavla_notation::{Bpn, FibsBoard, GnubgId, Notation, ParseError, Xgid};
+use tavla_notation::{Bpn, FibsBoard, GameStatus, GnubgId, Notation, ParseError, Xgid};
 
 use crate::response::ErrorCode;
 
@@ -271,6 +271,12 @@ pub enum ParseCommandError {
         #[source]
         source: ParseError,
     },
+    /// A gnubg Match ID of a game that is not in progress: there is no decision to make.
+    #[error("position gnubgid: the Match ID says {status}: no game is in progress to act in")]
+    NotPlaying {
+        /// The game's state, in words.
+        status: &'static str,
+    },
     /// A line that looks like a bare XGID or FIBS board (draft 0.01) and is not a valid one.
     #[error("{format}: {source}")]
     Bare {
@@ -293,6 +299,7 @@ impl ParseCommandError {
             ParseCommandError::Value { .. }
             | ParseCommandError::Position { .. }
             | ParseCommandError::Bare { .. } => ErrorCode::BadValue,
+            ParseCommandError::NotPlaying { .. } => ErrorCode::BadState,
             ParseCommandError::Format { .. } => ErrorCode::Unsupported,
         }
     }
@@ -591,6 +598,16 @@ fn parse_position(w: &Words<'_>) -> Result<PositionSpec, ParseCommandError> {
                 let id = text
                     .parse::<GnubgId>()
                     .map_err(|e| fail("gnubgid")(e.into()))?;
+                let status = match id.match_id.game_state {
+                    GameStatus::Playing => None,
+                    GameStatus::NoGame => Some("no game has started"),
+                    GameStatus::Over => Some("the game is over"),
+                    GameStatus::Resigned => Some("the game ended by a resignation"),
+                    GameStatus::Dropped => Some("the game ended by a dropped double"),
+                };
+                if let Some(status) = status {
+                    return Err(ParseCommandError::NotPlaying { status });
+                }
                 let state = id.to_game_state().map_err(|e| fail("gnubgid")(e.into()))?;
                 Ok(PositionSpec::GnubgId(state))
             } else {
@@ -909,6 +926,14 @@ mod tests {
         let e = parse("position gnubgid 4HPwATDgc/AB!A").unwrap_err();
         assert_eq!(e.code(), ErrorCode::BadValue);
         assert!(e.to_string().starts_with("position gnubgid: "), "{e}");
+        // Review (fifty-eighth round): a Match ID of a game over was answered as one in play.
+        let e = parse("position gnubgid 4HPwATDgc/ABMA:cAoAAAAAAAAE").unwrap_err();
+        assert_eq!(e.code(), ErrorCode::BadState);
+        assert_eq!(
+            e.to_string(),
+            "position gnubgid: the Match ID says the game is over: no game is in progress to \
+             act in"
+        );
         assert_eq!(
             parse("setcube value 3").unwrap_err().code(),
             ErrorCode::BadValue
