@@ -220,6 +220,11 @@ pub struct TwoSidedDb {
     cube: Option<[Vec<f32>; 3]>,
 }
 
+/// The most memory a two-sided build may ask for, 256 GiB: far above the largest database
+/// built here (6 × 10 cubeless, about 770 MB: docs/bearoff.md), far below the sizes no machine
+/// holds (12 × 15: petabytes), which are refused before any work.
+const MAX_BUILD_BYTES: usize = 256 << 30;
+
 fn alloc<T: Clone>(
     len: usize,
     value: T,
@@ -288,7 +293,17 @@ impl TwoSidedDb {
             checkers,
         };
         let n = hash.count() as usize;
-        let nn = n.checked_mul(n).ok_or(too_large)?;
+        let nn = n.checked_mul(n).ok_or(too_large.clone())?;
+        // The tables the build holds (an f64 a layer, and with the cube two f32 tables of
+        // no-double equities), refused at once when beyond any machine's memory rather than
+        // after the one-sided build and part of the allocation.
+        let per_pair = 8 * L + if L == 4 { 8 } else { 0 };
+        if nn
+            .checked_mul(per_pair)
+            .is_none_or(|bytes| bytes > MAX_BUILD_BYTES)
+        {
+            return Err(too_large);
+        }
         // Step 1. The one-sided database of the same shape gives the rolls-minimising plays.
         let os = OneSidedDb::build(points, checkers)?;
         let ch = Children::new(&hash, &os);
@@ -706,6 +721,17 @@ impl TwoSidedDb {
 mod tests {
     use super::*;
     use crate::movegen::for_each_play;
+
+    /// Review (fifty-eighth round): 12 points and 15 checkers (petabytes of tables) started
+    /// the one-sided build, gigabytes of it, before the allocation failed.
+    #[test]
+    fn a_build_beyond_any_memory_is_refused_before_any_work() {
+        for cubeful in [false, true] {
+            let options = TwoSidedOptions { cubeful };
+            let e = TwoSidedDb::build_with(12, 15, options, &mut |_, _| {}).unwrap_err();
+            assert!(matches!(e, ShapeError::TooLarge { .. }), "{e}");
+        }
+    }
 
     /// The definition, evaluated by plain memoised recursion over positions.
     fn reference(hash: &PerfectHash, x: u64, o: u64, memo: &mut Vec<Vec<Option<f64>>>) -> f64 {

@@ -88,6 +88,22 @@ pub struct Network {
     pub(crate) b2: [f32; OUT_PAD],
 }
 
+impl Network {
+    /// Whether every weight and bias is a finite number (a fit that diverged leaves NaN or
+    /// infinities).
+    #[must_use]
+    pub fn is_finite(&self) -> bool {
+        self.w1
+            .iter()
+            .chain(&self.b1)
+            .chain(&self.wm)
+            .chain(&self.bm)
+            .chain(&self.w2)
+            .chain(&self.b2)
+            .all(|w| w.is_finite())
+    }
+}
+
 #[inline]
 fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())

@@ -101,11 +101,13 @@ impl Probabilities {
     /// are independent sigmoids and may violate it slightly).
     #[must_use]
     pub fn consistent(self) -> Probabilities {
-        let win = self.win.clamp(0.0, 1.0);
-        let win_gammon = self.win_gammon.clamp(0.0, win);
-        let win_backgammon = self.win_backgammon.clamp(0.0, win_gammon);
-        let lose_gammon = self.lose_gammon.clamp(0.0, 1.0 - win);
-        let lose_backgammon = self.lose_backgammon.clamp(0.0, lose_gammon);
+        // `max` then `min`, not `clamp`: a NaN output (of weights a fit made diverge) becomes
+        // 0 rather than a NaN bound, with which `clamp` panics.
+        let win = self.win.max(0.0).min(1.0);
+        let win_gammon = self.win_gammon.max(0.0).min(win);
+        let win_backgammon = self.win_backgammon.max(0.0).min(win_gammon);
+        let lose_gammon = self.lose_gammon.max(0.0).min(1.0 - win);
+        let lose_backgammon = self.lose_backgammon.max(0.0).min(lose_gammon);
         Probabilities {
             win,
             win_gammon,

@@ -110,6 +110,8 @@ pub enum WeightsError {
         /// How many.
         count: usize,
     },
+    /// A weight that is not a finite number (NaN or an infinity: a fit that diverged).
+    NotFinite,
     /// A file larger than any weights file ([`MAX_FILE_BYTES`]).
     TooLarge {
         /// The bytes read before giving up.
@@ -167,6 +169,10 @@ impl fmt::Display for WeightsError {
             WeightsError::TrailingBytes { count } => {
                 write!(f, "{count} unexpected bytes after the weights checksum")
             }
+            WeightsError::NotFinite => f.write_str(
+                "weights that are not all finite numbers (NaN or infinity: the fit that made \
+                 them diverged; fit again with a lower --alpha)",
+            ),
             WeightsError::TooLarge { read } => write!(
                 f,
                 "more than {read} bytes, larger than any weights file: not a tavla weights file"
@@ -416,6 +422,12 @@ impl Weights {
     /// # Errors
     /// [`WeightsError::Io`] when the file cannot be written.
     pub fn save(&self, path: &Path) -> Result<(), WeightsError> {
+        if !self.networks.iter().all(Network::is_finite) {
+            return Err(WeightsError::File {
+                path: path.to_path_buf(),
+                problem: Box::new(WeightsError::NotFinite),
+            });
+        }
         let io = |source| WeightsError::Io {
             path: path.to_path_buf(),
             source,
@@ -598,6 +610,9 @@ impl Weights {
             let crashed = nets.next().expect("a crashed network");
             (crashed, nets.next().expect("a race network"))
         };
+        if ![&contact, &crashed, &race].iter().all(|n| n.is_finite()) {
+            return Err(WeightsError::NotFinite);
+        }
         Ok(Weights {
             networks: [contact, crashed, race],
             games,
@@ -610,6 +625,35 @@ impl Weights {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Review (fifty-eighth round): a fit that diverged wrote NaN weights, which loaded and
+    /// then made every command that used them panic.
+    #[test]
+    fn weights_that_are_not_finite_are_neither_written_nor_read() {
+        let mut w = Weights::random(16, 8, 3);
+        let good = w.to_bytes();
+        w.network_mut(Phase::Race).b2[0] = f32::NAN;
+        let dir = std::env::temp_dir().join(format!("tavla-nan-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("nan.tnn");
+        let e = w.save(&path).unwrap_err();
+        assert!(e.to_string().contains("not all finite numbers"), "{e}");
+        assert!(!path.exists());
+        // The same bytes with the NaN and a checksum that fits them.
+        let mut bytes = w.to_bytes();
+        assert_ne!(bytes, good);
+        let body = bytes.len() - 8;
+        let sum = fnv1a(&bytes[..body]).to_le_bytes();
+        bytes[body..].copy_from_slice(&sum);
+        assert!(matches!(
+            Weights::from_bytes(&bytes),
+            Err(WeightsError::NotFinite)
+        ));
+        // A NaN output is made consistent without a panic.
+        let p = crate::Probabilities::from_array([f32::NAN; 5]).consistent();
+        assert_eq!(p.to_array(), [0.0; 5]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn weights_read_are_for_play_until_changed() {
