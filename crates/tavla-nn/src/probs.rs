@@ -100,6 +100,10 @@ impl Probabilities {
     /// Clamps the fields into the consistent ordering described on the type (network outputs
     /// are independent sigmoids and may violate it slightly).
     #[must_use]
+    #[allow(
+        clippy::manual_clamp,
+        reason = "`clamp` panics on a NaN bound, `max` then `min` do not"
+    )]
     pub fn consistent(self) -> Probabilities {
         // `max` then `min`, not `clamp`: a NaN output (of weights a fit made diverge) becomes
         // 0 rather than a NaN bound, with which `clamp` panics.
