@@ -591,40 +591,9 @@ fn check_together(
             .get(i)
             .map_or_else(|| format!("record {}", i + 1), Clone::clone)
     };
-    let Some((first, _)) = records.first() else {
-        return Ok(());
-    };
+    crate::records::check_together(records, name)?;
     for (i, (record, _)) in records.iter().enumerate() {
-        let what = |r: &MatchRecord| {
-            if r.length == 0 {
-                "money play".to_string()
-            } else {
-                format!("a {}-point match", r.length)
-            }
-        };
-        if (record.length == 0) != (first.length == 0) {
-            return Err(InputError(format!(
-                "{}: {}, but {} is {}: analyse matches and money play apart",
-                name(i),
-                what(record),
-                name(0),
-                what(first)
-            ))
-            .into());
-        }
-        if record.players != first.players {
-            return Err(InputError(format!(
-                "{}: its players are {} and {}, {}'s {} and {}: analyse together only records \
-                 of the same two players, each in the same column",
-                name(i),
-                record.players[0],
-                record.players[1],
-                name(0),
-                first.players[0],
-                first.players[1]
-            ))
-            .into());
-        }
+        let what = |r: &MatchRecord| format!("a {}-point match", r.length);
         if record.length > 0 {
             for (on, option) in [
                 (args.no_cube, "--no-cube"),

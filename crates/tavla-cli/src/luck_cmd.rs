@@ -83,7 +83,8 @@ impl LuckJudge for NeuralLuck {
 pub struct LuckArgs {
     /// Match records in Jellyfish `.mat` form (gnubg's `export match mat`,
     /// `match-vs-external --mat`) or gnubg's SGF (`save match`), told apart by content;
-    /// their games are taken together.
+    /// their games are taken together: records of the same two players in the same columns,
+    /// all money play or all matches (others are refused).
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
     /// The games of each file come in duplicate pairs (games 1 and 2, 3 and 4, ...: the same
@@ -168,6 +169,7 @@ pub struct MatchLuck {
 /// Runs `tavla luck`.
 pub fn luck(args: &LuckArgs, out: &mut impl Write) -> Result<()> {
     let records = read_records(&args.files)?;
+    crate::records::check_together(&records, |i| args.files[i].display().to_string())?;
     for ((record, replays), f) in records.iter().zip(&args.files) {
         if args.pairs && record.length == 0 && record.games.len() % 2 == 1 {
             return Err(InputError(format!(

@@ -47,6 +47,52 @@ pub fn read_records(files: &[PathBuf]) -> Result<Vec<(MatchRecord, Vec<Replay>)>
     Ok(records)
 }
 
+/// Refuses records that cannot be taken together: matches beside money play (their figures
+/// are in different units), and records of other players than the first one's (the figures
+/// are kept by column). `name(i)` names record `i` in the message.
+///
+/// # Errors
+/// [`InputError`] naming the record at fault and the first.
+pub fn check_together(
+    records: &[(MatchRecord, Vec<Replay>)],
+    name: impl Fn(usize) -> String,
+) -> Result<(), InputError> {
+    let Some((first, _)) = records.first() else {
+        return Ok(());
+    };
+    let what = |r: &MatchRecord| {
+        if r.length == 0 {
+            "money play".to_string()
+        } else {
+            format!("a {}-point match", r.length)
+        }
+    };
+    for (i, (record, _)) in records.iter().enumerate() {
+        if (record.length == 0) != (first.length == 0) {
+            return Err(InputError(format!(
+                "{}: {}, but {} is {}: take matches and money play apart",
+                name(i),
+                what(record),
+                name(0),
+                what(first)
+            )));
+        }
+        if record.players != first.players {
+            return Err(InputError(format!(
+                "{}: its players are {} and {}, {}'s {} and {}: only records of the same two \
+                 players, each in the same column, are taken together",
+                name(i),
+                record.players[0],
+                record.players[1],
+                name(0),
+                first.players[0],
+                first.players[1]
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Where a game stands in its match: what its rolls' states need besides the board and the
 /// cube.
 #[derive(Debug, Clone, Copy, Default)]

@@ -513,12 +513,18 @@ fn records_that_cannot_be_summed_together_are_refused() {
     // Money points and match winning chances are not added up.
     refused(
         &["analyse", &cube, &match5, "--ply", "0"],
-        "analyse matches and money play apart",
+        "take matches and money play apart",
     );
     // The figures are kept by column: the second file's players are others.
     refused(
         &["analyse", &cubeless, &random, "--ply", "0"],
         "its players are random and",
+    );
+    // Review (fifty-eighth round): `luck` pooled them, under the first file's names.
+    refused(&["luck", &cubeless, &random], "its players are random and");
+    refused(
+        &["luck", &cube, &match5],
+        "take matches and money play apart",
     );
     // Money play's options are refused for a match, not ignored.
     for option in ["--no-cube", "--jacoby", "--beavers"] {
