@@ -269,7 +269,14 @@ fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
     let mut no_prune = false;
     let mut prune_file = None;
     let mut keep = None;
+    let mut seen: Vec<&str> = Vec::new();
     for option in arg.into_iter().flat_map(|a| a.split(',')) {
+        // Each option once: a second would silently win over the first.
+        let key = option.split_once('=').map_or(option, |(k, _)| k);
+        if seen.contains(&key) {
+            return Err(bad(format!("`{key}` is given twice")).into());
+        }
+        seen.push(key);
         match option {
             "bearoff" => {
                 use_bearoff = true;
@@ -603,6 +610,8 @@ mod tests {
                 "no-prune cannot be given with prune=FILE or keep=K",
             ),
             ("neural:prune=/no/such.tnn", "prune: "),
+            // Review (fifty-eighth round): the second ply was taken, the first dropped.
+            ("neural:ply=1,ply=2", "`ply` is given twice"),
             (
                 "neural:prune=/no/such.tnn,keep=0",
                 "keep `0` is not 1 to 64",

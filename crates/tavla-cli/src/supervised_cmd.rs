@@ -316,11 +316,13 @@ pub fn label(args: &LabelArgs) -> Result<()> {
     let exact = bearoff_databases(args.bearoff)?;
     // Pruning changes only labels of the search (not 0-ply labels), the disputed decisions
     // and the rollout players, and only those record it.
+    // Read whether used or not: a file that cannot be read is refused, not passed over.
+    let loaded = args.prune.load()?;
     let prune = if (args.ply >= 1 && args.rollout_games == 0)
         || args.disputed.is_some()
         || args.rollout_games > 0
     {
-        args.prune.load()?
+        loaded
     } else {
         None
     };
@@ -543,6 +545,13 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
         if !(x > 0.0 && x.is_finite()) {
             return Err(InputError(format!("{name} must be positive, got {x}")).into());
         }
+    }
+    if args.decay > 1.0 {
+        return Err(InputError(format!(
+            "--decay must be at most 1 (the learning rate is multiplied by it each epoch), got {}",
+            args.decay
+        ))
+        .into());
     }
     if !(args.rank_weight >= 0.0 && args.rank_weight.is_finite()) {
         return Err(InputError(format!(

@@ -820,6 +820,8 @@ fn label_by_truncated_rollouts_and_refuse_bad_options() {
             &["--rollout-games", "1", "--rollout-ply", "4"][..],
             "--rollout-ply must be in 0..=3, got 4",
         ),
+        // Review (fifty-eighth round): unread at 0-ply, a missing file passed unseen.
+        (&["--ply", "0", "--prune=/no/such.tnn"][..], "/no/such.tnn"),
     ] {
         let mut all = vec!["train", "label", "--out", data_s];
         all.extend_from_slice(args);
@@ -1175,6 +1177,8 @@ fn fit_refuses_what_it_cannot_fit_and_selects_without_held_out_pairs() {
         (&["--holdout", "100000"][..], "fewer than --holdout 100000"),
         (&["--decay", "nan"][..], "--decay must be positive, got NaN"),
         (&["--decay=-1"][..], "--decay must be positive, got -1"),
+        // Review (fifty-eighth round): a decay above 1 made the rate grow every epoch.
+        (&["--decay", "2"][..], "--decay must be at most 1"),
         (
             &["--race-hidden", "0"][..],
             "--race-hidden must be in 1..=1024, got 0",
