@@ -66,7 +66,7 @@ pub fn relabel(args: &RelabelArgs) -> Result<()> {
     crate::nn_cmd::check_ply(args.ply)?;
     crate::input::output_file("--out", &args.out)?;
     let lines = read_lines(args)?;
-    let weights = Arc::new(Weights::load_or_default(args.weights.as_deref())?);
+    let weights = Arc::new(Weights::load_or_default(args.weights.as_deref()).context("--weights")?);
     let exact = bearoff_databases(args.bearoff)?;
     let prune = if args.ply >= 1 {
         args.prune.load()?
@@ -182,7 +182,7 @@ fn workers(threads: usize, todo: usize) -> usize {
 fn read_lines(args: &RelabelArgs) -> Result<Vec<Line>> {
     let name = args.data.display();
     let mut lines = Vec::new();
-    for (i, line) in open_data(&args.data)?.lines().enumerate() {
+    for (i, line) in open_data(&args.data).context("--data")?.lines().enumerate() {
         let line = line.with_context(|| format!("reading {name}"))?;
         let text = line.trim();
         if text.is_empty() || text.starts_with('#') {

@@ -312,7 +312,7 @@ pub fn label(args: &LabelArgs) -> Result<()> {
             .into());
         }
     }
-    let weights = Arc::new(Weights::load_or_default(args.weights.as_deref())?);
+    let weights = Arc::new(Weights::load_or_default(args.weights.as_deref()).context("--weights")?);
     let exact = bearoff_databases(args.bearoff)?;
     // Pruning changes only labels of the search (not 0-ply labels), the disputed decisions
     // and the rollout players, and only those record it.
@@ -618,7 +618,7 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
     crate::input::output_file("--out", &args.out)?;
     let mut samples: Vec<Sample> = Vec::new();
     for path in &args.data {
-        supervised::read_samples(open_data(path)?, &mut samples)
+        supervised::read_samples(open_data(path).context("--data")?, &mut samples)
             .map_err(|e| InputError(format!("{}: {e}", path.display())))?;
     }
     // Counted after the phase filter: a phase the data lack would fit nothing.
@@ -660,13 +660,13 @@ pub fn fit(args: &FitArgs, out: &mut impl Write) -> Result<()> {
         match args.phase {
             None => fresh,
             Some(only) => {
-                let mut w = Weights::load_or_default(args.init.as_deref())?;
+                let mut w = Weights::load_or_default(args.init.as_deref()).context("--init")?;
                 *w.network_mut(only) = fresh.network(only).clone();
                 w
             }
         }
     } else {
-        let mut w = Weights::load_or_default(args.init.as_deref())?;
+        let mut w = Weights::load_or_default(args.init.as_deref()).context("--init")?;
         if let (Some(from), Some(to)) = (args.copy_from, args.phase) {
             *w.network_mut(to) = w.network(from).clone();
             writeln!(
