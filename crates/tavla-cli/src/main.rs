@@ -157,9 +157,10 @@ fn main() -> ExitCode {
 }
 
 /// Whether `err` is the user's to mend (exit code 2): input refused as such ([`InputError`]),
-/// a weights file that is not one or does not match this build, a bearoff position or
-/// database that does not fit, or a path named on the
-/// command line that does not exist or may not be read.
+/// a weights file that is not one or does not match this build, a training run's checkpoint
+/// state that is not one, a bearoff position or database that does not fit, or a path named
+/// on the command line that does not exist, may not be read, or is a file where a folder is
+/// wanted (or the other way round).
 fn is_bad_input(err: &anyhow::Error) -> bool {
     err.chain().any(|e| {
         e.is::<InputError>()
@@ -167,6 +168,14 @@ fn is_bad_input(err: &anyhow::Error) -> bool {
                 .is_some_and(|w| !matches!(w, tavla_nn::WeightsError::Io { .. }))
             // A bearoff position outside a database or over, an impossible shape, a file
             // that is not a database or not the one asked for.
+            // A run's folder whose checkpoint state is not one.
+            || e.downcast_ref::<tavla_nn::td::CheckpointError>().is_some_and(|c| {
+                matches!(
+                    c,
+                    tavla_nn::td::CheckpointError::Parse { .. }
+                        | tavla_nn::td::CheckpointError::Invalid { .. }
+                )
+            })
             || e.is::<tavla_bearoff::ProbeError>()
             || e.is::<tavla_bearoff::ShapeError>()
             || e.is::<tavla_bearoff::FormatError>()
@@ -184,6 +193,7 @@ fn is_bad_input(err: &anyhow::Error) -> bool {
                     io::ErrorKind::NotFound
                         | io::ErrorKind::PermissionDenied
                         | io::ErrorKind::IsADirectory
+                        | io::ErrorKind::NotADirectory
                 )
             })
     })

@@ -1192,6 +1192,35 @@ fn fit_refuses_what_it_cannot_fit_and_selects_without_held_out_pairs() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Review (fifty-eighth round): a run folder that is a file, or whose checkpoint state is not
+/// one, exited 1 as if the program had failed; it is the user's to mend (exit 2).
+#[test]
+fn a_run_folder_that_is_no_run_folder_exits_2() {
+    let dir = temp_dir("td-bad");
+    let file = dir.join("a-file");
+    std::fs::write(&file, "not a folder").unwrap();
+    let bad = dir.join("bad");
+    std::fs::create_dir_all(&bad).unwrap();
+    std::fs::write(bad.join("state.json"), "{bad").unwrap();
+    for (run, what) in [
+        (&file, "Not a directory"),
+        (&bad, "invalid checkpoint state"),
+    ] {
+        let o = tavla(&[
+            "train",
+            "td",
+            "--dir",
+            run.to_str().unwrap(),
+            "--games",
+            "2",
+            "--quiet",
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(what), "{}", stderr(&o));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn td_curve_and_plot_curve_check_their_options_and_resume_cleanly() {
     let dir = temp_dir("td");
