@@ -960,13 +960,6 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
         games: Games::default(),
     });
     let app = Router::new()
-        .route(
-            "/v1/version",
-            get(|| async {
-                Json(json!({ "name": "tavla", "version": env!("CARGO_PKG_VERSION") }))
-            })
-            .layer(axum::middleware::from_fn(no_query)),
-        )
         .route(Route::Position.path(), pair(Route::Position))
         .route(Route::Moves.path(), pair(Route::Moves))
         .route(Route::Hint.path(), pair(Route::Hint))
@@ -976,34 +969,23 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
         .route(Route::Rollout.path(), pair(Route::Rollout))
         .route("/v1/analyse", post(analyse))
         .route("/v1/rollouts", get(list_jobs).post(start_job))
-        .route(
-            "/v1/rollouts/{id}",
-            get(show_job)
-                .delete(forget_job)
-                .layer(axum::middleware::from_fn(no_query)),
-        )
-        .route(
-            "/v1/rollouts/{id}/stop",
-            post(stop_job).layer(axum::middleware::from_fn(no_query)),
-        )
-        .route(
-            "/v1/games",
-            post(start_game).layer(axum::middleware::from_fn(no_query)),
-        )
-        .route(
-            "/v1/games/{id}",
-            get(show_game)
-                .delete(forget_game)
-                .layer(axum::middleware::from_fn(no_query)),
-        )
         .route("/v1/games/{id}/hint", get(game_hint))
-        .route(
-            "/v1/games/{id}/record",
-            get(game_record).layer(axum::middleware::from_fn(no_query)),
-        )
-        .route(
-            "/v1/games/{id}/{action}",
-            post(game_action).layer(axum::middleware::from_fn(no_query)),
+        // The endpoints that read no query string (their fields, if any, are a JSON body's).
+        .merge(
+            Router::new()
+                .route(
+                    "/v1/version",
+                    get(|| async {
+                        Json(json!({ "name": "tavla", "version": env!("CARGO_PKG_VERSION") }))
+                    }),
+                )
+                .route("/v1/rollouts/{id}", get(show_job).delete(forget_job))
+                .route("/v1/rollouts/{id}/stop", post(stop_job))
+                .route("/v1/games", post(start_game))
+                .route("/v1/games/{id}", get(show_game).delete(forget_game))
+                .route("/v1/games/{id}/record", get(game_record))
+                .route("/v1/games/{id}/{action}", post(game_action))
+                .route_layer(axum::middleware::from_fn(no_query)),
         )
         .route("/", get(page))
         .fallback(|uri: axum::http::Uri| async move {
