@@ -223,7 +223,7 @@ pub struct TwoSidedDb {
 /// The most memory a two-sided build may ask for, 256 GiB: far above the largest database
 /// built here (6 × 10 cubeless, about 770 MB: docs/bearoff.md), far below the sizes no machine
 /// holds (12 × 15: petabytes), which are refused before any work.
-const MAX_BUILD_BYTES: usize = 256 << 30;
+const MAX_BUILD_BYTES: u64 = 256 << 30;
 
 fn alloc<T: Clone>(
     len: usize,
@@ -297,8 +297,8 @@ impl TwoSidedDb {
         // The tables the build holds (an f64 a layer, and with the cube two f32 tables of
         // no-double equities), refused at once when beyond any machine's memory rather than
         // after the one-sided build and part of the allocation.
-        let per_pair = 8 * L + if L == 4 { 8 } else { 0 };
-        if nn
+        let per_pair = (8 * L + if L == 4 { 8 } else { 0 }) as u64;
+        if (nn as u64)
             .checked_mul(per_pair)
             .is_none_or(|bytes| bytes > MAX_BUILD_BYTES)
         {

@@ -94,6 +94,12 @@ impl Evaluate for NeuralEvaluate {
 /// Runs `tavla external`: serves until the connections asked for are done (for ever by
 /// default), or one session on stdin/stdout with `--stdio`.
 pub fn external(args: &ExternalArgs, out: &mut impl Write) -> Result<()> {
+    if args.connections == Some(0) {
+        return Err(InputError(
+            "--connections must be at least 1 (leave it out to serve for ever)".into(),
+        )
+        .into());
+    }
     let player = PlayerSpec::parse(&args.player)?.create(args.seed, Rules::Standard)?;
     let search = Search::new(Weights::shared_default())
         .with_bearoff(shared_bearoff())
@@ -106,12 +112,6 @@ pub fn external(args: &ExternalArgs, out: &mut impl Write) -> Result<()> {
         return engine
             .serve(stdin.lock(), out)
             .context("external-player session");
-    }
-    if args.connections == Some(0) {
-        return Err(InputError(
-            "--connections must be at least 1 (leave it out to serve for ever)".into(),
-        )
-        .into());
     }
     let listener = TcpListener::bind(&args.listen)
         .map_err(|e| InputError(format!("--listen {}: {e}", args.listen)))?;

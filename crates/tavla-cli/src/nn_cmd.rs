@@ -426,7 +426,7 @@ fn measure(weights: &Arc<Weights>, opponent: &Opponent, games: u32, seed: u64) -
 
 /// Refuses a count of strength-check games the arena cannot play: it plays pairs.
 fn check_pairs(option: &str, games: u32, zero: bool) -> Result<()> {
-    if (games == 0 && !zero) || !games.is_multiple_of(2) {
+    if (games == 0 && !zero) || games % 2 == 1 {
         let what = if zero {
             "0 or even"
         } else {

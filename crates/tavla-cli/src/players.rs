@@ -269,14 +269,25 @@ fn neural(text: &str, arg: Option<&str>) -> Result<PlayerSpec> {
     let mut no_prune = false;
     let mut prune_file = None;
     let mut keep = None;
+    // Each option once (a second would silently win over the first), and not beside its
+    // opposite. `prune=FILE` and the bare `prune` (the default) are told apart.
     let mut seen: Vec<&str> = Vec::new();
     for option in arg.into_iter().flat_map(|a| a.split(',')) {
-        // Each option once: a second would silently win over the first.
         let key = option.split_once('=').map_or(option, |(k, _)| k);
-        if seen.contains(&key) {
+        let entry = if option.contains('=') {
+            &option[..=key.len()]
+        } else {
+            key
+        };
+        if seen.contains(&entry) {
             return Err(bad(format!("`{key}` is given twice")).into());
         }
-        seen.push(key);
+        for (a, b) in [("bearoff", "no-bearoff"), ("prune", "no-prune")] {
+            if (entry == a && seen.contains(&b)) || (entry == b && seen.contains(&a)) {
+                return Err(bad(format!("`{a}` and `{b}` say the opposite")).into());
+            }
+        }
+        seen.push(entry);
         match option {
             "bearoff" => {
                 use_bearoff = true;
@@ -455,6 +466,8 @@ mod tests {
 
     #[test]
     fn parses_every_form() {
+        // The default's bare `prune` beside a file of pruning networks is no repetition.
+        assert!(PlayerSpec::parse("neural:prune,keep=3").is_ok());
         assert!(matches!(
             PlayerSpec::parse("random"),
             Ok(PlayerSpec::Random)
@@ -610,8 +623,17 @@ mod tests {
                 "no-prune cannot be given with prune=FILE or keep=K",
             ),
             ("neural:prune=/no/such.tnn", "prune: "),
-            // Review (fifty-eighth round): the second ply was taken, the first dropped.
+            // Review (fifty-eighth round): the second ply was taken, the first dropped, and
+            // the later of two opposites won.
             ("neural:ply=1,ply=2", "`ply` is given twice"),
+            (
+                "neural:bearoff,no-bearoff",
+                "`bearoff` and `no-bearoff` say the opposite",
+            ),
+            (
+                "neural:no-prune,prune",
+                "`prune` and `no-prune` say the opposite",
+            ),
             (
                 "neural:prune=/no/such.tnn,keep=0",
                 "keep `0` is not 1 to 64",

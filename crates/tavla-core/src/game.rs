@@ -488,6 +488,12 @@ mod tests {
         let mut beavered = g;
         beavered.answer_double(CubeResponse::Beaver);
         assert_eq!(beavered.cube.log2, Cube::MAX_LOG2);
+        // In a match there are no beavers: a beaver is a take.
+        g.cube.log2 = 1;
+        g.match_length = 7;
+        let mut beavered = g;
+        beavered.answer_double(CubeResponse::Beaver);
+        assert_eq!(beavered.cube.value(), 4);
     }
 
     #[test]

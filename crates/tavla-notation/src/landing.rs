@@ -353,9 +353,13 @@ impl LandingMarks {
         };
         // How far a checker may go with die `d` from a written start: the die, or its whole
         // path with the roll's other dice (the roll's sum; of a double, up to four times it).
+        #[allow(
+            clippy::manual_is_multiple_of,
+            reason = "`is_multiple_of` is Rust 1.87; the workspace builds from 1.85"
+        )]
         let reaches = |distance: u8, d: u8| {
             if roll.is_double() {
-                distance.is_multiple_of(d) && distance / d <= 4
+                distance % d == 0 && distance / d <= 4
             } else {
                 distance == d || distance == rolled.iter().sum::<u8>()
             }
@@ -847,8 +851,8 @@ impl FastGame {
                     .any(|t| matches!(t.action, Action::Move(_)))
                 {
                     return Err(
-                        "a double before the opening roll: the cube is first turned before a \
-                         player's own roll, after it"
+                        "a double before the opening roll: the cube may be turned only before a \
+                         player's own roll, once the opening roll has been played"
                             .to_string(),
                     );
                 }

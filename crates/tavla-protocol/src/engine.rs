@@ -541,15 +541,17 @@ impl Engine {
                 PositionSpec::PositionId(pos) => {
                     // Only the checkers: the rules are the keys', the cube limit none but
                     // XG's usual one (an earlier XGID's does not carry over).
-                    self.ctx.jacoby = self.jacoby_key;
-                    self.ctx.beavers = self.beavers_key;
+                    self.rules_from_keys();
                     self.ctx.max_cube_log2 = Xgid::DEFAULT_MAX_CUBE_LOG2;
                     self.position = Some(*pos);
                     self.roll = None;
                     self.double_pending = false;
                 }
-                PositionSpec::GnubgId(state) | PositionSpec::Bpn(state) => {
+                PositionSpec::Bpn(state) => self.load(state, Xgid::DEFAULT_MAX_CUBE_LOG2),
+                PositionSpec::GnubgId(state) => {
                     self.load(state, Xgid::DEFAULT_MAX_CUBE_LOG2);
+                    // A Match ID carries the Jacoby rule, not beavers.
+                    self.ctx.beavers = self.beavers_key;
                 }
                 PositionSpec::Xgid(xgid) => {
                     if let Some(why) = xgid.cube_over_limit() {
@@ -562,6 +564,7 @@ impl Engine {
                 }
                 PositionSpec::Fibs(board) => {
                     self.load(&board.state, Xgid::DEFAULT_MAX_CUBE_LOG2);
+                    self.rules_from_keys();
                 }
             },
             Command::Dice(roll) => self.roll = Some(*roll),
@@ -572,6 +575,9 @@ impl Engine {
                     BarePosition::Fibs(_) => Xgid::DEFAULT_MAX_CUBE_LOG2,
                 };
                 self.load(bare.state(), max);
+                if matches!(bare, BarePosition::Fibs(_)) {
+                    self.rules_from_keys();
+                }
                 out.push(Response::Draft(self.draft_answer()?));
             }
         }
@@ -647,6 +653,12 @@ impl Engine {
         self.position = None;
         self.roll = None;
         self.double_pending = false;
+    }
+
+    /// The money rules of a position that carries neither (a FIBS board): the keys'.
+    fn rules_from_keys(&mut self) {
+        self.ctx.jacoby = self.jacoby_key;
+        self.ctx.beavers = self.beavers_key;
     }
 
     /// Takes the whole context from a position that carries it.

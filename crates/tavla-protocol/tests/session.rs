@@ -490,6 +490,8 @@ get game.beavers
 newgame
 position gnubgid {START_ID}
 go cube
+position gnubgid {START_ID}:cAkAAAAAAAAE
+go cube
 "
     );
     assert_transcript!(
@@ -499,15 +501,18 @@ bestcube nodouble
 value game.jacoby true
 value game.beavers true
 bestcube double
+bestcube double
 "
     );
     let seen = seen.lock().unwrap();
     assert_eq!(
         seen.doubles.len(),
-        1,
+        2,
         "the cubeless XGID's double is not asked"
     );
     assert!(seen.doubles[0].jacoby && seen.doubles[0].beavers);
+    // A Match ID carries its own Jacoby rule (off here), not beavers: those are the key's.
+    assert!(!seen.doubles[1].jacoby && seen.doubles[1].beavers);
 }
 
 #[test]
