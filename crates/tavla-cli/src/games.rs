@@ -341,6 +341,9 @@ pub struct Game {
     tally: Tally,
     /// Where the first game starts, when not from the opening roll (taken by [`Game::begin`]).
     start: Option<GameState>,
+    /// The cube limit of the XGID the game starts from (field 10: log2 of the highest cube),
+    /// kept through the game as `tavla play` keeps it; `None` for the rules' own highest.
+    cube_limit: Option<u8>,
 }
 
 impl Game {
@@ -370,6 +373,26 @@ impl Game {
             }
         };
         let length = start.map_or(request.match_length.unwrap_or(0), |s| s.match_length);
+        let cube_limit = request
+            .position
+            .as_deref()
+            .and_then(crate::input::xgid)
+            .map(|x| x.max_cube_log2);
+        // Field 10 at 0: a game without the cube.
+        let cubeless_xgid = cube_limit == Some(0);
+        if cubeless_xgid
+            && (length > 0
+                || request.cube == Some(true)
+                || request.beavers == Some(true)
+                || request.jacoby == Some(true))
+        {
+            return Err(InputError(
+                "position: the XGID is of a game without the cube (field 10 is 0): no match, \
+                 cube, beavers or jacoby with it"
+                    .into(),
+            )
+            .into());
+        }
         if length > MAX_MATCH_LENGTH {
             return Err(InputError(format!(
                 "match_length must be at most {MAX_MATCH_LENGTH}, got {length}"
@@ -466,7 +489,7 @@ impl Game {
             ply,
             human,
             engine,
-            cube: length > 0 || request.cube.unwrap_or(true),
+            cube: !cubeless_xgid && (length > 0 || request.cube.unwrap_or(true)),
             length,
             state: GameState::money(Position::START),
             dice: DiceRng::new(seed),
@@ -486,6 +509,7 @@ impl Game {
             judged: None,
             tally: Tally::default(),
             start,
+            cube_limit,
         };
         game.begin();
         Ok(game)
@@ -538,7 +562,7 @@ impl Game {
     /// # Errors
     /// A [`Conflict`] once the game is over.
     pub fn decision(&self) -> Result<Decision> {
-        let xgid = format(&self.state, Notation::Xgid);
+        let xgid = self.xgid(&self.state);
         match self.phase {
             Phase::Move(_) => Ok(Decision::Move(xgid)),
             Phase::Roll | Phase::Take => Ok(Decision::Cube(xgid)),
@@ -590,7 +614,7 @@ impl Game {
             self.push_action(on_roll, set_up(&state, self.human));
             self.log.push(json!({
                 "event": "position",
-                "xgid": format(&state, Notation::Xgid),
+                "xgid": self.xgid(&state),
                 "turn": self.who(state.turn),
             }));
             self.state = state;
@@ -637,6 +661,23 @@ impl Game {
     /// Whether a double now offered may be beavered ([`GameState::may_beaver`]).
     fn may_beaver(&self) -> bool {
         self.state.may_beaver()
+            && self
+                .cube_limit
+                .is_none_or(|max| self.state.cube.log2 + 2 <= max)
+    }
+
+    /// Whether the side on roll may double, under the game's cube limit as well as the rules.
+    fn may_double(&self) -> bool {
+        self.state.may_double() && self.cube_limit.is_none_or(|max| self.state.cube.log2 < max)
+    }
+
+    /// `state` as an XGID with the game's cube limit.
+    fn xgid(&self, state: &GameState) -> String {
+        let mut xgid = tavla_notation::Xgid::new(*state);
+        if let Some(max) = self.cube_limit {
+            xgid.max_cube_log2 = max;
+        }
+        xgid.to_string()
     }
 
     /// Whether the cube may be turned in this game.
@@ -649,7 +690,7 @@ impl Game {
     fn person_on_roll(&mut self) {
         self.state.turn = self.human;
         self.state.dice = Dice::NotRolled;
-        if self.cube_on() && self.state.may_double() {
+        if self.cube_on() && self.may_double() {
             self.phase = Phase::Roll;
         } else {
             let roll = self.dice.roll();
@@ -753,7 +794,7 @@ impl Game {
 
     /// The engine, on roll, doubles or rolls and plays.
     fn engine_cube_or_roll(&mut self) {
-        if self.cube_on() && self.state.may_double() && self.engine.wants_to_double(&self.state) {
+        if self.cube_on() && self.may_double() && self.engine.wants_to_double(&self.state) {
             self.engine_doubles();
             return;
         }
@@ -1242,7 +1283,7 @@ impl Game {
             // With the double offered while it waits for its answer, so that the game can be
             // taken up there.
             "position": {
-                "xgid": format(&shown, Notation::Xgid),
+                "xgid": self.xgid(&shown),
                 "gnubg": format(&shown, Notation::Gnubg),
             },
             "log": self.log,
@@ -1741,6 +1782,49 @@ mod tests {
             let e = Game::start(1, &request).err().unwrap();
             assert!(e.to_string().contains("beavers: only in money play"), "{e}");
         }
+    }
+
+    /// Review (fifty-eighth round): the web game played an XGID's game without the cube (field
+    /// 10 at 0) with one, and doubled past its limit.
+    #[test]
+    fn an_xgids_cube_limit_holds_through_the_game() {
+        let start = "XGID=-b----E-C---eE---c-e----B-";
+        let game = |field10: &str, cube: &str| {
+            Game::start(
+                1,
+                &NewGame {
+                    ply: Some(0),
+                    seed: Some(3),
+                    position: Some(format!("{start}:{cube}:0:0:0:0:{field10}")),
+                    ..NewGame::default()
+                },
+            )
+        };
+        // The person (X) on roll before the roll, the cube at 4 on their side: with a limit of
+        // 4 there is no cube decision, the dice are rolled at once; with XG's usual limit the
+        // person may redouble.
+        let capped = game("2", "2:1:1:00").unwrap();
+        assert!(matches!(capped.phase, Phase::Move(_)), "{:?}", capped.phase);
+        assert!(capped.log[0]["xgid"].as_str().unwrap().ends_with(":0:2"));
+        assert_eq!(game("10", "2:1:1:00").unwrap().phase, Phase::Roll);
+        // Field 10 at 0: no cube in the game, and none asked for beside it.
+        let cubeless = game("0", "0:0:1:00").unwrap();
+        assert!(!cubeless.cube);
+        let e = Game::start(
+            1,
+            &NewGame {
+                cube: Some(true),
+                position: Some(format!("{start}:0:0:1:00:0:0:0:0:0")),
+                ..NewGame::default()
+            },
+        )
+        .err()
+        .unwrap();
+        assert!(
+            e.to_string()
+                .contains("a game without the cube (field 10 is 0)"),
+            "{e}"
+        );
     }
 
     #[test]
