@@ -175,16 +175,6 @@ fn fibs_board(text: &str) -> Option<tavla_notation::FibsBoard> {
         .flatten()
 }
 
-/// `state` written as an XGID with the cube limit (field 10) `limit`, where the text it was
-/// read from is an XGID with one (else XG's usual limit).
-fn xgid_with_limit(state: &GameState, limit: Option<u8>) -> String {
-    let mut xgid = Xgid::new(*state);
-    if let Some(limit) = limit {
-        xgid.max_cube_log2 = limit;
-    }
-    xgid.to_string()
-}
-
 /// What a line in `to` does not keep of `state`'s rules (beavers, the Jacoby rule), or reads
 /// back otherwise (a 9999-point match from a FIBS board), in words.
 fn lost_in(state: &GameState, to: Notation) -> Vec<String> {
@@ -362,7 +352,7 @@ pub fn play_objects(
                 "result": {
                     "gnubg": format(&next, Notation::Gnubg),
                     "bpn": format(&next, Notation::Bpn),
-                    "xgid": xgid_with_limit(&next, cube_limit),
+                    "xgid": input::xgid_with_limit(&next, cube_limit),
                 },
             })
         })

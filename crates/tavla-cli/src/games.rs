@@ -660,24 +660,17 @@ impl Game {
 
     /// Whether a double now offered may be beavered ([`GameState::may_beaver`]).
     fn may_beaver(&self) -> bool {
-        self.state.may_beaver()
-            && self
-                .cube_limit
-                .is_none_or(|max| self.state.cube.log2 + 2 <= max)
+        crate::input::may_beaver_within(&self.state, self.cube_limit)
     }
 
     /// Whether the side on roll may double, under the game's cube limit as well as the rules.
     fn may_double(&self) -> bool {
-        self.state.may_double() && self.cube_limit.is_none_or(|max| self.state.cube.log2 < max)
+        crate::input::may_double_within(&self.state, self.cube_limit)
     }
 
     /// `state` as an XGID with the game's cube limit.
     fn xgid(&self, state: &GameState) -> String {
-        let mut xgid = tavla_notation::Xgid::new(*state);
-        if let Some(max) = self.cube_limit {
-            xgid.max_cube_log2 = max;
-        }
-        xgid.to_string()
+        crate::input::xgid_with_limit(state, self.cube_limit)
     }
 
     /// Whether the cube may be turned in this game.

@@ -122,6 +122,28 @@ pub fn xgid(text: &str) -> Option<Xgid> {
         .flatten()
 }
 
+/// `state` written as an XGID with the cube limit `limit` (field 10: log2 of the highest cube)
+/// of the XGID it came from, if it came from one; else XG's usual limit.
+pub fn xgid_with_limit(state: &GameState, limit: Option<u8>) -> String {
+    let mut xgid = Xgid::new(*state);
+    if let Some(limit) = limit {
+        xgid.max_cube_log2 = limit;
+    }
+    xgid.to_string()
+}
+
+/// Whether the side on roll of `state` may double, under an XGID's cube `limit` (log2 of the
+/// highest cube; `None`: the rules' own highest) as well as the rules.
+pub fn may_double_within(state: &GameState, limit: Option<u8>) -> bool {
+    state.may_double() && limit.is_none_or(|max| state.cube.log2 < max)
+}
+
+/// Whether a double offered now may be beavered, under an XGID's cube `limit` as well as the
+/// rules ([`may_double_within`]).
+pub fn may_beaver_within(state: &GameState, limit: Option<u8>) -> bool {
+    state.may_beaver() && limit.is_none_or(|max| state.cube.log2 + 2 <= max)
+}
+
 /// Why the cube may not be turned in the game of `text` (read as `state`) under an XGID's cube
 /// limit (field 10), in words: a game without the cube, or a cube already at a limit below
 /// the highest cube. `None` where `text` is no XGID or its limit leaves a double.

@@ -35,7 +35,7 @@ use tavla_nn::review::{review_answer, review_double, Skill};
 use tavla_nn::{RankedPlay, Search, Weights};
 use tavla_notation::landing::LandingMarks;
 use tavla_notation::mat::{Action, GameRecord, MatchRecord, SetUp};
-use tavla_notation::{format_pretty, PlayText, Xgid};
+use tavla_notation::{format_pretty, PlayText};
 
 use tavla_player::Player;
 
@@ -186,20 +186,6 @@ pub struct Setting {
     /// kept through the game: no double, redouble or beaver past it, and the XGIDs drawn
     /// carry it. `None` for the rules' own highest cube.
     pub cube_limit: Option<u8>,
-}
-
-impl Setting {
-    /// Whether the side on roll of `state` may double under the game's cube limit as well as
-    /// the rules.
-    fn may_double(&self, state: &GameState) -> bool {
-        state.may_double() && self.cube_limit.is_none_or(|max| state.cube.log2 < max)
-    }
-
-    /// Whether a double offered now may be beavered under the game's cube limit as well as
-    /// the rules.
-    fn may_beaver(cube_limit: Option<u8>, state: &GameState) -> bool {
-        state.may_beaver() && cube_limit.is_none_or(|max| state.cube.log2 + 2 <= max)
-    }
 }
 
 impl Setting {
@@ -725,7 +711,7 @@ fn misplaced_word(word: &str, setting: &Setting, state: &GameState, roll: Roll) 
                         .to_string()
                 }
                 Some(NoDouble::CubeAtMaximum) => "The cube is at its highest".to_string(),
-                None if !setting.may_double(state) => format!(
+                None if !input::may_double_within(state, setting.cube_limit) => format!(
                     "The cube is at the position's limit of {} (its XGID's field 10)",
                     state.cube.value()
                 ),
@@ -800,19 +786,10 @@ impl DiceRng {
 }
 
 /// Draws the board, then its XGID; for a person playing O the point numbers are O's own.
-/// `state` as an XGID, with the game's cube limit where it has one.
-fn xgid_of(state: &GameState, cube_limit: Option<u8>) -> Xgid {
-    let mut xgid = Xgid::new(*state);
-    if let Some(max) = cube_limit {
-        xgid.max_cube_log2 = max;
-    }
-    xgid
-}
-
 fn draw(state: &GameState, human: Side, cube_limit: Option<u8>) -> String {
     let board = crate::board::draw(state);
     // The XGID, to play on from here later (`--position`), with the game's cube limit.
-    let id = format!("{}\n", xgid_of(state, cube_limit));
+    let id = format!("{}\n", input::xgid_with_limit(state, cube_limit));
     if human == Side::X {
         return board + &id;
     }
@@ -943,7 +920,7 @@ pub fn run_game<R: BufRead, W: Write>(
         writeln!(
             out,
             "From {}: {} on roll{}.",
-            xgid_of(&state, setting.cube_limit),
+            input::xgid_with_limit(&state, setting.cube_limit),
             if state.turn == human {
                 "you are".to_string()
             } else {
@@ -986,7 +963,7 @@ pub fn run_game<R: BufRead, W: Write>(
                         return Ok(end);
                     }
                 }
-                if cube && setting.may_double(&state) {
+                if cube && input::may_double_within(&state, setting.cube_limit) {
                     if let Some(end) = ctx.cube_turn(&mut state, record, doubled)? {
                         return Ok(end);
                     }
@@ -1266,7 +1243,7 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
         let (human, doubler) = (self.human, state.turn);
         let value = state.cube.value();
         // A beaver redoubles at once: only while the cube stays within its highest value.
-        let may_beaver = Setting::may_beaver(self.cube_limit, state);
+        let may_beaver = input::may_beaver_within(state, self.cube_limit);
         let doubles = if doubled {
             true
         } else if doubler == human {
@@ -1405,7 +1382,7 @@ impl<R: BufRead, W: Write> Between<'_, R, W> {
         let Some(a) = self.shared_search().cube_decision(state, TUTOR_PLY) else {
             return Ok(Some(true));
         };
-        let may_beaver = Setting::may_beaver(self.cube_limit, state);
+        let may_beaver = input::may_beaver_within(state, self.cube_limit);
         let redouble = matches!(state.cube.owner, CubeOwner::Side(_));
         let (review, made, best) = match choice {
             CubeChoice::Double(doubled) => (
